@@ -1,0 +1,282 @@
+// The direct card payment request (seed: /v1/authorise) and its format rules. Every field of the
+// seed is accepted; optional ones are checked when present. The schema checks shapes; `toCommand`
+// checks what a schema cannot (currency exponents, real dates, card checks) and builds the command.
+import Type, { type Static } from 'typebox';
+import { AppError } from '../../domain/errors.ts';
+import { checkCard, isCardProblem, type CheckedCard } from '../../domain/card.ts';
+import type { Money } from '../../domain/money.ts';
+import {
+  checkAmount,
+  checkBreakdownAmount,
+  checkCountry,
+  checkCurrency,
+  checkIp,
+  compile,
+  Country,
+  CurrencyCode,
+  Decimal,
+  Email,
+  Flag,
+  Integer,
+  invalid,
+  List,
+  Text,
+  Url,
+} from '../validation.ts';
+
+const Name = Text({ max: 64 });
+const Short = Text({ max: 32 });
+const Long = Text({ max: 1024 });
+
+/** Fields shared by direct, APM and hosted (checkout) payment requests. */
+export const OrderFields = {
+  merchant_id: Text({ max: 32 }),
+  account_id: Text({ max: 32 }),
+  order_no: Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: '1 to 64 printable characters without spaces' }),
+  currency: CurrencyCode,
+  amount: Decimal,
+  item_total: Type.Optional(Decimal),
+  shipping: Type.Optional(Decimal),
+  handling: Type.Optional(Decimal),
+  tax_total: Type.Optional(Decimal),
+  insurance: Type.Optional(Decimal),
+  shipping_discount: Type.Optional(Decimal),
+  discount: Type.Optional(Decimal),
+  service: Type.Optional(Name),
+  items: Type.Optional(
+    Text({
+      max: 4000,
+      pattern: '^[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*(#;#[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*)*$',
+      hint: 'records name#,#item number#,#unit price#,#quantity joined by #;#',
+    }),
+  ),
+  note: Type.Optional(Text({ max: 500 })),
+  custom: Type.Optional(Long),
+  shopper_id: Type.Optional(Name),
+  shopper_email: Type.Optional(Email),
+  shopper_ip: Type.Optional(Text({ max: 45 })),
+  shopper_phone: Type.Optional(Text({ max: 20, pattern: '^\\+?[0-9][0-9 ()-]{3,19}$', hint: 'a phone number' })),
+  shopper_level: Type.Optional(Short),
+  first_name: Type.Optional(Name),
+  last_name: Type.Optional(Name),
+  document: Type.Optional(Name),
+  birth_date: Type.Optional(Text({ max: 10, pattern: '^[0-9]{1,2}-[0-9]{1,2}-[0-9]{4}$', hint: 'DD-MM-YYYY' })),
+  open3d: Type.Optional(Flag),
+  token_flag: Type.Optional(Flag),
+  billing_country: Type.Optional(Country),
+  billing_state: Type.Optional(Name),
+  billing_city: Type.Optional(Name),
+  billing_address: Type.Optional(Text({ max: 256 })),
+  billing_postal_code: Type.Optional(Text({ max: 16 })),
+  delivery_firstname: Type.Optional(Name),
+  delivery_lastname: Type.Optional(Name),
+  delivery_country: Type.Optional(Country),
+  delivery_state: Type.Optional(Name),
+  delivery_city: Type.Optional(Name),
+  delivery_address: Type.Optional(Text({ max: 256 })),
+  delivery_postal_code: Type.Optional(Text({ max: 16 })),
+  os: Type.Optional(Name),
+  browser: Type.Optional(Name),
+  browser_lang: Type.Optional(Text({ max: 35, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', hint: 'a language tag such as en-US' })),
+  time_zone: Type.Optional(Text({ max: 7, pattern: '^[+-]?[0-9]{1,3}(\\.[0-9]{1,2})?$', hint: 'a numeric UTC offset such as -180 or +8' })),
+  resolution: Type.Optional(Text({ max: 11, pattern: '^[0-9]{2,5}x[0-9]{2,5}$', hint: '<width>x<height>' })),
+  cookie_new: Type.Optional(Text({ max: 4096, pattern: '^[^=&]+=[^&]*(&[^=&]+=[^&]*)*$', hint: 'name=value pairs joined by &' })),
+  cookie_old: Type.Optional(Text({ max: 4096, pattern: '^[^=&]+=[^&]*(&[^=&]+=[^&]*)*$', hint: 'name=value pairs joined by &' })),
+  challenge_window_size: Type.Optional(Text({ max: 2, pattern: '^0[1-5]$', hint: 'a two-digit code 01 to 05' })),
+  session_id: Type.Optional(Text({ max: 128 })),
+  device_fingerprint: Type.Optional(Long),
+  user_agent: Type.Optional(Long),
+  color_depth: Type.Optional(Text({ max: 2, pattern: '^[0-9]{1,2}$', hint: 'bits per pixel, such as 24' })),
+  device_type: Type.Optional(Short),
+  order_type: Type.Optional(Short),
+  antifraud_token_cookie: Type.Optional(Long),
+  notify_url: Type.Optional(Url),
+  installments: Type.Optional(Text({ max: 2, pattern: '^[0-9]{1,2}$', hint: 'a number of instalments' })),
+  installments_id: Type.Optional(Name),
+  platform_source: Type.Optional(Name),
+  storefront_domains: Type.Optional(Long),
+  price_id: Type.Optional(Name),
+  quote_id: Type.Optional(Name),
+  quote_price: Type.Optional(Decimal),
+  checkout_time: Type.Optional(Integer),
+  encryption_data: Text({ max: 128 }),
+  cart_items: Type.Optional(
+    List(
+      Type.Object({
+        basic_item_data: Type.Object({
+          name: Text({ max: 256 }),
+          quantity: Type.Optional(Integer),
+          type: Type.Optional(Short),
+          price: Type.Optional(
+            Type.Object({
+              amount_usd: Type.Optional(Decimal),
+              amount_local_currency: Type.Optional(Decimal),
+              currency: Type.Optional(CurrencyCode),
+            }),
+          ),
+          category: Type.Optional(Name),
+          productId: Type.Optional(Name),
+        }),
+      }),
+    ),
+  ),
+  account_owner: Type.Optional(
+    List(
+      Type.Object({
+        first_name: Type.Optional(Name),
+        last_name: Type.Optional(Name),
+        email: Type.Optional(Email),
+        account_id: Type.Optional(Name),
+        created: Type.Optional(Integer),
+        past_orders_count: Type.Optional(Integer),
+        past_orders_sum: Type.Optional(Decimal),
+        lastLogin_ip: Type.Optional(Text({ max: 45 })),
+        registration_ip: Type.Optional(Text({ max: 45 })),
+      }),
+    ),
+  ),
+  total_discount: Type.Optional(
+    List(Type.Object({ coupon_code_used: Type.Optional(Name), discount_type: Type.Optional(Short) })),
+  ),
+  additional_information: Type.Optional(
+    List(
+      Type.Object({
+        mpi_info: Type.Optional(
+          Type.Object({
+            eci: Type.Optional(Text({ max: 2, pattern: '^[0-9]{2}$', hint: 'a two-digit ECI' })),
+            cavv: Type.Optional(Text({ max: 64 })),
+            xid: Type.Optional(Text({ max: 64 })),
+            dsTransID: Type.Optional(Text({ max: 64 })),
+          }),
+        ),
+      }),
+    ),
+  ),
+  subscription: Type.Optional(
+    Type.Object({
+      contract: Type.Optional(Name),
+      contract_name: Type.Optional(Name),
+      contract_amount: Type.Optional(Decimal),
+      interval: Type.Optional(Text({ max: 5, pattern: '^(day|week|month|year)$', hint: 'day, week, month or year' })),
+      interval_count: Type.Optional(Integer),
+      billing_cycle: Type.Optional(Integer),
+      promotion_cycle: Type.Optional(Integer),
+      contract_start: Type.Optional(Text({ max: 19, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}', hint: 'YYYY-MM-DD' })),
+      contract_end: Type.Optional(Text({ max: 19, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}', hint: 'YYYY-MM-DD' })),
+      price_id: Type.Optional(Name),
+    }),
+  ),
+};
+
+/** XML list fields of payment requests (repeated elements). */
+export const PAYMENT_LISTS = new Set(['cart_items', 'account_owner', 'total_discount', 'additional_information']);
+
+export const CardPaymentRequest = Type.Object({
+  ...OrderFields,
+  accept: Type.Optional(Long),
+  token_id: Type.Optional(Text({ max: 40, pattern: '^TK[0-9A-Z]{26}$', hint: 'a token_id this gateway issued' })),
+  card: Type.Optional(Text({ max: 23, pattern: '^[0-9 -]+$', hint: 'the card number' })),
+  expiration_month: Type.Optional(Text({ max: 2, pattern: '^[0-9]{1,2}$', hint: 'the month, 01 to 12' })),
+  expiration_year: Type.Optional(Text({ max: 4, pattern: '^[0-9]{4}$', hint: 'the four-digit year' })),
+  security_code: Type.Optional(Text({ max: 4, pattern: '^[0-9]{3,4}$', hint: '3 or 4 digits' })),
+});
+
+export type CardPaymentBody = Static<typeof CardPaymentRequest>;
+export const cardPaymentRequest = compile(CardPaymentRequest);
+
+/** What the request's order part says, in domain terms. */
+export interface OrderDetails {
+  readonly merchantId: string;
+  readonly accountId: string;
+  readonly orderNo: string;
+  readonly amount: Money;
+  readonly shopperEmail?: string;
+  readonly shopperIp?: string;
+  readonly billingCountry?: string;
+  readonly notifyUrl?: string;
+  readonly requestThreeDS: boolean;
+  readonly storeCard: boolean;
+  readonly authentication?: { eci?: string; cavv?: string; xid?: string; dsTransId?: string };
+}
+
+export type CardSource = { readonly kind: 'card'; readonly card: CheckedCard } | { readonly kind: 'token'; readonly tokenId: string };
+
+export interface CardPaymentCommand extends OrderDetails {
+  readonly source: CardSource;
+}
+
+type OrderBody = Static<ReturnType<typeof Type.Object<typeof OrderFields>>>;
+
+/** Checks of the order fields that the schema cannot express. */
+export function orderDetails(body: OrderBody, now: Date): OrderDetails {
+  const currency = checkCurrency(body.currency);
+  const minor = checkAmount(body.amount, currency);
+  for (const field of ['item_total', 'shipping', 'handling', 'tax_total', 'insurance', 'shipping_discount', 'discount'] as const) {
+    const value = body[field];
+    if (value !== undefined) checkBreakdownAmount(value, currency, field);
+  }
+  if (body.items) checkItems(body.items, currency);
+  if (body.billing_country) checkCountry(body.billing_country, 'billing_country');
+  if (body.delivery_country) checkCountry(body.delivery_country, 'delivery_country');
+  if (body.birth_date) checkBirthDate(body.birth_date, now);
+  body.cart_items?.forEach((item, i) => {
+    const code = item.basic_item_data.price?.currency;
+    if (code) checkCurrency(code, `cart_items[${i}].basic_item_data.price.currency`);
+  });
+  body.account_owner?.forEach((owner, i) => {
+    if (owner.lastLogin_ip) checkIp(owner.lastLogin_ip, `account_owner[${i}].lastLogin_ip`);
+    if (owner.registration_ip) checkIp(owner.registration_ip, `account_owner[${i}].registration_ip`);
+  });
+  const mpi = body.additional_information?.find((info) => info.mpi_info?.cavv)?.mpi_info;
+  return {
+    merchantId: body.merchant_id,
+    accountId: body.account_id,
+    orderNo: body.order_no,
+    amount: { minor, currency },
+    ...(body.shopper_email ? { shopperEmail: body.shopper_email.toLowerCase() } : {}),
+    ...(body.shopper_ip ? { shopperIp: checkIp(body.shopper_ip, 'shopper_ip') } : {}),
+    ...(body.billing_country ? { billingCountry: body.billing_country } : {}),
+    ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
+    requestThreeDS: body.open3d === '1',
+    storeCard: body.token_flag === '1',
+    ...(mpi
+      ? { authentication: { eci: mpi.eci, cavv: mpi.cavv, xid: mpi.xid, dsTransId: mpi.dsTransID } }
+      : {}),
+  };
+}
+
+export function cardPaymentCommand(body: CardPaymentBody, now: Date): CardPaymentCommand {
+  const order = orderDetails(body, now);
+  const cardFields = ['card', 'expiration_month', 'expiration_year', 'security_code'] as const;
+  if (body.token_id) {
+    const present = cardFields.find((field) => body[field] !== undefined);
+    if (present) throw invalid(present, 'no card fields with token_id: the token stands for the card');
+    return { ...order, source: { kind: 'token', tokenId: body.token_id } };
+  }
+  const missing = cardFields.find((field) => body[field] === undefined);
+  if (missing) throw new AppError('missing_field', `${missing} is required (or token_id)`, { field: missing });
+  const checked = checkCard(
+    { number: body.card!, expiryMonth: body.expiration_month!, expiryYear: body.expiration_year!, securityCode: body.security_code! },
+    now,
+  );
+  if (isCardProblem(checked)) throw new AppError(checked.reason, `${checked.detail}`, { field: checked.field });
+  return { ...order, source: { kind: 'card', card: checked } };
+}
+
+function checkItems(items: string, currency: string): void {
+  items.split('#;#').forEach((record, i) => {
+    const price = record.split('#,#')[2]!;
+    checkBreakdownAmount(price, currency, `items[${i}] unit price`);
+  });
+}
+
+function checkBirthDate(text: string, now: Date): void {
+  const [first, second, year] = text.split('-').map(Number) as [number, number, number];
+  const isDate = (day: number, month: number) => {
+    const date = new Date(Date.UTC(year, month - 1, day));
+    return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date <= now;
+  };
+  if (year < 1900 || !(isDate(first, second) || isDate(second, first))) {
+    throw invalid('birth_date', 'a real past date, DD-MM-YYYY');
+  }
+}

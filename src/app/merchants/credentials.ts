@@ -1,0 +1,111 @@
+// Merchants, accounts and their secret keys: used by the CLI and by the first start's demo.
+import { randomBytes } from 'node:crypto';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { AppError } from '../../domain/errors.ts';
+import { rowsOf, type Executor } from '../../db/client.ts';
+import { nextAccountId, nextMerchantId } from '../../db/repositories/accounts.ts';
+import { accountKeys, accounts, merchants } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+
+export type CaptureMode = 'auto' | 'manual';
+
+export interface AccountSettings {
+  readonly captureMode?: CaptureMode;
+  readonly rateLimitPerSecond?: number;
+  readonly feeBps?: number;
+  readonly name?: string;
+}
+
+export interface Credentials {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly secret_key: string;
+}
+
+type KeyDeps = Pick<Deps, 'vault' | 'config'>;
+
+function newSecret(deps: KeyDeps): string {
+  return `sk_${deps.config.mode === 'live' ? 'live' : 'test'}_${randomBytes(24).toString('base64url')}`;
+}
+
+async function addKey(tx: Executor, deps: KeyDeps, accountId: string): Promise<string> {
+  const secret = newSecret(deps);
+  const id = `K${accountId}_${randomBytes(6).toString('hex')}`;
+  const sealed = deps.vault.seal(secret, id);
+  await tx.insert(accountKeys).values({ id, accountId, secretCiphertext: sealed.ciphertext, vaultKeyId: sealed.keyId });
+  return secret;
+}
+
+async function insertAccount(tx: Executor, deps: KeyDeps, merchantId: string, settings: AccountSettings): Promise<Credentials> {
+  const accountId = await nextAccountId(tx);
+  await tx.insert(accounts).values({
+    id: accountId,
+    merchantId,
+    name: settings.name ?? 'default',
+    captureMode: settings.captureMode ?? 'auto',
+    ...(settings.rateLimitPerSecond ? { rateLimitPerSecond: settings.rateLimitPerSecond } : {}),
+    ...(settings.feeBps !== undefined ? { feeBps: settings.feeBps } : {}),
+  });
+  return { merchant_id: merchantId, account_id: accountId, secret_key: await addKey(tx, deps, accountId) };
+}
+
+export async function createMerchant(deps: Pick<Deps, 'database' | 'vault' | 'config'>, name: string, settings: AccountSettings = {}): Promise<Credentials> {
+  return deps.database.db.transaction(async (tx) => {
+    const merchantId = await nextMerchantId(tx);
+    await tx.insert(merchants).values({ id: merchantId, name });
+    return insertAccount(tx, deps, merchantId, settings);
+  });
+}
+
+export async function createAccount(deps: Pick<Deps, 'database' | 'vault' | 'config'>, merchantId: string, settings: AccountSettings = {}): Promise<Credentials> {
+  return deps.database.db.transaction(async (tx) => {
+    const [merchant] = await tx.select().from(merchants).where(eq(merchants.id, merchantId));
+    if (!merchant) throw new AppError('account_not_found', `no merchant ${merchantId}`);
+    return insertAccount(tx, deps, merchantId, settings);
+  });
+}
+
+/**
+ * A new current key; the previous current key keeps working for the grace period, so merchants
+ * can deploy the new key without a window of refused requests.
+ */
+export async function rotateKey(
+  deps: Pick<Deps, 'database' | 'vault' | 'config' | 'clock'>,
+  merchantId: string,
+  accountId: string,
+): Promise<Credentials & { previous_key_expires_at: string }> {
+  return deps.database.db.transaction(async (tx) => {
+    const [account] = await tx
+      .select()
+      .from(accounts)
+      .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+      .for('update');
+    if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
+    // Keys already in their grace period keep their own expiry; only the current key starts one.
+    await tx.update(accountKeys).set({ expiresAt }).where(and(eq(accountKeys.accountId, accountId), isNull(accountKeys.expiresAt)));
+    const secret = await addKey(tx, deps, accountId);
+    return { merchant_id: merchantId, account_id: accountId, secret_key: secret, previous_key_expires_at: expiresAt.toISOString() };
+  });
+}
+
+export async function listMerchants(deps: Pick<Deps, 'database'>) {
+  return deps.database.db
+    .select({
+      merchant_id: merchants.id,
+      name: merchants.name,
+      status: merchants.status,
+      account_id: accounts.id,
+      capture_mode: accounts.captureMode,
+      connector: accounts.connector,
+      created_at: merchants.createdAt,
+    })
+    .from(merchants)
+    .leftJoin(accounts, eq(accounts.merchantId, merchants.id))
+    .orderBy(asc(merchants.id), asc(accounts.id));
+}
+
+export async function hasMerchants(deps: Pick<Deps, 'database'>): Promise<boolean> {
+  const [row] = await rowsOf<{ present: boolean }>(deps.database.db, sql`SELECT EXISTS (SELECT 1 FROM merchants) AS present`);
+  return Boolean(row?.present);
+}

@@ -1,0 +1,48 @@
+// The body of a payment notification (decisions §7), less notify_id, notify_time and
+// encryption_data, which delivery adds. Built from the row as committed.
+import { codeText } from '../../domain/errors.ts';
+import { maskFrom } from '../../domain/card.ts';
+import { formatAmount } from '../../domain/money.ts';
+import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+
+export type PaymentEventType =
+  | 'payment.authorised'
+  | 'payment.captured'
+  | 'payment.review'
+  | 'payment.failed'
+  | 'payment.cancelled'
+  | 'payment.refunded';
+
+export function resultInfo(payment: PaymentRow): string {
+  return payment.resultCode ? `${payment.resultCode}:${payment.resultMessage ?? ''}` : codeText('pending');
+}
+
+export function maskedCard(payment: PaymentRow): string {
+  return payment.cardBin && payment.cardLast4 && payment.cardLength ? maskFrom(payment.cardBin, payment.cardLast4, payment.cardLength) : '';
+}
+
+export function paymentEventPayload(type: PaymentEventType, payment: PaymentRow): Record<string, unknown> {
+  const status = payment.status as PaymentStatus;
+  return {
+    notify_type: type,
+    merchant_id: payment.merchantId,
+    account_id: payment.accountId,
+    transaction_id: payment.id,
+    order_no: payment.orderNo,
+    amount: formatAmount(payment.amount, payment.currency),
+    currency: payment.currency,
+    captured_amount: formatAmount(payment.capturedAmount, payment.currency),
+    refunded_amount: formatAmount(payment.refundedAmount, payment.currency),
+    order_status: orderStatus(status),
+    payment_status: PAYMENT_STATUS_CODES[status],
+    result_info: resultInfo(payment),
+    payment_method: payment.paymentMethod,
+    card: maskedCard(payment),
+    token_id: payment.tokenId ?? '',
+    connector: payment.connector,
+    risk_action: payment.riskAction ?? '',
+    risk_score: payment.riskScore === null ? '' : String(payment.riskScore),
+    threeds_result: payment.threedsResult ?? '',
+  };
+}

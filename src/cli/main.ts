@@ -1,0 +1,72 @@
+// The `acquiro` command. On PostgreSQL it works directly. On the embedded database it runs inside
+// the process that owns the data directory (a running server), or becomes the owner for the
+// duration of the command; it never opens a directory another process holds.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult } from '../db/ownership.ts';
+import { createDeps, openConfiguredDatabase } from '../gateway.ts';
+import { createLogger } from '../logging.ts';
+import { serve, StartError } from '../serve.ts';
+import { runCommand, type CommandDeps } from './commands.ts';
+
+const OWNER_WAIT_MS = 30_000;
+
+function finish(result: CommandResult): never {
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  process.exit(result.exitCode);
+}
+
+async function runHere(config: Config, argv: readonly string[]): Promise<CommandResult> {
+  const database = await openConfiguredDatabase(config);
+  try {
+    const deps = await createDeps({ config, database, log: createLogger('warn') });
+    return await runCommand(argv, deps);
+  } finally {
+    await database.close();
+  }
+}
+
+/** Help needs no database, and opening the embedded one takes seconds. */
+const NO_DATABASE = {} as CommandDeps;
+const wantsHelpOnly = (argv: readonly string[]) => argv.length === 0 || argv.some((arg) => ['-h', '--help', 'help', '-V', '--version'].includes(arg));
+
+async function main(argv: readonly string[]): Promise<void> {
+  const config = loadConfig();
+  if (argv[0] === 'serve') {
+    const running = await serve(config);
+    const stop = () => void running.stop().then(() => process.exit(0));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    return;
+  }
+  if (wantsHelpOnly(argv)) finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE));
+  if (config.databaseUrl) finish(await runHere(config, argv));
+
+  const deadline = Date.now() + OWNER_WAIT_MS;
+  while (Date.now() < deadline) {
+    const routed = await runInOwner(config.dataDir, argv);
+    if (routed && routed.exitCode !== OWNER_BUSY) finish(routed);
+    if (!routed) {
+      const ownership = await claimDataDir(config.dataDir);
+      if (ownership) {
+        try {
+          finish(await runHere(config, argv));
+        } finally {
+          await ownership.release();
+        }
+      }
+    }
+    await sleep(100);
+  }
+  throw new StartError(`${config.dataDir} stayed busy for ${OWNER_WAIT_MS / 1000} s; is another acquiro command stuck?`);
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof StartError) {
+    process.stderr.write(`acquiro: ${error.message}\n`);
+    process.exit(78);
+  }
+  process.stderr.write(`acquiro: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

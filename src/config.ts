@@ -1,0 +1,128 @@
+// Configuration comes from the environment, is checked once at start, and is typed from here on.
+// A bad value stops the start with a message that names the variable.
+import Type from 'typebox';
+import { Compile } from 'typebox/compile';
+import { resolve } from 'node:path';
+
+const Env = Type.Object({
+  PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
+  HOST: Type.Optional(Type.String({ minLength: 1 })),
+  ACQUIRO_MODE: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('live')])),
+  ACQUIRO_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
+  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
+  ACQUIRO_DB_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+  ACQUIRO_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
+  ACQUIRO_VAULT_KEYS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$' })),
+  ACQUIRO_FINGERPRINT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{43,44}$' })),
+  ACQUIRO_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
+  ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
+  ACQUIRO_WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  LOG_LEVEL: Type.Optional(
+    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+  ),
+});
+
+const HINTS: Record<string, string> = {
+  PORT: 'a port number',
+  ACQUIRO_MODE: '"sandbox" or "live"',
+  DATABASE_URL: 'a postgres:// or postgresql:// URL',
+  ACQUIRO_DB_POOL_SIZE: 'a number of connections from 1 to 999',
+  ACQUIRO_BASE_URL: 'the public http(s) URL of the gateway',
+  ACQUIRO_VAULT_KEYS: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
+  ACQUIRO_FINGERPRINT_KEY: 'base64 of 32 bytes',
+  ACQUIRO_RATE_LIMIT: 'requests per second per account',
+  ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
+  ACQUIRO_WORKERS: '"on" or "off"',
+  LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
+};
+
+export interface VaultKey {
+  readonly id: string;
+  readonly key: Buffer;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly mode: 'sandbox' | 'live';
+  readonly dataDir: string;
+  readonly databaseUrl: string | undefined;
+  readonly dbPoolSize: number;
+  readonly baseUrl: string;
+  /** First key encrypts; every key decrypts (rotation). */
+  readonly vaultKeys: readonly VaultKey[];
+  readonly fingerprintKey: Buffer | undefined;
+  readonly rateLimitPerSecond: number;
+  readonly keyGraceHours: number;
+  readonly trustedProxies: readonly string[];
+  readonly runWorkers: boolean;
+  readonly logLevel: string;
+}
+
+export class ConfigError extends Error {}
+
+const checkEnv = Compile(Env);
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const relevant = Object.fromEntries(
+    Object.keys(Env.properties)
+      .filter((name) => env[name] !== undefined && env[name] !== '')
+      .map((name) => [name, env[name]]),
+  );
+  for (const error of checkEnv.Errors(relevant)) {
+    const name = error.instancePath.split('/')[1] ?? '?';
+    throw new ConfigError(`${name} is invalid: expected ${HINTS[name] ?? error.message}`);
+  }
+  const mode = (relevant.ACQUIRO_MODE as Config['mode'] | undefined) ?? 'sandbox';
+  const port = Number(relevant.PORT ?? 8080);
+  if (port > 65535) throw new ConfigError('PORT is invalid: expected a port number');
+  const host = relevant.HOST ?? '127.0.0.1';
+  const vaultKeys = parseVaultKeys(relevant.ACQUIRO_VAULT_KEYS);
+  const databaseUrl = relevant.DATABASE_URL;
+
+  if (mode === 'live' && !databaseUrl) {
+    throw new ConfigError('DATABASE_URL is required in live mode: the embedded database is for the sandbox only');
+  }
+  if (mode === 'live' && vaultKeys.length === 0) {
+    throw new ConfigError('ACQUIRO_VAULT_KEYS is required in live mode: stored cards and secrets must be encrypted');
+  }
+
+  return {
+    port,
+    host,
+    mode,
+    dataDir: resolve(relevant.ACQUIRO_DATA_DIR ?? './data'),
+    databaseUrl,
+    dbPoolSize: Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10),
+    baseUrl: (relevant.ACQUIRO_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    vaultKeys,
+    fingerprintKey: relevant.ACQUIRO_FINGERPRINT_KEY ? decodeKey('ACQUIRO_FINGERPRINT_KEY', relevant.ACQUIRO_FINGERPRINT_KEY) : undefined,
+    rateLimitPerSecond: Number(relevant.ACQUIRO_RATE_LIMIT ?? 200),
+    keyGraceHours: Number(relevant.ACQUIRO_KEY_GRACE_HOURS ?? 24),
+    trustedProxies: (relevant.ACQUIRO_TRUSTED_PROXIES ?? '')
+      .split(',')
+      .map((cidr) => cidr.trim())
+      .filter(Boolean),
+    runWorkers: (relevant.ACQUIRO_WORKERS ?? 'on') === 'on',
+    logLevel: relevant.LOG_LEVEL ?? 'info',
+  };
+}
+
+function decodeKey(variable: string, base64: string): Buffer {
+  const key = Buffer.from(base64, 'base64');
+  if (key.length !== 32) throw new ConfigError(`${variable} is invalid: expected base64 of 32 bytes`);
+  return key;
+}
+
+function parseVaultKeys(text: string | undefined): VaultKey[] {
+  if (!text) return [];
+  const keys = text.split(',').map((entry) => {
+    const [id, base64] = entry.split(':') as [string, string];
+    return { id, key: decodeKey('ACQUIRO_VAULT_KEYS', base64) };
+  });
+  if (new Set(keys.map((k) => k.id)).size !== keys.length) {
+    throw new ConfigError('ACQUIRO_VAULT_KEYS is invalid: key ids must be unique');
+  }
+  return keys;
+}

@@ -1,0 +1,41 @@
+// How the sandbox processor answers each test card (decisions §5, plus a few of our own).
+// Any other card that passes the Luhn check is approved.
+import type { DeclineReason } from '../port.ts';
+
+export type CardBehaviour =
+  | { readonly kind: 'approve' }
+  | { readonly kind: 'decline'; readonly reason: DeclineReason }
+  | { readonly kind: 'challenge' }
+  | { readonly kind: 'timeout' };
+
+export interface TestCard {
+  readonly number: string;
+  readonly behaviour: CardBehaviour;
+  readonly description: string;
+}
+
+export const TEST_CARDS: readonly TestCard[] = [
+  { number: '4111111111111111', behaviour: { kind: 'approve' }, description: 'approved (Visa)' },
+  { number: '5555555555554444', behaviour: { kind: 'approve' }, description: 'approved (Mastercard)' },
+  { number: '378282246310005', behaviour: { kind: 'approve' }, description: 'approved (Amex, 4-digit CVC)' },
+  { number: '4000000000000002', behaviour: { kind: 'decline', reason: 'generic' }, description: 'declined (generic)' },
+  { number: '4000000000009995', behaviour: { kind: 'decline', reason: 'insufficient_funds' }, description: 'declined: insufficient funds' },
+  { number: '4000000000000069', behaviour: { kind: 'decline', reason: 'expired_card' }, description: 'declined: expired card' },
+  { number: '4000000000000127', behaviour: { kind: 'decline', reason: 'incorrect_cvc' }, description: 'declined: incorrect CVC' },
+  { number: '4000000000009979', behaviour: { kind: 'decline', reason: 'lost_or_stolen' }, description: 'declined: lost or stolen card' },
+  { number: '4000000000000119', behaviour: { kind: 'decline', reason: 'processor_error' }, description: 'declined: processor error' },
+  { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
+  {
+    number: '4000000000000259',
+    behaviour: { kind: 'timeout' },
+    description: 'the processor does not answer in time: pending, approved when the gateway asks again',
+  },
+  { number: '4100000000000019', behaviour: { kind: 'approve' }, description: 'high fraud risk: rejected by risk before the processor' },
+  { number: '4000000000004954', behaviour: { kind: 'approve' }, description: 'elevated risk: held for review (/v1/review decides)' },
+];
+
+const BY_NUMBER = new Map(TEST_CARDS.map((card) => [card.number, card.behaviour]));
+
+export function behaviourOf(pan: string): CardBehaviour {
+  return BY_NUMBER.get(pan) ?? { kind: 'approve' };
+}

@@ -1,0 +1,77 @@
+// The sandbox processor. It decides by test card (cards.ts) and answers at once. The adapter
+// keeps no state; the one thing it remembers is what a real processor would remember too: the
+// outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
+// query can find it. That memory is per process: after a restart the processor "has no record".
+import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
+import { behaviourOf } from './cards.ts';
+
+export interface SimulatorOptions {
+  /** Public base URL of the gateway: challenge and APM pages of the sandbox are served there. */
+  readonly baseUrl: string;
+}
+
+const MAX_REMEMBERED = 10_000;
+
+export function createSimulator(options: SimulatorOptions): Connector {
+  const lost = new Map<string, AuthoriseOutcome>();
+  const reference = (paymentId: string) => `sim_${paymentId}`;
+
+  function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome {
+    return {
+      status: 'approved',
+      reference: reference(request.paymentId),
+      captured: request.capture,
+      authCode: request.paymentId.slice(-6),
+      ...(threeDS ? { threeDS } : {}),
+    };
+  }
+
+  async function authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>> {
+    if (request.paymentMethod) {
+      return ok({
+        status: 'action_required',
+        action: 'redirect',
+        reference: reference(request.paymentId),
+        url: `${options.baseUrl}/sandbox/apm/${request.paymentId}`,
+      });
+    }
+    if (!request.card) return err({ kind: 'unsupported', message: 'neither card nor payment method' });
+    const behaviour = behaviourOf(request.card.pan);
+    const external = request.authentication?.cavv ? `external: eci ${request.authentication.eci ?? ''}`.trim() : undefined;
+    switch (behaviour.kind) {
+      case 'approve':
+        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
+      case 'decline':
+        return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
+      case 'challenge':
+        if (external) return ok(approve(request, external));
+        return ok({
+          status: 'action_required',
+          action: 'authenticate',
+          reference: reference(request.paymentId),
+          url: `${options.baseUrl}/sandbox/acs/${request.paymentId}`,
+        });
+      case 'timeout':
+        if (lost.size >= MAX_REMEMBERED) lost.delete(lost.keys().next().value!);
+        lost.set(request.paymentId, approve(request));
+        return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
+    }
+  }
+
+  const succeeded = (ref: string): Result<OperationOutcome> => ok({ status: 'succeeded', reference: ref });
+
+  return {
+    name: 'simulator',
+    authorise,
+    capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
+    cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
+    refund: async (request) => succeeded(`${reference(request.paymentId)}_rf_${request.refundId}`),
+    paymentStatus: async (request) => {
+      const outcome = lost.get(request.paymentId);
+      if (outcome) return ok(outcome);
+      if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers' });
+      return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
+    },
+    refundStatus: async (request) => succeeded(request.reference),
+  };
+}

@@ -1,0 +1,115 @@
+// One code path over two engines: PostgreSQL through node-postgres, or the embedded PGlite.
+// Both speak the same SQL and run the same migrations; Drizzle sits on top of either.
+import { PGlite } from '@electric-sql/pglite';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { readdir, readFile } from 'node:fs/promises';
+import pg from 'pg';
+import * as schema from './schema.ts';
+
+export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
+export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+/** Either the database or an open transaction: repositories take whichever the caller holds. */
+export type Executor = Db | Tx;
+
+/** Rows of a raw SQL statement run through Drizzle (both drivers answer `{ rows }`). */
+export async function rowsOf<Row>(db: Executor, query: SQL): Promise<Row[]> {
+  return ((await db.execute(query)) as unknown as { rows: Row[] }).rows;
+}
+
+export interface Database {
+  readonly db: Db;
+  readonly kind: 'pglite' | 'postgres';
+  /** Raw parameterised SQL, outside Drizzle (migrations, benchmarks, invariant checks). */
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** postgres:// URL; absent → PGlite. */
+  readonly url?: string | undefined;
+  /** PGlite data directory; absent → in memory. */
+  readonly dataDir?: string | undefined;
+  readonly poolSize?: number;
+  /** PostgreSQL schema to work in (tests isolate themselves this way). */
+  readonly searchPath?: string;
+}
+
+export async function openDatabase(options: DatabaseOptions): Promise<Database> {
+  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+}
+
+async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
+  });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'postgres',
+    query: async (text, params) => (await pool.query(text, params)).rows,
+    ping: async () => {
+      await pool.query('SELECT 1');
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const client = await PGlite.create(dataDir);
+  const db = drizzlePglite(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: 'pglite',
+    query: async <Row>(text: string, params?: unknown[]) => (await client.query<Row>(text, params)).rows,
+    ping: async () => {
+      await client.query('SELECT 1');
+    },
+    close: () => client.close(),
+  };
+}
+
+const MIGRATIONS = new URL('./migrations/', import.meta.url);
+
+/** Applies every migration not yet applied, in file-name order, each in its own transaction. */
+export async function migrate(database: Database): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
+  const applied: string[] = [];
+  await database.db.transaction(async (tx) => {
+    // Two processes starting at once on one PostgreSQL must not both apply a migration.
+    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616301)`);
+    await tx.execute(
+      sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const done = new Set((await rowsOf<{ version: string }>(tx, sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
+    for (const file of files) {
+      const version = file.replace(/\.sql$/, '');
+      if (done.has(version)) continue;
+      const script = await readFile(new URL(file, MIGRATIONS), 'utf8');
+      for (const statement of splitStatements(script)) await tx.execute(sql.raw(statement));
+      await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${version})`);
+      applied.push(version);
+    }
+  });
+  return applied;
+}
+
+/**
+ * Splits a migration into statements, since PGlite's extended protocol takes one at a time.
+ * Migrations keep to plain DDL: no semicolons inside strings or function bodies.
+ */
+function splitStatements(script: string): string[] {
+  return script
+    .replace(/--.*$/gm, '')
+    .split(';')
+    .map((statement) => statement.trim())
+    .filter(Boolean);
+}

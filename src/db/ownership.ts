@@ -1,0 +1,135 @@
+// One process owns a PGlite data directory: PGlite has no lock of its own, and two processes on
+// one directory silently lose data. Ownership is a listening Unix socket. On Linux it lives in
+// the abstract namespace, so binding is atomic and the kernel frees it when the owner dies,
+// leaving no stale lock behind. The same socket lets a second process (the CLI) run its command
+// inside the owner, authenticated by a token only the data directory's user can read.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+
+export interface CommandResult {
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly exitCode: number;
+}
+
+export type CommandRunner = (argv: readonly string[]) => Promise<CommandResult>;
+
+export interface Ownership {
+  /** Lets the owner run routed commands; until set, callers are told the owner is busy. */
+  serveCommands(runner: CommandRunner): void;
+  release(): Promise<void>;
+}
+
+/** Exit code a routed command gets while the owner cannot take commands (sysexits EX_TEMPFAIL). */
+export const OWNER_BUSY = 75;
+
+function address(dataDir: string): string {
+  const id = createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 40);
+  return process.platform === 'linux' ? `\0acquiro-${id}` : join(dataDir, 'acquiro.sock');
+}
+
+const tokenPath = (dataDir: string) => join(dataDir, 'admin.token');
+
+/** Claims the data directory, or answers null when another live process owns it. */
+export async function claimDataDir(dataDir: string): Promise<Ownership | null> {
+  mkdirSync(dataDir, { recursive: true });
+  const token = randomBytes(32).toString('hex');
+  let runner: CommandRunner | undefined;
+  const server = net.createServer((socket) => serve(socket, token, () => runner));
+  const where = address(dataDir);
+  const bound = await listen(server, where);
+  if (!bound) {
+    if (where.startsWith('\0') || (await ownerAnswers(where))) return null;
+    unlinkSync(where); // a socket file left by a dead owner (non-Linux only)
+    if (!(await listen(server, where))) return null;
+  }
+  writeFileSync(tokenPath(dataDir), token, { mode: 0o600 });
+  return {
+    serveCommands: (run) => {
+      runner = run;
+    },
+    release: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+function listen(server: net.Server, where: string): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EADDRINUSE') resolve(false);
+      else reject(error);
+    };
+    server.once('error', onError);
+    server.listen(where, () => {
+      server.off('error', onError);
+      resolve(true);
+    });
+  });
+}
+
+function ownerAnswers(where: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect(where, () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.on('error', () => resolve(false));
+  });
+}
+
+function serve(socket: net.Socket, token: string, runner: () => CommandRunner | undefined): void {
+  readLine(socket)
+    .then(async (line) => {
+      const request = JSON.parse(line) as { token?: unknown; argv?: unknown };
+      const given = Buffer.from(String(request.token ?? ''));
+      const expected = Buffer.from(token);
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        return { stdout: '', stderr: 'refused: wrong admin token\n', exitCode: 77 };
+      }
+      const run = runner();
+      if (!run || !Array.isArray(request.argv)) return { stdout: '', stderr: 'busy\n', exitCode: OWNER_BUSY };
+      return run(request.argv.map(String));
+    })
+    .catch((error: unknown) => ({ stdout: '', stderr: `${String(error)}\n`, exitCode: 1 }))
+    .then((result) => socket.end(`${JSON.stringify(result)}\n`));
+}
+
+function readLine(socket: net.Socket): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let buffered = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      const end = buffered.indexOf('\n');
+      if (end !== -1) resolve(buffered.slice(0, end));
+      if (buffered.length > 1_000_000) socket.destroy();
+    });
+    socket.on('error', reject);
+    socket.on('end', () => reject(new Error('connection closed before a full line')));
+  });
+}
+
+/** Runs argv inside the owner of dataDir; null when nothing owns it. */
+export async function runInOwner(dataDir: string, argv: readonly string[]): Promise<CommandResult | null> {
+  let where: string;
+  try {
+    where = address(dataDir);
+  } catch {
+    return null; // the directory does not exist yet: nobody owns it
+  }
+  const socket = await new Promise<net.Socket | null>((resolve) => {
+    const connection = net.connect(where, () => resolve(connection));
+    connection.on('error', () => resolve(null));
+  });
+  if (!socket) return null;
+  let token: string;
+  try {
+    token = readFileSync(tokenPath(dataDir), 'utf8').trim();
+  } catch {
+    socket.destroy(); // the owner is between binding and writing its token
+    return { stdout: '', stderr: 'busy\n', exitCode: OWNER_BUSY };
+  }
+  socket.write(`${JSON.stringify({ token, argv })}\n`);
+  return JSON.parse(await readLine(socket)) as CommandResult;
+}

@@ -1,0 +1,40 @@
+import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
+import { rowsOf, type Executor } from '../client.ts';
+import { accountIps, accountKeys, accounts, merchants, type AccountRow } from '../schema.ts';
+
+export interface AccountWithKeys {
+  readonly account: AccountRow;
+  readonly merchantStatus: 'active' | 'disabled';
+  /** Usable keys: the current one first, then rotated ones still in their grace period. */
+  readonly keys: readonly { id: string; secretCiphertext: string; vaultKeyId: string; expiresAt: Date | null }[];
+}
+
+export async function findAccountWithKeys(db: Executor, merchantId: string, accountId: string, now: Date): Promise<AccountWithKeys | null> {
+  const [row] = await db
+    .select({ account: accounts, merchantStatus: merchants.status })
+    .from(accounts)
+    .innerJoin(merchants, eq(merchants.id, accounts.merchantId))
+    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row) return null;
+  const keys = await db
+    .select({ id: accountKeys.id, secretCiphertext: accountKeys.secretCiphertext, vaultKeyId: accountKeys.vaultKeyId, expiresAt: accountKeys.expiresAt })
+    .from(accountKeys)
+    .where(and(eq(accountKeys.accountId, accountId), or(isNull(accountKeys.expiresAt), gt(accountKeys.expiresAt, now))))
+    .orderBy(sql`${accountKeys.expiresAt} IS NOT NULL`, asc(accountKeys.createdAt));
+  return { account: row.account, merchantStatus: row.merchantStatus, keys };
+}
+
+export async function nextMerchantId(db: Executor): Promise<string> {
+  const [row] = await rowsOf<{ n: string }>(db, sql`SELECT nextval('merchant_number')::text AS n`);
+  return `M${row!.n}`;
+}
+
+export async function nextAccountId(db: Executor): Promise<string> {
+  const [row] = await rowsOf<{ n: string }>(db, sql`SELECT nextval('account_number')::text AS n`);
+  return `A${row!.n}`;
+}
+
+export async function accountIpList(db: Executor, accountId: string): Promise<string[]> {
+  const rows = await db.select({ cidr: accountIps.cidr }).from(accountIps).where(eq(accountIps.accountId, accountId)).orderBy(asc(accountIps.cidr));
+  return rows.map((row) => row.cidr);
+}

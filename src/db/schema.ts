@@ -1,0 +1,133 @@
+// Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
+// when the two disagree.
+import { bigint, bigserial, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const money = (name: string) => bigint(name, { mode: 'number' });
+
+export const merchants = pgTable('merchants', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+  createdAt: createdAt(),
+});
+
+export const accounts = pgTable('accounts', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  name: text('name').notNull(),
+  status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
+  captureMode: text('capture_mode').$type<'auto' | 'manual'>().notNull().default('auto'),
+  connector: text('connector').notNull().default('simulator'),
+  rateLimitPerSecond: integer('rate_limit_per_second'),
+  feeBps: integer('fee_bps').notNull().default(0),
+  riskSettings: jsonb('risk_settings').$type<Record<string, unknown>>().notNull().default({}),
+  storefrontDomains: text('storefront_domains').array().notNull().default([]),
+  createdAt: createdAt(),
+});
+
+export const accountKeys = pgTable('account_keys', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  secretCiphertext: text('secret_ciphertext').notNull(),
+  vaultKeyId: text('vault_key_id').notNull(),
+  createdAt: createdAt(),
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+});
+
+export const accountIps = pgTable(
+  'account_ips',
+  {
+    accountId: text('account_id').notNull(),
+    cidr: text('cidr').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.cidr] })],
+);
+
+export const cardTokens = pgTable('card_tokens', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  panCiphertext: text('pan_ciphertext').notNull(),
+  vaultKeyId: text('vault_key_id').notNull(),
+  brand: text('brand').notNull(),
+  bin: text('bin').notNull(),
+  last4: text('last4').notNull(),
+  panLength: integer('pan_length').notNull(),
+  expiryMonth: integer('expiry_month').notNull(),
+  expiryYear: integer('expiry_year').notNull(),
+  fingerprint: text('fingerprint').notNull(),
+  createdAt: createdAt(),
+});
+
+export const payments = pgTable('payments', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  merchantId: text('merchant_id').notNull(),
+  orderNo: text('order_no').notNull(),
+  kind: text('kind').$type<'card' | 'apm' | 'checkout'>().notNull(),
+  paymentMethod: text('payment_method').notNull(),
+  status: text('status').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  capturedAmount: money('captured_amount').notNull().default(0),
+  refundedAmount: money('refunded_amount').notNull().default(0),
+  requestFingerprint: text('request_fingerprint').notNull(),
+  request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+  cardBrand: text('card_brand'),
+  cardBin: text('card_bin'),
+  cardLast4: text('card_last4'),
+  cardLength: integer('card_length'),
+  cardFingerprint: text('card_fingerprint'),
+  tokenId: text('token_id'),
+  shopperEmail: text('shopper_email'),
+  shopperIp: text('shopper_ip'),
+  notifyUrl: text('notify_url'),
+  connector: text('connector').notNull(),
+  connectorReference: text('connector_reference'),
+  /** Where the shopper must go to finish (3-D Secure challenge, APM issuer page). */
+  actionUrl: text('action_url'),
+  resultCode: text('result_code'),
+  resultMessage: text('result_message'),
+  riskScore: integer('risk_score'),
+  riskAction: text('risk_action'),
+  riskReasons: jsonb('risk_reasons').$type<{ name: string; status: string }[]>(),
+  threedsResult: text('threeds_result'),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export const ledgerEntries = pgTable('ledger_entries', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  journalId: text('journal_id').notNull(),
+  accountId: text('account_id').notNull(),
+  book: text('book').notNull(),
+  kind: text('kind').notNull(),
+  currency: text('currency').notNull(),
+  amount: money('amount').notNull(),
+  paymentId: text('payment_id'),
+  referenceId: text('reference_id'),
+  createdAt: createdAt(),
+});
+
+export const events = pgTable('events', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  type: text('type').notNull(),
+  paymentId: text('payment_id'),
+  payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+  notifyUrl: text('notify_url'),
+  createdAt: createdAt(),
+});
+
+export const riskBlocklist = pgTable('risk_blocklist', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  accountId: text('account_id'),
+  kind: text('kind').$type<'card' | 'email' | 'ip' | 'bin' | 'country'>().notNull(),
+  value: text('value').notNull(),
+  note: text('note'),
+  createdAt: createdAt(),
+});
+
+export type PaymentRow = typeof payments.$inferSelect;
+export type AccountRow = typeof accounts.$inferSelect;

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { checkCard, maskPan } from './card.ts';
+
+const now = new Date('2026-11-22T00:00:00Z');
+const card = (overrides: Partial<{ number: string; expiryMonth: string; expiryYear: string; securityCode: string }> = {}) => ({
+  number: '4111111111111111',
+  expiryMonth: '12',
+  expiryYear: '2030',
+  securityCode: '123',
+  ...overrides,
+});
+
+describe('card checks', () => {
+  it('accepts a valid card and names its brand', () => {
+    expect(checkCard(card(), now)).toMatchObject({ pan: '4111111111111111', brand: 'VISA', expiryMonth: 12, expiryYear: 2030 });
+    expect(checkCard(card({ number: '378282246310005', securityCode: '1234' }), now)).toMatchObject({ brand: 'AMEX' });
+    expect(checkCard(card({ number: '5555 5555 5555 4444' }), now)).toMatchObject({ pan: '5555555555554444', brand: 'MASTERCARD' });
+  });
+
+  it.each([
+    [{ number: '4111111111111112' }, 'card'],
+    [{ number: '41111111' }, 'card'],
+    [{ number: '4111x11111111111' }, 'card'],
+    [{ expiryMonth: '13' }, 'expiration_month'],
+    [{ expiryMonth: '00' }, 'expiration_month'],
+    [{ expiryYear: '30' }, 'expiration_year'],
+    [{ expiryYear: '2026', expiryMonth: '10' }, 'expiration_year'],
+    [{ expiryYear: '2099' }, 'expiration_year'],
+    [{ securityCode: '12' }, 'security_code'],
+    [{ securityCode: '1234' }, 'security_code'],
+    [{ number: '378282246310005', securityCode: '123' }, 'security_code'],
+  ])('refuses %o naming %s', (overrides, field) => {
+    expect(checkCard(card(overrides), now)).toMatchObject({ field });
+  });
+
+  it('accepts the current month', () => {
+    expect(checkCard(card({ expiryYear: '2026', expiryMonth: '11' }), now)).toMatchObject({ expiryMonth: 11 });
+  });
+
+  it('masks all but the first six and last four digits', () => {
+    expect(maskPan('4111111111111111')).toBe('411111******1111');
+    expect(maskPan('378282246310005')).toBe('378282*****0005');
+  });
+});

@@ -1,0 +1,94 @@
+// Card data checks that need no I/O. The PAN lives only in memory: what leaves this module for
+// storage or answers is the masked form, the BIN, the last four digits and the brand.
+import cardValidator from 'card-validator';
+
+export interface CardInput {
+  readonly number: string;
+  readonly expiryMonth: string;
+  readonly expiryYear: string;
+  readonly securityCode: string;
+}
+
+export interface CheckedCard {
+  readonly pan: string;
+  readonly brand: string;
+  readonly expiryMonth: number;
+  readonly expiryYear: number;
+  readonly securityCode: string;
+}
+
+export type CardProblem =
+  | { field: 'card'; reason: 'invalid_card_number'; detail: string }
+  | { field: 'expiration_month' | 'expiration_year'; reason: 'invalid_expiry'; detail: string }
+  | { field: 'security_code'; reason: 'invalid_security_code'; detail: string };
+
+const BRANDS: Record<string, string> = {
+  visa: 'VISA',
+  mastercard: 'MASTERCARD',
+  'american-express': 'AMEX',
+  'diners-club': 'DINERS',
+  discover: 'DISCOVER',
+  jcb: 'JCB',
+  unionpay: 'UNIONPAY',
+  maestro: 'MAESTRO',
+  mir: 'MIR',
+  elo: 'ELO',
+  hiper: 'HIPER',
+  hipercard: 'HIPERCARD',
+  verve: 'VERVE',
+};
+
+/** How far ahead an expiry date may be before we call it a typo. */
+const MAX_YEARS_AHEAD = 20;
+
+export function checkCard(input: CardInput, now: Date): CheckedCard | CardProblem {
+  const pan = input.number.replace(/[\s-]/g, '');
+  if (!/^\d{12,19}$/.test(pan)) {
+    return { field: 'card', reason: 'invalid_card_number', detail: 'card must be 12 to 19 digits' };
+  }
+  const verdict = cardValidator.number(pan);
+  if (!verdict.isValid || !verdict.card) {
+    return { field: 'card', reason: 'invalid_card_number', detail: 'card fails the Luhn or length check' };
+  }
+  const brand = BRANDS[verdict.card.type] ?? verdict.card.type.toUpperCase();
+
+  if (!/^(0?[1-9]|1[0-2])$/.test(input.expiryMonth)) {
+    return { field: 'expiration_month', reason: 'invalid_expiry', detail: 'expiration_month must be 01 to 12' };
+  }
+  if (!/^\d{4}$/.test(input.expiryYear)) {
+    return { field: 'expiration_year', reason: 'invalid_expiry', detail: 'expiration_year must be 4 digits' };
+  }
+  const month = Number(input.expiryMonth);
+  const year = Number(input.expiryYear);
+  const thisYear = now.getUTCFullYear();
+  const thisMonth = now.getUTCMonth() + 1;
+  if (year < thisYear || (year === thisYear && month < thisMonth)) {
+    return { field: 'expiration_year', reason: 'invalid_expiry', detail: 'the card has expired' };
+  }
+  if (year > thisYear + MAX_YEARS_AHEAD) {
+    return { field: 'expiration_year', reason: 'invalid_expiry', detail: 'expiration_year is too far ahead' };
+  }
+
+  const cvcLength = verdict.card.code.size;
+  if (!new RegExp(`^\\d{${cvcLength}}$`).test(input.securityCode)) {
+    return {
+      field: 'security_code',
+      reason: 'invalid_security_code',
+      detail: `security_code must be ${cvcLength} digits for this card`,
+    };
+  }
+  return { pan, brand, expiryMonth: month, expiryYear: year, securityCode: input.securityCode };
+}
+
+export function isCardProblem(result: CheckedCard | CardProblem): result is CardProblem {
+  return 'reason' in result;
+}
+
+/** `411111******1111`: the first six and last four digits, the rest starred. */
+export function maskPan(pan: string): string {
+  return pan.slice(0, 6) + '*'.repeat(pan.length - 10) + pan.slice(-4);
+}
+
+export function maskFrom(bin: string, last4: string, length: number): string {
+  return bin + '*'.repeat(length - 10) + last4;
+}

@@ -1,0 +1,91 @@
+// The one catalogue of codes a merchant can receive. Every answer's `<code>:<message>` text comes
+// from here; docs/codes.md is checked against it by test/docs.test.ts.
+//
+// Ranges: 0xxx success · 1xxx pending · 2xxx declined by the processor or authentication ·
+// 3xxx refused by risk · 4xxx refused request (HTTP 4xx) · 5xxx refused operation on an existing
+// transaction (per order in batches) · 9xxx gateway fault.
+
+export interface CodeDef {
+  readonly code: string;
+  readonly message: string;
+  /** HTTP status of the whole answer when this code refuses the request; 200 otherwise. */
+  readonly http?: number;
+}
+
+export const CODES = {
+  success: { code: '0000', message: 'Success' },
+
+  pending: { code: '1000', message: 'Pending: awaiting the processor' },
+  authentication_required: { code: '1001', message: '3-D Secure authentication required' },
+  redirect_required: { code: '1002', message: 'Redirect the shopper to issuer_url' },
+  review_pending: { code: '1003', message: 'Held for review' },
+
+  declined: { code: '2001', message: 'Declined' },
+  insufficient_funds: { code: '2002', message: 'Declined: insufficient funds' },
+  expired_card: { code: '2003', message: 'Declined: expired card' },
+  incorrect_cvc: { code: '2004', message: 'Declined: incorrect CVC' },
+  invalid_card: { code: '2005', message: 'Declined: invalid card' },
+  lost_or_stolen: { code: '2006', message: 'Declined: lost or stolen card' },
+  authentication_failed: { code: '2007', message: '3-D Secure authentication failed' },
+  processor_error: { code: '2008', message: 'Declined: processor error' },
+  payment_abandoned: { code: '2009', message: 'Shopper abandoned or let the payment expire' },
+
+  risk_rejected: { code: '3001', message: 'Rejected by risk' },
+  review_rejected: { code: '3002', message: 'Rejected on review' },
+
+  malformed_body: { code: '4000', message: 'Malformed request', http: 400 },
+  missing_field: { code: '4001', message: 'Missing field', http: 400 },
+  invalid_field: { code: '4002', message: 'Invalid field', http: 400 },
+  invalid_amount: { code: '4003', message: 'Invalid amount', http: 400 },
+  invalid_currency: { code: '4004', message: 'Unsupported currency', http: 400 },
+  invalid_card_number: { code: '4005', message: 'Invalid card number', http: 400 },
+  invalid_expiry: { code: '4006', message: 'Invalid or past expiry date', http: 400 },
+  invalid_security_code: { code: '4007', message: 'Invalid security_code', http: 400 },
+  unknown_token: { code: '4008', message: 'Unknown token_id', http: 400 },
+  order_conflict: { code: '4009', message: 'order_no already used with different fields', http: 400 },
+  batch_limit: { code: '4010', message: 'Batch size out of bounds', http: 400 },
+  forbidden_markup: { code: '4013', message: 'DOCTYPE and entities are not accepted', http: 400 },
+  duplicate_key: { code: '4014', message: 'Duplicate key in JSON body', http: 400 },
+  unsupported_payment_method: { code: '4015', message: 'Unsupported payment_method', http: 400 },
+  invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
+  ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
+  account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },
+  body_too_large: { code: '4413', message: 'Body larger than 1 MiB', http: 413 },
+  unreadable_body: { code: '4415', message: 'Unreadable body', http: 415 },
+  rate_limited: { code: '4429', message: 'Too many requests', http: 429 },
+
+  internal_error: { code: '9999', message: 'Internal error', http: 500 },
+} as const satisfies Record<string, CodeDef>;
+
+export type CodeName = keyof typeof CODES;
+
+/** A refusal with a stable code. Never carries card data: `detail` is written for the merchant. */
+export class AppError extends Error {
+  readonly codeName: CodeName;
+  readonly field: string | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(codeName: CodeName, detail?: string, options?: { field?: string; headers?: Record<string, string> }) {
+    super(detail ?? CODES[codeName].message);
+    this.codeName = codeName;
+    this.field = options?.field;
+    this.headers = options?.headers;
+  }
+
+  get code(): string {
+    return CODES[this.codeName].code;
+  }
+
+  get http(): number {
+    return (CODES[this.codeName] as CodeDef).http ?? 400;
+  }
+
+  /** The `<code>:<message>` text answers carry. */
+  get info(): string {
+    return `${this.code}:${this.message}`;
+  }
+}
+
+export function codeText(name: CodeName, detail?: string): string {
+  return `${CODES[name].code}:${detail ?? CODES[name].message}`;
+}

@@ -1,0 +1,26 @@
+// Identifiers carry a prefix that says what they are, then a time-sortable body (ULID layout:
+// 10 Crockford base32 characters of milliseconds, 16 of randomness), so ids sort by creation.
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+export type IdPrefix =
+  | 'T' // payment transaction
+  | 'RF' // refund
+  | 'TK' // stored card token
+  | 'EV' // event / notification
+  | 'CP' // capture
+  | 'J'; // ledger journal
+
+export function newId(prefix: IdPrefix, now: number = Date.now()): string {
+  let time = '';
+  let ms = now;
+  for (let i = 0; i < 10; i++) {
+    time = ALPHABET[ms % 32] + time;
+    ms = Math.floor(ms / 32);
+  }
+  const bytes = randomBytes(16);
+  let random = '';
+  for (let i = 0; i < 16; i++) random += ALPHABET[bytes[i]! % 32];
+  return prefix + time + random;
+}

@@ -1,0 +1,76 @@
+// The payment state machine. docs/states.md draws it; test/domain/payment.test.ts walks it.
+
+export const PAYMENT_STATUSES = [
+  'processing', // claimed; the processor's answer is not (yet) known: pending, never success
+  'requires_authentication', // 3-D Secure challenge outstanding
+  'requires_redirect', // APM: the shopper must finish at issuer_url
+  'pending_review', // authorised at the processor, held by risk until /v1/review decides
+  'authorised', // funds held, waiting for /v1/capture (manual capture accounts)
+  'captured',
+  'partially_refunded',
+  'refunded',
+  'cancelled', // voided before capture, or rejected on review
+  'failed', // declined, rejected by risk, authentication failed, abandoned
+] as const;
+
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+const NEXT: Record<PaymentStatus, readonly PaymentStatus[]> = {
+  processing: ['requires_authentication', 'requires_redirect', 'pending_review', 'authorised', 'captured', 'failed'],
+  requires_authentication: ['processing', 'pending_review', 'authorised', 'captured', 'failed'],
+  requires_redirect: ['processing', 'authorised', 'captured', 'failed'],
+  pending_review: ['authorised', 'captured', 'cancelled'],
+  authorised: ['captured', 'cancelled'],
+  captured: ['partially_refunded', 'refunded'],
+  partially_refunded: ['partially_refunded', 'refunded'],
+  refunded: [],
+  cancelled: [],
+  failed: [],
+};
+
+export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
+  return NEXT[from].includes(to);
+}
+
+export function isFinal(status: PaymentStatus): boolean {
+  return NEXT[status].length === 0;
+}
+
+/** Whether the payment still waits for something outside the merchant's control. */
+export function isPending(status: PaymentStatus): boolean {
+  return status === 'processing' || status === 'requires_authentication' || status === 'requires_redirect';
+}
+
+/** `order_status` of the direct payment answer. */
+export function orderStatus(status: PaymentStatus): '0' | '1' | '2' | '3' {
+  switch (status) {
+    case 'authorised':
+    case 'captured':
+    case 'partially_refunded':
+    case 'refunded':
+      return '1';
+    case 'processing':
+    case 'requires_authentication':
+    case 'requires_redirect':
+      return '2';
+    case 'pending_review':
+      return '3';
+    case 'cancelled':
+    case 'failed':
+      return '0';
+  }
+}
+
+/** The four-digit `payment_status` of query answers. */
+export const PAYMENT_STATUS_CODES: Record<PaymentStatus, string> = {
+  processing: '1000',
+  requires_authentication: '1001',
+  requires_redirect: '1002',
+  pending_review: '1003',
+  authorised: '2000',
+  captured: '3000',
+  partially_refunded: '3001',
+  refunded: '3002',
+  cancelled: '4000',
+  failed: '5000',
+};

@@ -1,0 +1,130 @@
+// The risk rules engine: pure scoring over facts the authorise use case gathers (velocity counts,
+// blocklist hits, countries). Each rule adds to a 0-100 score; thresholds turn it into an action.
+// docs/risk.md lists the rules and their defaults; an account overrides them in risk_settings.
+import type { Money } from './money.ts';
+
+export type RiskAction = 'accept' | 'review' | 'reject';
+export type RuleStatus = 'pass' | 'hit' | 'skipped';
+
+export interface RiskReason {
+  readonly name: string;
+  readonly status: RuleStatus;
+}
+
+export interface RiskDecision {
+  readonly score: number;
+  readonly action: RiskAction;
+  readonly reasons: readonly RiskReason[];
+}
+
+export interface VelocityRule {
+  /** Payments seen in the window before this one at which the rule hits. */
+  readonly limit: number;
+  readonly score: number;
+}
+
+export interface RiskSettings {
+  readonly reviewScore: number;
+  readonly rejectScore: number;
+  readonly velocityWindowSeconds: number;
+  readonly velocityCard: VelocityRule;
+  readonly velocityEmail: VelocityRule;
+  readonly velocityIp: VelocityRule;
+  /** Per currency, in minor units: above `review` the payment is held, above `reject` refused. */
+  readonly amountLimits: Readonly<Record<string, { readonly review?: number; readonly reject?: number }>>;
+  readonly countryMismatchScore: number;
+  readonly blocklistScore: number;
+}
+
+export const DEFAULT_RISK_SETTINGS: RiskSettings = {
+  reviewScore: 50,
+  rejectScore: 80,
+  velocityWindowSeconds: 3600,
+  velocityCard: { limit: 20, score: 50 },
+  velocityEmail: { limit: 50, score: 30 },
+  velocityIp: { limit: 100, score: 30 },
+  amountLimits: {},
+  countryMismatchScore: 30,
+  blocklistScore: 100,
+};
+
+/** Sandbox-only verdicts for the test cards of decisions §5, keyed by full card number. */
+export const SANDBOX_RISK_CARDS: ReadonlyMap<string, { readonly name: string; readonly score: number }> = new Map([
+  ['4100000000000019', { name: 'sandbox_high_risk_card', score: 100 }],
+  ['4000000000004954', { name: 'sandbox_elevated_risk_card', score: 60 }],
+]);
+
+export interface RiskFacts {
+  readonly amount: Money;
+  /** Previous payments in the velocity window; undefined when the rule does not apply. */
+  readonly velocity: { readonly card?: number; readonly email?: number; readonly ip?: number };
+  readonly blocklistHits: readonly string[];
+  readonly billingCountry?: string;
+  readonly issuerCountry?: string;
+  /** Sandbox test-card verdict, when the card is one. */
+  readonly sandboxCard?: { readonly name: string; readonly score: number };
+}
+
+export function assessRisk(facts: RiskFacts, settings: RiskSettings): RiskDecision {
+  const reasons: RiskReason[] = [];
+  let score = 0;
+  const rule = (name: string, applies: boolean, hit: boolean, weight: number) => {
+    reasons.push({ name, status: !applies ? 'skipped' : hit ? 'hit' : 'pass' });
+    if (applies && hit) score += weight;
+  };
+
+  rule('blocklist', true, facts.blocklistHits.length > 0, settings.blocklistScore);
+  const velocity = (name: string, count: number | undefined, limit: VelocityRule) =>
+    rule(name, count !== undefined, (count ?? 0) >= limit.limit, limit.score);
+  velocity('velocity_card', facts.velocity.card, settings.velocityCard);
+  velocity('velocity_email', facts.velocity.email, settings.velocityEmail);
+  velocity('velocity_ip', facts.velocity.ip, settings.velocityIp);
+
+  const limits = settings.amountLimits[facts.amount.currency];
+  const overReject = limits?.reject !== undefined && facts.amount.minor > limits.reject;
+  const overReview = limits?.review !== undefined && facts.amount.minor > limits.review;
+  rule(
+    'amount_limit',
+    limits !== undefined,
+    overReject || overReview,
+    overReject ? settings.rejectScore : settings.reviewScore,
+  );
+
+  rule(
+    'country_mismatch',
+    facts.billingCountry !== undefined && facts.issuerCountry !== undefined,
+    facts.billingCountry !== facts.issuerCountry,
+    settings.countryMismatchScore,
+  );
+
+  if (facts.sandboxCard) rule(facts.sandboxCard.name, true, true, facts.sandboxCard.score);
+
+  score = Math.min(100, score);
+  const action: RiskAction = score >= settings.rejectScore ? 'reject' : score >= settings.reviewScore ? 'review' : 'accept';
+  return { score, action, reasons };
+}
+
+/** Account overrides merged over the defaults; unknown keys are ignored. */
+export function riskSettingsFor(overrides: Readonly<Record<string, unknown>>): RiskSettings {
+  const merged: Record<string, unknown> = { ...DEFAULT_RISK_SETTINGS };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (!(key in DEFAULT_RISK_SETTINGS)) continue;
+    const base = (DEFAULT_RISK_SETTINGS as unknown as Record<string, unknown>)[key];
+    merged[key] = typeof base === 'object' && base !== null ? { ...base, ...(value as object) } : value;
+  }
+  return merged as unknown as RiskSettings;
+}
+
+/** Issuing country by BIN for the sandbox's cards. A live deployment plugs in a BIN service. */
+const SANDBOX_BINS: ReadonlyMap<string, string> = new Map([
+  ['411111', 'US'],
+  ['555555', 'US'],
+  ['378282', 'US'],
+  ['400000', 'US'],
+  ['410000', 'US'],
+  ['424242', 'US'],
+]);
+
+export function issuerCountryOf(bin: string): string | undefined {
+  return SANDBOX_BINS.get(bin);
+}

@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { canonicalString, sign, verify } from '../sdk/index.ts';
+import { matchingSecret } from './signature.ts';
+
+// decisions §2, worked example.
+const example = {
+  merchant_id: 'M100001',
+  account_id: 'A100001',
+  capture_orders: [
+    { transaction_id: 'T0001', order_no: 'ORD-1', currency: 'USD', amount: '10.00' },
+    { transaction_id: 'T0002', order_no: 'ORD-2', currency: 'EUR', amount: '5.50' },
+  ],
+};
+
+describe('encryption_data', () => {
+  it('reproduces the worked example of decisions §2', () => {
+    expect(canonicalString(example)).toBe(
+      'account_id=A100001&capture_orders[0].amount=10.00&capture_orders[0].currency=USD&capture_orders[0].order_no=ORD-1&capture_orders[0].transaction_id=T0001&capture_orders[1].amount=5.50&capture_orders[1].currency=EUR&capture_orders[1].order_no=ORD-2&capture_orders[1].transaction_id=T0002&merchant_id=M100001',
+    );
+    expect(sign(example, 'sk_test_4f3c2b1a')).toBe('82b9f118bf679e82c29d2b97c49a1d43c13889278e1d1bd3d008bb520a8edbbb');
+  });
+
+  it('leaves out the top-level encryption_data, nulls and empty strings, and nothing else', () => {
+    const body = { b: '', a: null, c: 'x', encryption_data: 'zz', nested: { encryption_data: 'kept' } };
+    expect(canonicalString(body)).toBe('c=x&nested.encryption_data=kept');
+  });
+
+  it('writes numbers and booleans as JavaScript String() and nests objects with dots', () => {
+    expect(canonicalString({ n: 10.5, t: true, s: { interval: 'month', count: 3 } })).toBe('n=10.5&s.count=3&s.interval=month&t=true');
+  });
+
+  it('sorts in byte order: capitals before lower case, astral characters after the BMP', () => {
+    expect(canonicalString({ b: '1', B: '2', a_: '3', 'a.': '4' })).toBe('B=2&a.=4&a_=3&b=1');
+    expect(canonicalString({ '\u{1F600}': '1', '\uFF01': '2' })).toBe('\uFF01=2&\u{1F600}=1');
+  });
+
+  it('verifies in any hex case and refuses 63 or 65 characters', () => {
+    const signature = sign(example, 'k');
+    expect(verify({ ...example, encryption_data: signature.toUpperCase() }, 'k')).toBe(true);
+    expect(verify({ ...example, encryption_data: signature.slice(1) }, 'k')).toBe(false);
+    expect(verify({ ...example, encryption_data: `${signature}0` }, 'k')).toBe(false);
+    expect(verify({ ...example, encryption_data: signature }, 'other')).toBe(false);
+  });
+
+  it('finds which of several keys signed (key rotation)', () => {
+    const body = { ...example, encryption_data: sign(example, 'old') };
+    expect(matchingSecret(body, body.encryption_data, ['new', 'old'])).toBe(1);
+    expect(matchingSecret(body, body.encryption_data, ['new'])).toBe(-1);
+  });
+});

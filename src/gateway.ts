@@ -1,0 +1,56 @@
+// The composition root: opens the database, migrates, wires use cases to the HTTP server.
+import type { Logger } from 'pino';
+import { systemClock, type Clock, type Connectors, type Deps } from './app/context.ts';
+import { Vault } from './app/vault.ts';
+import type { Config } from './config.ts';
+import { createConnectors } from './connectors/registry.ts';
+import { migrate, openDatabase, type Database } from './db/client.ts';
+import { buildServer, type Server } from './http/server.ts';
+import { createLogger } from './logging.ts';
+
+export interface GatewayOptions {
+  readonly config: Config;
+  readonly log?: Logger;
+  readonly clock?: Clock;
+  /** An open database; without one, the configured database is opened (and closed with the gateway). */
+  readonly database?: Database;
+  readonly connectors?: Connectors;
+}
+
+export interface Gateway {
+  readonly deps: Deps;
+  readonly server: Server;
+  close(): Promise<void>;
+}
+
+export async function openConfiguredDatabase(config: Config): Promise<Database> {
+  return openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+}
+
+export async function createDeps(options: GatewayOptions & { database: Database }): Promise<Deps> {
+  const { config } = options;
+  await migrate(options.database);
+  return {
+    config,
+    database: options.database,
+    clock: options.clock ?? systemClock,
+    vault: Vault.fromConfig(config),
+    connectors: options.connectors ?? createConnectors(config),
+    log: options.log ?? createLogger(config.logLevel),
+  };
+}
+
+export async function createGateway(options: GatewayOptions): Promise<Gateway> {
+  const ownsDatabase = !options.database;
+  const database = options.database ?? (await openConfiguredDatabase(options.config));
+  const deps = await createDeps({ ...options, database });
+  const server = await buildServer(deps);
+  return {
+    deps,
+    server,
+    async close() {
+      await server.app.close();
+      if (ownsDatabase) await database.close();
+    },
+  };
+}

@@ -1,0 +1,48 @@
+// The direct payment answer (`respon`): every field the seed lists, empty when it does not apply.
+import { maskedCard, resultInfo } from '../../app/payments/events.ts';
+import { formatAmount } from '../../domain/money.ts';
+import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
+import { textField } from '../operation.ts';
+
+export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
+  const subscription = (payment.request.subscription ?? {}) as Record<string, unknown>;
+  return {
+    merchant_id: payment.merchantId,
+    account_id: payment.accountId,
+    order_no: payment.orderNo,
+    amount: formatAmount(payment.amount, payment.currency),
+    currency: payment.currency,
+    transaction_id: payment.id,
+    card: maskedCard(payment),
+    order_status: orderStatus(payment.status as PaymentStatus),
+    result_info: resultInfo(payment),
+    contract_name: typeof subscription.contract_name === 'string' ? subscription.contract_name : '',
+    recurring_id: '',
+    recurring_deduction_period: '',
+    recurring_deduction_time: '',
+    note: typeof payment.request.note === 'string' ? payment.request.note : '',
+    token_id: payment.tokenId ?? '',
+    connector: payment.connector,
+    threeds_result: payment.threedsResult ?? '',
+    risk_action: payment.riskAction ?? '',
+    risk_score: payment.riskScore === null ? '' : String(payment.riskScore),
+    risk_reasons: payment.riskReasons ?? [],
+    redirect_url: payment.actionUrl ?? '',
+  };
+}
+
+/** A refused payment request: the echo of what could be read, order_status 0 and the code. */
+export function paymentRefusal(body: Record<string, unknown>, error: AppError): Record<string, unknown> {
+  return {
+    merchant_id: textField(body, 'merchant_id'),
+    account_id: textField(body, 'account_id'),
+    order_no: textField(body, 'order_no'),
+    amount: textField(body, 'amount'),
+    currency: textField(body, 'currency'),
+    transaction_id: '',
+    order_status: '0',
+    result_info: error.info,
+  };
+}

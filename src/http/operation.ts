@@ -1,0 +1,58 @@
+// What the shared pipeline needs to know of an operation before its handler runs: which XML
+// fields are lists, how its answers are encoded, and what its refusal looks like.
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { SigningAccount } from '../app/accounts/directory.ts';
+import type { AppError } from '../domain/errors.ts';
+import { sign } from '../domain/signature.ts';
+import { toXml } from './encoders/xml.ts';
+
+export interface Operation {
+  readonly name: string;
+  /** Paths, relative to the XML root, of list fields. */
+  readonly lists: ReadonlySet<string>;
+  readonly format: 'xml' | 'json';
+  /** The operation's answer to a refused request; `body` is whatever could be read of it. */
+  errorAnswer(body: Record<string, unknown>, error: AppError): Record<string, unknown>;
+}
+
+export interface Signing {
+  readonly account: SigningAccount['account'];
+  /** The key that verified the request (a rotated key in its grace period signs its answers too). */
+  readonly secret: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    operation?: Operation;
+  }
+  interface FastifyRequest {
+    signing: Signing | null;
+  }
+}
+
+export function operationOf(request: FastifyRequest): Operation | undefined {
+  return request.routeOptions.config.operation;
+}
+
+/** The signed request's account: routes behind the signed-request plugin always have one. */
+export function signingOf(request: FastifyRequest): Signing {
+  if (!request.signing) throw new Error(`${request.url} is served without a verified signature`);
+  return request.signing;
+}
+
+/** Signs `fields` with the request's key, when it has one, and sends them in the operation's format. */
+export function sendAnswer(reply: FastifyReply, status: number, fields: Record<string, unknown>): FastifyReply {
+  const request = reply.request;
+  const signed = { ...fields, encryption_data: request.signing ? sign(fields as never, request.signing.secret) : '' };
+  reply.code(status);
+  if (operationOf(request)?.format === 'xml') {
+    return reply.type('application/xml; charset=utf-8').send(toXml('respon', signed));
+  }
+  return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed));
+}
+
+/** A field of a body that may be anything, as text when it is text. */
+export function textField(body: Record<string, unknown>, name: string): string {
+  const value = body[name];
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : '';
+}

@@ -1,0 +1,33 @@
+// One error handler: every refusal is answered in the operation's own format with a code from
+// the catalogue. A fault's detail goes to the log, never to the caller.
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { AppError } from '../../domain/errors.ts';
+import { operationOf, sendAnswer } from '../operation.ts';
+
+function asAppError(error: FastifyError | AppError): AppError {
+  if (error instanceof AppError) return error;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('body_too_large');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('unreadable_body');
+  }
+  if (error.statusCode === 413) return new AppError('body_too_large');
+  if (error.statusCode === 415) return new AppError('unreadable_body');
+  return new AppError('internal_error');
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
+    const refusal = asAppError(error);
+    if (refusal.codeName === 'internal_error') request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: refusal.code, field: refusal.field }, 'request refused');
+    if (refusal.headers) reply.headers(refusal.headers);
+    const operation = operationOf(request);
+    if (!operation) return reply.code(refusal.http).send({ code: refusal.code, message: refusal.message });
+    const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+    return sendAnswer(reply, refusal.http, operation.errorAnswer(body, refusal));
+  });
+}

@@ -1,0 +1,59 @@
+// Before any operation's handler: find the account the body names, check encryption_data with
+// its keys, then rate-limit per account. Unknown pair → 404, bad signature → 401, nothing stored.
+import rateLimit from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccountDirectory } from '../../app/accounts/directory.ts';
+import { AppError } from '../../domain/errors.ts';
+import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
+import { normaliseBody } from '../body/decode.ts';
+import { operationOf } from '../operation.ts';
+
+export interface SignedRequestOptions {
+  readonly directory: AccountDirectory;
+  readonly defaultRateLimit: number;
+}
+
+function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string {
+  const value = body[field];
+  if (value === undefined || value === null || value === '') throw new AppError('missing_field', `${field} is required`, { field });
+  if (typeof value !== 'string' && typeof value !== 'number') throw new AppError('invalid_field', `${field} is invalid: expected text`, { field });
+  return String(value);
+}
+
+async function verify(request: FastifyRequest, directory: AccountDirectory): Promise<void> {
+  const body = (request.body ?? {}) as SignedBody;
+  const merchantId = identity(body, 'merchant_id');
+  const accountId = identity(body, 'account_id');
+  const found = await directory.find(merchantId, accountId);
+  if (!found) throw new AppError('account_not_found', 'unknown merchant_id/account_id');
+  const index = matchingSecret(body, body.encryption_data, found.secrets);
+  if (index === -1) {
+    // Answer signed with the current key, so the merchant can tell the refusal came from us.
+    request.signing = { account: found.account, secret: found.secrets[0]! };
+    const missing = body.encryption_data === undefined || body.encryption_data === '';
+    throw new AppError('invalid_signature', missing ? 'encryption_data is required' : 'encryption_data does not match the body', {
+      field: 'encryption_data',
+    });
+  }
+  request.signing = { account: found.account, secret: found.secrets[index]! };
+  request.body = normaliseBody(body);
+}
+
+export async function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): Promise<void> {
+  app.decorateRequest('signing', null);
+  app.addHook('preValidation', async (request) => {
+    if (operationOf(request)) await verify(request, options.directory);
+  });
+  await app.register(rateLimit, {
+    global: true,
+    hook: 'preHandler',
+    timeWindow: 1000,
+    allowList: (request) => request.signing === null,
+    keyGenerator: (request) => request.signing?.account.id ?? request.ip,
+    max: (request) => request.signing?.account.rateLimitPerSecond ?? options.defaultRateLimit,
+    errorResponseBuilder: (_request, context) =>
+      new AppError('rate_limited', `more than ${context.max} requests per second for this account`, {
+        headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
+      }),
+  });
+}

@@ -1,0 +1,39 @@
+// Builds the HTTP server: body parsing, signature and rate limits, error answers, then routes.
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { AccountDirectory } from '../app/accounts/directory.ts';
+import type { Deps } from '../app/context.ts';
+import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
+import { installErrorHandling } from './plugins/errors.ts';
+import { installSignedRequests } from './plugins/signed-request.ts';
+import { authoriseRoutes } from './routes/authorise.ts';
+import { healthRoutes } from './routes/health.ts';
+
+export interface Server {
+  readonly app: FastifyInstance;
+  readonly directory: AccountDirectory;
+}
+
+export async function buildServer(deps: Deps): Promise<Server> {
+  const app = Fastify({
+    loggerInstance: deps.log as FastifyBaseLogger,
+    // One line per request is written by the onResponse hook below, with the account it served.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: BODY_LIMIT,
+    trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
+    return503OnClosing: true,
+  });
+  const directory = new AccountDirectory(deps);
+  installBodyParsing(app);
+  installErrorHandling(app);
+  await installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
+      'request',
+    );
+  });
+
+  healthRoutes(app, deps);
+  authoriseRoutes(app, deps);
+  return { app, directory };
+}

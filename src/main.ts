@@ -1,0 +1,20 @@
+// `npm start`: the gateway, in sandbox on the embedded database unless configured otherwise.
+import { ConfigError, loadConfig } from './config.ts';
+import { serve, StartError } from './serve.ts';
+
+try {
+  const running = await serve(loadConfig());
+  const stop = async (signal: string) => {
+    process.stdout.write(`\n${signal}: stopping\n`);
+    await running.stop();
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop('SIGINT'));
+  process.once('SIGTERM', () => void stop('SIGTERM'));
+} catch (error) {
+  if (error instanceof ConfigError || error instanceof StartError) {
+    process.stderr.write(`acquiro: ${error.message}\n`);
+    process.exit(78);
+  }
+  throw error;
+}

@@ -1,0 +1,89 @@
+// Signs requests as a merchant would (with the SDK's sign) and sends them through Fastify's
+// inject in JSON, form (bracket notation) or XML; reads answers and checks their signatures.
+import type { FastifyInstance } from 'fastify';
+import { XMLParser } from 'fast-xml-parser';
+import qs from 'qs';
+import { toXml } from '../../src/http/encoders/xml.ts';
+import { sign, verify } from '../../src/sdk/index.ts';
+import type { Credentials } from '../../src/app/merchants/credentials.ts';
+
+export type Format = 'json' | 'form' | 'xml' | 'json-as-form';
+
+export interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | number | undefined>;
+  readonly raw: string;
+  /** The parsed answer: XML `respon` children or the JSON object. */
+  readonly body: Record<string, any>;
+  /** Whether encryption_data verifies with the merchant's secret key. */
+  readonly signed: boolean;
+}
+
+const ANSWER_LISTS = new Set(['risk_reasons', 'fraud_check_result', 'capture_orders', 'review_orders', 'cancel_orders', 'refund_orders', 'orders_list']);
+const xmlAnswer = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  isArray: (_name, jPath) => ANSWER_LISTS.has(String(jPath).split('.').slice(1).join('.')),
+});
+
+export function encode(body: Record<string, unknown>, format: Format): { payload: string; contentType: string } {
+  switch (format) {
+    case 'json':
+      return { payload: JSON.stringify(body), contentType: 'application/json' };
+    case 'json-as-form':
+      return { payload: JSON.stringify(body), contentType: 'application/x-www-form-urlencoded' };
+    case 'form':
+      return { payload: qs.stringify(body, { arrayFormat: 'indices', encodeValuesOnly: true }), contentType: 'application/x-www-form-urlencoded' };
+    case 'xml':
+      return { payload: toXml('request', body), contentType: 'application/xml' };
+  }
+}
+
+export function readAnswer(raw: string, secret: string): { body: Record<string, any>; signed: boolean } {
+  const text = raw.trimStart();
+  if (text.startsWith('<')) {
+    const document = xmlAnswer.parse(text) as Record<string, unknown>;
+    const body = (document.respon ?? {}) as Record<string, any>;
+    for (const list of ANSWER_LISTS) if (body[list] === '') body[list] = [];
+    return { body, signed: verify(body, secret) };
+  }
+  if (text.startsWith('{')) {
+    const body = JSON.parse(text) as Record<string, any>;
+    return { body, signed: verify(body, secret) };
+  }
+  return { body: {}, signed: false };
+}
+
+export interface SignedClient {
+  /** Signs `body` with the account's key (unless it already has encryption_data) and posts it. */
+  post(path: string, body: Record<string, unknown>, options?: { format?: Format; secret?: string; remoteAddress?: string; headers?: Record<string, string> }): Promise<Answer>;
+  /** Posts bytes as they are. */
+  postRaw(path: string, payload: string | Buffer, contentType?: string): Promise<Answer>;
+  readonly secret: string;
+  /** merchant_id and account_id, for building bodies. */
+  readonly ids: { merchant_id: string; account_id: string };
+}
+
+export function signedClient(app: FastifyInstance, credentials: Credentials): SignedClient {
+  const ids = { merchant_id: credentials.merchant_id, account_id: credentials.account_id };
+  const send = async (path: string, payload: string | Buffer, contentType: string, remoteAddress?: string, headers: Record<string, string> = {}) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: path,
+      payload,
+      headers: { 'content-type': contentType, ...headers },
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
+    return { status: response.statusCode, headers: response.headers, raw: response.body, ...readAnswer(response.body, credentials.secret_key) };
+  };
+  return {
+    secret: credentials.secret_key,
+    ids,
+    async post(path, body, options = {}) {
+      const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
+      const { payload, contentType } = encode(signedBody, options.format ?? 'json');
+      return send(path, payload, contentType, options.remoteAddress, options.headers);
+    },
+    postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
+  };
+}

@@ -1,0 +1,117 @@
+// A gateway per test file, on the backend the vitest project names (ACQUIRO_TEST_DB): an
+// in-memory PGlite, or a schema of its own on the machine's PostgreSQL, dropped afterwards.
+import { randomBytes } from 'node:crypto';
+import { Writable } from 'node:stream';
+import pg from 'pg';
+import type { Clock, Connectors } from '../../src/app/context.ts';
+import { createMerchant, type AccountSettings, type Credentials } from '../../src/app/merchants/credentials.ts';
+import { loadConfig, type Config } from '../../src/config.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
+import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { createLogger } from '../../src/logging.ts';
+import { signedClient, type SignedClient } from './client.ts';
+
+export const TEST_DB = (process.env.ACQUIRO_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
+export const POSTGRES_URL = process.env.ACQUIRO_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  readonly database: Database;
+  readonly drop: () => Promise<void>;
+  /** For child processes: the environment that points them at this database. */
+  readonly env: Record<string, string>;
+}
+
+export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
+  if (TEST_DB === 'pglite') {
+    const database = await openDatabase({});
+    return { database, drop: () => database.close(), env: {} };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: POSTGRES_URL });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA ${schema}`);
+  await admin.end();
+  const database = await openDatabase({ url: POSTGRES_URL, searchPath: schema, poolSize });
+  return {
+    database,
+    env: { DATABASE_URL: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` },
+    drop: async () => {
+      await database.close();
+      const cleanup = new pg.Client({ connectionString: POSTGRES_URL });
+      await cleanup.connect();
+      await cleanup.query(`DROP SCHEMA ${schema} CASCADE`);
+      await cleanup.end();
+    },
+  };
+}
+
+/** Everything the gateway logged, for assertions (the PAN canary reads it). */
+export class LogCapture extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.text += chunk.toString('utf8');
+    done();
+  }
+}
+
+export interface TestGateway {
+  readonly gateway: Gateway;
+  readonly database: Database;
+  readonly config: Config;
+  readonly logs: LogCapture;
+  /** A new merchant with one account, and a client that signs with its key. */
+  merchant(settings?: AccountSettings & { name?: string }): Promise<SignedClient & { credentials: Credentials }>;
+  close(): Promise<void>;
+}
+
+export interface TestGatewayOptions {
+  readonly env?: Record<string, string>;
+  readonly clock?: Clock;
+  readonly connectors?: Connectors;
+}
+
+export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  const { database, drop } = await openTestDatabase();
+  const config = loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test', LOG_LEVEL: 'info', ...options.env });
+  const logs = new LogCapture();
+  const gateway = await createGateway({
+    config,
+    database,
+    log: createLogger(config.logLevel, logs),
+    ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.connectors ? { connectors: options.connectors } : {}),
+  });
+  await gateway.server.app.ready();
+  let merchants = 0;
+  return {
+    gateway,
+    database,
+    config,
+    logs,
+    async merchant(settings = {}) {
+      const credentials = await createMerchant(gateway.deps, settings.name ?? `Test merchant ${++merchants}`, settings);
+      return { ...signedClient(gateway.server.app, credentials), credentials };
+    },
+    async close() {
+      await gateway.close();
+      await drop();
+    },
+  };
+}
+
+/** A clock tests move by hand. */
+export class FakeClock implements Clock {
+  #now: number;
+  constructor(start: Date | string = '2026-11-22T12:00:00Z') {
+    this.#now = new Date(start).getTime();
+  }
+  now(): Date {
+    return new Date(this.#now);
+  }
+  advance(ms: number): void {
+    this.#now += ms;
+  }
+  set(to: Date | string): void {
+    this.#now = new Date(to).getTime();
+  }
+}

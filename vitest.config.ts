@@ -1,0 +1,17 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests (pure code, next to it in src/) run once. Tests through the HTTP interface (test/api,
+// test/cli) run twice: on the embedded PGlite and on the machine's PostgreSQL.
+const throughTheInterface = ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/db/**/*.test.ts', 'src/app/**/*.test.ts'];
+
+export default defineConfig({
+  test: {
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], exclude: ['src/app/**'] } },
+      { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
+      { extends: true, test: { name: 'postgres', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'postgres' } } },
+    ],
+  },
+});
