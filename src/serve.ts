@@ -4,6 +4,8 @@ import { runCommand } from './cli/commands.ts';
 import { createMerchant, hasMerchants } from './app/merchants/credentials.ts';
 import { claimDataDir, type Ownership } from './db/ownership.ts';
 import { createGateway, openConfiguredDatabase, type Gateway } from './gateway.ts';
+import { startWorkers } from './jobs/runner.ts';
+import { PERIODIC_TASKS } from './jobs/tasks.ts';
 import { createLogger } from './logging.ts';
 
 export class StartError extends Error {}
@@ -35,11 +37,13 @@ export async function serve(config: Config, print: (text: string) => void = (tex
     }
     const url = await gateway.server.app.listen({ port: config.port, host: config.host });
     ownership?.serveCommands((argv) => runCommand(argv, gateway.deps));
-    log.info({ url, mode: config.mode, database: database.kind }, 'acquiro is ready');
+    const workers = config.runWorkers ? startWorkers(gateway.deps, PERIODIC_TASKS) : undefined;
+    log.info({ url, mode: config.mode, database: database.kind, workers: Boolean(workers) }, 'acquiro is ready');
     return {
       gateway,
       url,
       async stop() {
+        await workers?.stop();
         await gateway.close();
         await database.close();
         await ownership?.release();

@@ -1,5 +1,6 @@
 // Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
 // when the two disagree.
+import type { RiskReason } from '../domain/risk.ts';
 import { bigint, bigserial, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
@@ -91,7 +92,7 @@ export const payments = pgTable('payments', {
   resultMessage: text('result_message'),
   riskScore: integer('risk_score'),
   riskAction: text('risk_action'),
-  riskReasons: jsonb('risk_reasons').$type<{ name: string; status: string }[]>(),
+  riskReasons: jsonb('risk_reasons').$type<RiskReason[]>(),
   threedsResult: text('threeds_result'),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

@@ -6,13 +6,23 @@ import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 
-export type PaymentEventType =
-  | 'payment.authorised'
-  | 'payment.captured'
-  | 'payment.review'
-  | 'payment.failed'
-  | 'payment.cancelled'
-  | 'payment.refunded';
+/** Every `notify_type` a merchant can receive. docs/notifications.md shows each one. */
+export const EVENT_TYPES = [
+  'payment.authorised',
+  'payment.captured',
+  'payment.review',
+  'payment.failed',
+  'payment.cancelled',
+  'refund.succeeded',
+  'refund.failed',
+  'subscription.charged',
+  'subscription.cancelled',
+  'payout.completed',
+  'payout.failed',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+export type PaymentEventType = Extract<EventType, `payment.${string}`>;
 
 export function resultInfo(payment: PaymentRow): string {
   return payment.resultCode ? `${payment.resultCode}:${payment.resultMessage ?? ''}` : codeText('pending');

@@ -1,0 +1,127 @@
+// merchants, accounts, keys and query IPs.
+import { Option, type Command } from 'commander';
+import ipaddr from 'ipaddr.js';
+import { and, asc, eq } from 'drizzle-orm';
+import { createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { accountIps, accounts } from '../../db/schema.ts';
+import { nonNegativeInt, positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+
+function normaliseCidr(text: string): string {
+  try {
+    if (text.includes('/')) {
+      const [address, bits] = ipaddr.parseCIDR(text);
+      return `${address.toString()}/${bits}`;
+    }
+    const address = ipaddr.process(text);
+    return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+  } catch {
+    throw usageError(`--cidr ${text} is not an IP address or CIDR block`);
+  }
+}
+
+export async function requireAccount(deps: CommandDeps, merchantId: string, accountId: string): Promise<void> {
+  const [row] = await deps.database.db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row) throw usageError(`no account ${accountId} under merchant ${merchantId}`, 1);
+}
+
+const captureMode = () =>
+  new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
+
+export function merchantCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const merchants = program.command('merchants').description('merchants and their first account');
+  merchants
+    .command('create')
+    .description('create a merchant with one account and print its credentials')
+    .requiredOption('--name <name>', 'merchant name')
+    .addOption(captureMode())
+    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--json', 'print JSON')
+    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+      const created = await createMerchant(deps, opts.name, {
+        captureMode: opts.captureMode,
+        ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
+        ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
+      });
+      show(io, Boolean(opts.json), created, () => `merchant_id ${created.merchant_id}\naccount_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
+    });
+  merchants
+    .command('list')
+    .description('list merchants and their accounts')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const rows = await listMerchants(deps);
+      show(io, Boolean(opts.json), rows, () => table(rows));
+    });
+
+  program
+    .command('accounts')
+    .description('accounts of a merchant')
+    .command('create')
+    .description('add an account to a merchant and print its credentials')
+    .requiredOption('--merchant-id <id>')
+    .option('--name <name>', 'account name', 'default')
+    .addOption(captureMode())
+    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+      const created = await createAccount(deps, opts.merchantId, {
+        name: opts.name,
+        captureMode: opts.captureMode,
+        ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
+        ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
+      });
+      show(io, Boolean(opts.json), created, () => `account_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
+    });
+
+  program
+    .command('keys')
+    .description('secret keys')
+    .command('rotate')
+    .description(`issue a new secret key; the previous one keeps working for ACQUIRO_KEY_GRACE_HOURS (now ${deps.config.keyGraceHours} h)`)
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--account-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const rotated = await rotateKey(deps, opts.merchantId, opts.accountId);
+      show(io, Boolean(opts.json), rotated, () => `secret_key  ${rotated.secret_key}\nprevious key works until ${rotated.previous_key_expires_at}`);
+    });
+
+  const ips = program.command('ips').description('IP addresses allowed to call the query operation');
+  const ipCommand = (name: string, description: string) =>
+    ips.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  ipCommand('add', 'register an address or CIDR block')
+    .requiredOption('--cidr <cidr>', 'an address (127.0.0.1) or block (10.0.0.0/8)')
+    .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
+      const cidr = normaliseCidr(opts.cidr);
+      await requireAccount(deps, opts.merchantId, opts.accountId);
+      await deps.database.db.insert(accountIps).values({ accountId: opts.accountId, cidr }).onConflictDoNothing();
+      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr }, () => `added ${cidr}`);
+    });
+  ipCommand('remove', 'remove an address or CIDR block')
+    .requiredOption('--cidr <cidr>')
+    .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
+      const cidr = normaliseCidr(opts.cidr);
+      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const removed = await deps.database.db
+        .delete(accountIps)
+        .where(and(eq(accountIps.accountId, opts.accountId), eq(accountIps.cidr, cidr)))
+        .returning();
+      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr, removed: removed.length > 0 }, () =>
+        removed.length > 0 ? `removed ${cidr}` : `${cidr} was not registered`,
+      );
+    });
+  ipCommand('list', 'list registered addresses').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+    await requireAccount(deps, opts.merchantId, opts.accountId);
+    const rows = await deps.database.db
+      .select({ cidr: accountIps.cidr, created_at: accountIps.createdAt })
+      .from(accountIps)
+      .where(eq(accountIps.accountId, opts.accountId))
+      .orderBy(asc(accountIps.cidr));
+    show(io, Boolean(opts.json), rows, () => table(rows));
+  });
+}

@@ -1,0 +1,39 @@
+// What every command module shares: where output goes, argument parsers, printing.
+import { CommanderError } from 'commander';
+import type { Deps } from '../app/context.ts';
+
+export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'> & Partial<Pick<Deps, 'connectors' | 'log'>>;
+
+export interface Output {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** A refusal the user can act on: printed as `error: <message>`, with this exit code. */
+export function usageError(message: string, exitCode = 2): CommanderError {
+  return new CommanderError(exitCode, 'acquiro.usage', message);
+}
+
+export const positiveInt = (name: string) => (value: string) => {
+  if (!/^[1-9][0-9]*$/.test(value)) throw usageError(`${name} must be a positive integer`);
+  return Number(value);
+};
+
+export const nonNegativeInt = (name: string) => (value: string) => {
+  if (!/^[0-9]+$/.test(value)) throw usageError(`${name} must be a whole number`);
+  return Number(value);
+};
+
+export function show(io: Output, json: boolean, value: unknown, human: () => string): void {
+  io.out(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+export function table(rows: readonly Record<string, unknown>[]): string {
+  if (rows.length === 0) return '(none)';
+  const keys = Object.keys(rows[0]!);
+  const text = (value: unknown) => (value instanceof Date ? value.toISOString() : typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value ?? ''));
+  const cells = rows.map((row) => keys.map((key) => text(row[key])));
+  const widths = keys.map((key, i) => Math.max(key.length, ...cells.map((line) => line[i]!.length)));
+  const line = (values: readonly string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(keys), ...cells.map(line)].join('\n');
+}

@@ -1,0 +1,45 @@
+// Runs the periodic tasks of src/jobs/tasks.ts inside a process (`npm start` by default, or
+// `acquiro worker`). Each task claims its own work with row locks, so several workers on one
+// PostgreSQL share it without doing any item twice at once.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Deps } from '../app/context.ts';
+
+export interface PeriodicTask {
+  readonly name: string;
+  /** Pause between rounds that found nothing to do. */
+  readonly intervalMs: number;
+  /** One round of work; answers how many items it handled. A full round is followed at once by another. */
+  run(deps: Deps): Promise<number>;
+}
+
+export interface Workers {
+  stop(): Promise<void>;
+}
+
+const MAX_ERROR_BACKOFF_MS = 30_000;
+
+export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Workers {
+  const stopping = new AbortController();
+  const loops = tasks.map(async (task) => {
+    let failures = 0;
+    while (!stopping.signal.aborted) {
+      let handled = 0;
+      try {
+        handled = await task.run(deps);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        deps.log.error({ err: error, task: task.name }, 'periodic task failed');
+      }
+      if (handled > 0 && failures === 0) continue;
+      const pause = failures > 0 ? Math.min(MAX_ERROR_BACKOFF_MS, task.intervalMs * 2 ** failures) : task.intervalMs;
+      await sleep(pause, undefined, { signal: stopping.signal }).catch(() => {});
+    }
+  });
+  return {
+    async stop() {
+      stopping.abort();
+      await Promise.all(loops);
+    },
+  };
+}
