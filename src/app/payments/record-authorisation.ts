@@ -44,6 +44,8 @@ export interface AuthorisationContext {
   /** A `review` decision holds an approved payment for /v1/review instead of capturing it. */
   readonly risk?: RiskDecision;
   readonly cardToStore?: CardToStore;
+  /** Record only while the payment is in one of these states (an expiry must not overtake a charge in flight). */
+  readonly onlyFrom?: readonly PaymentStatus[];
 }
 
 const code = (name: CodeName) => ({ resultCode: CODES[name].code, resultMessage: CODES[name].message });
@@ -59,6 +61,7 @@ export async function recordAuthorisation(
   return deps.database.db.transaction(async (tx) => {
     const payment = await lockPayment(tx, context.account.id, context.paymentId);
     if (!payment) throw new Error(`payment ${context.paymentId} not found`);
+    if (context.onlyFrom && !context.onlyFrom.includes(payment.status as PaymentStatus)) return payment;
     const change = changeFor(payment, context, outcome);
     // Another path (the sweeper, a 3-D Secure return) may have recorded an outcome first.
     if (change.status !== payment.status && !canMove(payment.status as PaymentStatus, change.status)) return payment;

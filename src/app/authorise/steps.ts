@@ -1,0 +1,220 @@
+// The steps every authorisation shares, whatever started it (direct card, hosted page, APM):
+// claim the order once, resolve the card, assess risk, call the processor outside any transaction.
+// Each pipeline composes them and then records the outcome (recordAuthorisation).
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector } from '../../connectors/port.ts';
+import { TEST_CARDS } from '../../connectors/simulator/cards.ts';
+import { AppError } from '../../domain/errors.ts';
+import { assessRisk, issuerCountryOf, riskSettingsFor, SANDBOX_RISK_CARDS, type RiskDecision } from '../../domain/risk.ts';
+import { canonicalString, type SignedBody } from '../../domain/signature.ts';
+import { claimPayment, findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
+import { blocklistHits, velocityCounts } from '../../db/repositories/risk.ts';
+import { findToken } from '../../db/repositories/tokens.ts';
+import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '../payments/record-authorisation.ts';
+import type { CardSource, OrderDetails } from './request.ts';
+
+const TEST_CARD_NUMBERS = new Set(TEST_CARDS.map((card) => card.number));
+
+/** Authorisations in flight in this process, so a concurrent twin can wait on the first one. */
+const inFlight = new Map<string, Promise<PaymentRow>>();
+
+export interface ResolvedCard {
+  readonly details: CardDetails;
+  readonly brand: string;
+  readonly fingerprint: string;
+  readonly tokenId?: string;
+}
+
+/**
+ * Claims the order and runs `authorise` on the claim, once. When the order_no is already claimed,
+ * the stored outcome instead (or 4009 when the fields differ).
+ */
+export async function claimOnce(
+  deps: Deps,
+  account: AccountRow,
+  row: NewPayment,
+  authorise: (claimed: PaymentRow) => Promise<PaymentRow>,
+): Promise<PaymentRow> {
+  const claimed = await claimPayment(deps.database.db, row);
+  if (!claimed) return existingOutcome(deps, account, row.orderNo, row.requestFingerprint);
+  const flight = authorise(claimed);
+  inFlight.set(claimed.id, flight);
+  try {
+    return await flight;
+  } finally {
+    inFlight.delete(claimed.id);
+  }
+}
+
+/**
+ * Same order, same fields: the CVC is left out so that it is never kept, even as a digest. Kinds
+ * other than the direct card payment prefix their name, so an APM request never matches a card one.
+ */
+export function fingerprintRequest(deps: Deps, body: Record<string, unknown>, kind?: 'apm' | 'checkout'): string {
+  const { security_code: _cvc, ...rest } = body;
+  const canonical = canonicalString(rest as SignedBody);
+  return deps.vault.fingerprint(kind ? `${kind}\n${canonical}` : canonical);
+}
+
+const TWIN_WAIT_MS = 15_000;
+
+/**
+ * The order_no is already claimed. Different fields: refused, the original untouched. Same
+ * fields: the stored outcome, after waiting for a twin that is still talking to the processor.
+ */
+async function existingOutcome(deps: Deps, account: AccountRow, orderNo: string, requestFingerprint: string): Promise<PaymentRow> {
+  let payment = await findPaymentByOrderNo(deps.database.db, account.id, orderNo);
+  if (!payment) throw new Error(`order ${orderNo} claimed but not found`);
+  if (payment.requestFingerprint !== requestFingerprint) {
+    throw new AppError('order_conflict', `order_no ${orderNo} was already used with different fields`, { field: 'order_no' });
+  }
+  const deadline = Date.now() + TWIN_WAIT_MS;
+  // result_code stays empty from the claim until a first outcome is recorded.
+  while (payment.status === 'processing' && payment.resultCode === null && Date.now() < deadline) {
+    const flight = inFlight.get(payment.id);
+    if (flight) return flight;
+    await sleep(20);
+    payment = (await findPaymentByOrderNo(deps.database.db, account.id, orderNo))!;
+  }
+  return payment;
+}
+
+export async function resolveCard(deps: Deps, account: AccountRow, source: CardSource): Promise<ResolvedCard> {
+  if (source.kind === 'card') {
+    const { card } = source;
+    return {
+      details: { pan: card.pan, expiryMonth: card.expiryMonth, expiryYear: card.expiryYear, securityCode: card.securityCode },
+      brand: card.brand,
+      fingerprint: deps.vault.fingerprint(card.pan),
+    };
+  }
+  const token = await findToken(deps.database.db, account.id, source.tokenId);
+  if (!token) throw new AppError('unknown_token', 'token_id is not known for this account', { field: 'token_id' });
+  const pan = deps.vault.open({ ciphertext: token.panCiphertext, keyId: token.vaultKeyId }, token.id);
+  return {
+    details: { pan, expiryMonth: token.expiryMonth, expiryYear: token.expiryYear },
+    brand: token.brand,
+    fingerprint: token.fingerprint,
+    tokenId: token.id,
+  };
+}
+
+/** The card columns of a payment row: BIN, last four, length and fingerprint, never the number. */
+export function cardColumns(card: ResolvedCard): Pick<NewPayment, 'cardBrand' | 'cardBin' | 'cardLast4' | 'cardLength' | 'cardFingerprint' | 'tokenId'> {
+  return {
+    cardBrand: card.brand,
+    cardBin: card.details.pan.slice(0, 6),
+    cardLast4: card.details.pan.slice(-4),
+    cardLength: card.details.pan.length,
+    cardFingerprint: card.fingerprint,
+    tokenId: card.tokenId ?? null,
+  };
+}
+
+export interface Decision {
+  readonly context: AuthorisationContext;
+  readonly outcome: AuthorisationDecision;
+}
+
+/** Risk, then the processor: what to record for a claimed card payment. */
+export async function decideCard(deps: Deps, account: AccountRow, order: OrderDetails, card: ResolvedCard, payment: PaymentRow): Promise<Decision> {
+  const risk = await assess(deps, account, order, payment.id, card);
+  const context = {
+    account,
+    paymentId: payment.id,
+    risk,
+    ...(order.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
+  };
+  if (risk.action === 'reject') return { context, outcome: { status: 'refused', code: 'risk_rejected' } };
+  const connector = connectorOf(deps, account);
+  if (!connector) return { context, outcome: { status: 'refused', code: 'processor_error' } };
+  const outcome = await callConnector(deps, connector, {
+    paymentId: payment.id,
+    orderNo: order.orderNo,
+    amount: order.amount,
+    capture: account.captureMode === 'auto' && risk.action === 'accept',
+    card: card.details,
+    requestThreeDS: order.requestThreeDS,
+    ...(order.authentication ? { authentication: order.authentication } : {}),
+    shopper: shopperOf(order),
+  });
+  return { context, outcome };
+}
+
+export function connectorOf(deps: Deps, account: AccountRow): Connector | undefined {
+  const connector = deps.connectors.get(account.connector);
+  if (!connector) deps.log.error({ accountId: account.id, connector: account.connector }, 'no such connector in this mode');
+  return connector;
+}
+
+export function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
+  return {
+    ...(order.shopperEmail ? { email: order.shopperEmail } : {}),
+    ...(order.shopperIp ? { ip: order.shopperIp } : {}),
+    ...(order.billingCountry ? { country: order.billingCountry } : {}),
+  };
+}
+
+/** The processor's answer; no clear answer is `pending`, never success. */
+export async function callConnector(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
+  const result = await connector
+    .authorise(request)
+    .catch((error: unknown) => ({ ok: false as const, error: { kind: 'network' as const, message: String(error) } }));
+  if (result.ok) return result.value;
+  // No clear answer: the charge may or may not exist. Pending until the processor says.
+  deps.log.warn({ paymentId: request.paymentId, connector: connector.name, kind: result.error.kind }, 'authorisation outcome unknown');
+  return { status: 'pending' };
+}
+
+/** The risk decision; without a card (APM) the card rules are skipped. */
+export async function assess(deps: Deps, account: AccountRow, order: OrderDetails, paymentId: string, card?: ResolvedCard): Promise<RiskDecision> {
+  const settings = riskSettingsFor(account.riskSettings);
+  const pan = card?.details.pan;
+  const sandbox = deps.config.mode === 'sandbox';
+  // Test cards keep their meaning under repeated test traffic (decisions §5): no velocity.
+  const countVelocity = !(sandbox && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
+  const db = deps.database.db;
+  const [velocity, hits] = await Promise.all([
+    countVelocity
+      ? velocityCounts(db, {
+          paymentId,
+          since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
+          ...(card ? { card: { fingerprint: card.fingerprint, cap: settings.velocityCard.limit } } : {}),
+          ...(order.shopperEmail ? { email: { value: order.shopperEmail, cap: settings.velocityEmail.limit } } : {}),
+          ...(order.shopperIp ? { ip: { value: order.shopperIp, cap: settings.velocityIp.limit } } : {}),
+        })
+      : Promise.resolve({}),
+    blocklistHits(db, {
+      accountId: account.id,
+      ...(card ? { card: card.fingerprint, bin: card.details.pan.slice(0, 6) } : {}),
+      ...(order.shopperEmail ? { email: order.shopperEmail } : {}),
+      ...(order.shopperIp ? { ip: order.shopperIp } : {}),
+      ...(order.billingCountry ? { country: order.billingCountry } : {}),
+    }),
+  ]);
+  const issuerCountry = pan ? issuerCountryOf(pan.slice(0, 6)) : undefined;
+  const sandboxCard = sandbox && pan ? SANDBOX_RISK_CARDS.get(pan) : undefined;
+  return assessRisk(
+    {
+      amount: order.amount,
+      velocity,
+      blocklistHits: hits,
+      ...(order.billingCountry ? { billingCountry: order.billingCountry } : {}),
+      ...(issuerCountry ? { issuerCountry } : {}),
+      ...(sandboxCard ? { sandboxCard } : {}),
+    },
+    settings,
+  );
+}
+
+function cardToStore(card: ResolvedCard): CardToStore {
+  return {
+    pan: card.details.pan,
+    brand: card.brand,
+    expiryMonth: card.details.expiryMonth,
+    expiryYear: card.details.expiryYear,
+    fingerprint: card.fingerprint,
+  };
+}
