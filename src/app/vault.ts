@@ -16,6 +16,7 @@ export class Vault {
   readonly #keys: ReadonlyMap<string, Buffer>;
   readonly #active: VaultKey;
   readonly #fingerprintKey: Buffer;
+  readonly #macKeys = new Map<string, Buffer>();
 
   constructor(keys: readonly VaultKey[], fingerprintKey?: Buffer) {
     const usable = keys.length > 0 ? keys : [SANDBOX_KEY];
@@ -55,5 +56,18 @@ export class Vault {
   /** A keyed, stable digest for matching equal values (same card, same request) without storing them. */
   fingerprint(value: string): string {
     return createHmac('sha256', this.#fingerprintKey).update(value, 'utf8').digest('base64url');
+  }
+
+  /**
+   * A MAC for values the gateway hands out and later checks itself (the hosted page's signInfo),
+   * keyed per purpose from the fingerprint key, so a MAC made for one purpose never passes for another.
+   */
+  mac(purpose: string, message: string): string {
+    let key = this.#macKeys.get(purpose);
+    if (!key) {
+      key = Buffer.from(hkdfSync('sha256', this.#fingerprintKey, Buffer.alloc(0), `acquiro mac ${purpose}`, 32));
+      this.#macKeys.set(purpose, key);
+    }
+    return createHmac('sha256', key).update(message, 'utf8').digest('base64url');
   }
 }

@@ -96,6 +96,8 @@ export const payments = pgTable('payments', {
   threedsResult: text('threeds_result'),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
+  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const ledgerEntries = pgTable('ledger_entries', {
@@ -132,3 +134,16 @@ export const riskBlocklist = pgTable('risk_blocklist', {
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
+
+// Hosted payment page sessions (0005_checkout.sql).
+export const checkoutSessions = pgTable('checkout_sessions', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  paymentId: text('payment_id').notNull(),
+  handoffExpiresAt: timestamp('handoff_expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+  handedOffAt: timestamp('handed_off_at', { withTimezone: true, mode: 'date' }),
+  attempts: integer('attempts').notNull().default(0),
+  lastResultCode: text('last_result_code'),
+  createdAt: createdAt(),
+});
+export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;

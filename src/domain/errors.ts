@@ -19,6 +19,7 @@ export const CODES = {
   authentication_required: { code: '1001', message: '3-D Secure authentication required' },
   redirect_required: { code: '1002', message: 'Redirect the shopper to issuer_url' },
   review_pending: { code: '1003', message: 'Held for review' },
+  awaiting_shopper: { code: '1004', message: 'Awaiting the shopper on the hosted payment page' },
 
   declined: { code: '2001', message: 'Declined' },
   insufficient_funds: { code: '2002', message: 'Declined: insufficient funds' },
@@ -47,6 +48,7 @@ export const CODES = {
   forbidden_markup: { code: '4013', message: 'DOCTYPE and entities are not accepted', http: 400 },
   duplicate_key: { code: '4014', message: 'Duplicate key in JSON body', http: 400 },
   unsupported_payment_method: { code: '4015', message: 'Unsupported payment_method', http: 400 },
+  method_unavailable: { code: '4016', message: 'payment_method not available for this order', http: 400 },
   invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
   ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
   account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },

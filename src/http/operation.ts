@@ -13,6 +13,11 @@ export interface Operation {
   readonly format: 'xml' | 'json';
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */
   errorAnswer(body: Record<string, unknown>, error: AppError): Record<string, unknown>;
+  /**
+   * A body the shopper's browser posts to the same path (the hosted page's hand-off): served
+   * without the merchant's signature; the route checks the body's own credential instead.
+   */
+  readonly shopperPost?: (body: Record<string, unknown>) => boolean;
 }
 
 export interface Signing {

@@ -5,7 +5,9 @@ import type { Deps } from '../app/context.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
+import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
+import { checkoutRoutes } from './routes/checkout.ts';
 import { healthRoutes } from './routes/health.ts';
 
 export interface Server {
@@ -35,5 +37,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
 
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
+  checkoutRoutes(app, deps, directory);
+  assetRoutes(app);
   return { app, directory };
 }

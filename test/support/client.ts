@@ -41,7 +41,7 @@ export function encode(body: Record<string, unknown>, format: Format): { payload
 
 export function readAnswer(raw: string, secret: string): { body: Record<string, any>; signed: boolean } {
   const text = raw.trimStart();
-  if (text.startsWith('<')) {
+  if (text.startsWith('<') && !/^<!doctype html/i.test(text)) {
     const document = xmlAnswer.parse(text) as Record<string, unknown>;
     const body = (document.respon ?? {}) as Record<string, any>;
     for (const list of ANSWER_LISTS) if (body[list] === '') body[list] = [];

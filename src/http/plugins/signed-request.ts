@@ -43,7 +43,8 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
   const limiter = new RateLimiter();
   app.decorateRequest('signing', null);
   app.addHook('preValidation', async (request) => {
-    if (!operationOf(request)) return;
+    const operation = operationOf(request);
+    if (!operation || operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
     await verify(request, options.directory);
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;

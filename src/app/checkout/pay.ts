@@ -1,0 +1,90 @@
+// The hosted page's card form, posted: check what the shopper typed → claim the attempt (the
+// payment moves from waiting to processing, so a second submit finds it taken) → the same risk
+// and processor steps as a direct payment → settle the attempt. The card lives only in memory:
+// the row keeps its BIN, last four and fingerprint, as for /v1/authorise.
+import { checkCard, isCardProblem, type CheckedCard } from '../../domain/card.ts';
+import { accountById, countAttempt, lockPaymentById } from '../../db/repositories/checkout.ts';
+import { updatePayment } from '../../db/repositories/payments.ts';
+import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+import { cardColumns, decideCard, resolveCard } from '../authorise/steps.ts';
+import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { orderOf, settleAttempt } from './attempt.ts';
+
+export type CardField = 'holder' | 'number' | 'expiry' | 'cvc';
+/** Why a field was refused; `cvc3`/`cvc4` say how many digits the card's code has. */
+export type FieldProblem = 'holder' | 'number' | 'expiry' | 'expired' | 'cvc3' | 'cvc4';
+
+export type PayResult =
+  | { readonly kind: 'invalid'; readonly problems: Partial<Record<CardField, FieldProblem>> }
+  | { readonly kind: 'settled'; readonly payment: PaymentRow }
+  /** Not waiting for a card (another submit is in flight, or the payment has its outcome). */
+  | { readonly kind: 'taken'; readonly payment: PaymentRow };
+
+export interface CardForm {
+  readonly holder_name?: unknown;
+  readonly card_number?: unknown;
+  readonly expiry?: unknown;
+  readonly security_code?: unknown;
+}
+
+export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form: CardForm): Promise<PayResult> {
+  const now = deps.clock.now();
+  const checked = checkForm(form, now);
+  if ('problems' in checked) return { kind: 'invalid', problems: checked.problems };
+
+  const account = await accountById(deps.database.db, session.accountId);
+  if (!account) throw new Error(`account ${session.accountId} not found`);
+  const resolved = await resolveCard(deps, account, { kind: 'card', card: checked.card });
+  const card = { ...resolved, details: { ...resolved.details, holderName: checked.holderName } };
+
+  const claim = await deps.database.db.transaction(async (tx): Promise<{ state: 'taken' | 'expired' | 'claimed'; payment: PaymentRow }> => {
+    const payment = await lockPaymentById(tx, session.paymentId);
+    if (!payment) throw new Error(`payment ${session.paymentId} of session ${session.id} not found`);
+    if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
+    if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
+    await countAttempt(tx, session.id);
+    return { state: 'claimed', payment: await updatePayment(tx, payment.id, { status: 'processing', ...cardColumns(card) }) };
+  });
+  if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
+  if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };
+
+  const { context, outcome } = await decideCard(deps, account, orderOf(claim.payment, now), card, claim.payment);
+  return { kind: 'settled', payment: await settleAttempt(deps, session.id, context, outcome) };
+}
+
+/** The shopper cancelled, or let the page expire: the payment fails as abandoned (2009). */
+export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentRow> {
+  const account = await accountById(deps.database.db, payment.accountId);
+  if (!account) throw new Error(`account ${payment.accountId} not found`);
+  return recordAuthorisation(
+    deps,
+    { account, paymentId: payment.id, onlyFrom: ['requires_redirect'] },
+    { status: 'declined', reason: 'abandoned' },
+  );
+}
+
+function checkForm(form: CardForm, now: Date): { card: CheckedCard; holderName: string } | { problems: Partial<Record<CardField, FieldProblem>> } {
+  const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+  const problems: Partial<Record<CardField, FieldProblem>> = {};
+  const holderName = text(form.holder_name).replace(/\s+/g, ' ');
+  if (holderName.length === 0 || holderName.length > 64 || /\d{6}/.test(holderName)) problems.holder = 'holder';
+  const expiry = /^(\d{1,2})\s*\/?\s*(\d{2}|\d{4})$/.exec(text(form.expiry));
+  const checked = checkCard(
+    {
+      number: text(form.card_number),
+      expiryMonth: expiry?.[1] ?? '',
+      expiryYear: expiry ? (expiry[2]!.length === 2 ? `20${expiry[2]}` : expiry[2]!) : '',
+      securityCode: text(form.security_code),
+    },
+    now,
+  );
+  if (isCardProblem(checked)) {
+    if (checked.field === 'card') problems.number = 'number';
+    // The card checks say, in their detail, how many digits the code has and whether the date is past.
+    else if (checked.field === 'security_code') problems.cvc = /\b4 digits\b/.test(checked.detail) ? 'cvc4' : 'cvc3';
+    else problems.expiry = /expired/.test(checked.detail) ? 'expired' : 'expiry';
+  }
+  if (isCardProblem(checked) || Object.keys(problems).length > 0) return { problems };
+  return { card: checked, holderName };
+}

@@ -1,0 +1,104 @@
+// Hosted payment page sessions, and the lookups of the shopper's pages, which know a payment by
+// its transaction id alone (the sandbox ACS and issuer pages) or a session by its id.
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { Executor } from '../client.ts';
+import { accounts, checkoutSessions, merchants, payments, type AccountRow, type CheckoutSessionRow, type PaymentRow } from '../schema.ts';
+import type { NewPayment } from './payments.ts';
+
+export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
+
+export async function insertSession(tx: Executor, row: NewCheckoutSession): Promise<CheckoutSessionRow> {
+  const [inserted] = await tx.insert(checkoutSessions).values(row).returning();
+  return inserted!;
+}
+
+export async function findSession(db: Executor, id: string): Promise<CheckoutSessionRow | null> {
+  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.id, id));
+  return row ?? null;
+}
+
+export async function findSessionOfPayment(db: Executor, paymentId: string): Promise<CheckoutSessionRow | null> {
+  const [row] = await db.select().from(checkoutSessions).where(eq(checkoutSessions.paymentId, paymentId));
+  return row ?? null;
+}
+
+export async function lockSession(tx: Executor, id: string): Promise<CheckoutSessionRow | null> {
+  const [row] = await tx.select().from(checkoutSessions).where(eq(checkoutSessions.id, id)).for('update');
+  return row ?? null;
+}
+
+/** The first hand-off of a session, at most once: null when it was handed off already. */
+export async function markHandedOff(db: Executor, id: string, at: Date): Promise<CheckoutSessionRow | null> {
+  const [row] = await db
+    .update(checkoutSessions)
+    .set({ handedOffAt: at })
+    .where(and(eq(checkoutSessions.id, id), isNull(checkoutSessions.handedOffAt)))
+    .returning();
+  return row ?? null;
+}
+
+export async function updateSession(tx: Executor, id: string, changes: Partial<NewCheckoutSession>): Promise<CheckoutSessionRow> {
+  const [row] = await tx.update(checkoutSessions).set(changes).where(eq(checkoutSessions.id, id)).returning();
+  return row!;
+}
+
+export async function countAttempt(tx: Executor, id: string): Promise<void> {
+  await tx.update(checkoutSessions).set({ attempts: sql`${checkoutSessions.attempts} + 1` }).where(eq(checkoutSessions.id, id));
+}
+
+/** A payment by its transaction id, whatever the account: for pages that are given only that id. */
+export async function paymentById(db: Executor, id: string): Promise<PaymentRow | null> {
+  const [row] = await db.select().from(payments).where(eq(payments.id, id));
+  return row ?? null;
+}
+
+export async function lockPaymentById(tx: Executor, id: string): Promise<PaymentRow | null> {
+  const [row] = await tx.select().from(payments).where(eq(payments.id, id)).for('update');
+  return row ?? null;
+}
+
+/**
+ * Moves a payment to `status` with `changes` if it is still in one of `from`: the compare-and-set
+ * that lets one card attempt through and turns a double submit away. Null when it was not.
+ */
+export async function movePayment(
+  tx: Executor,
+  id: string,
+  from: readonly string[],
+  changes: Partial<NewPayment> & { status: string },
+): Promise<PaymentRow | null> {
+  const [row] = await tx
+    .update(payments)
+    .set({ ...changes, updatedAt: sql`now()` })
+    .where(and(eq(payments.id, id), inArray(payments.status, [...from])))
+    .returning();
+  return row ?? null;
+}
+
+export async function accountById(db: Executor, id: string): Promise<AccountRow | null> {
+  const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
+  return row ?? null;
+}
+
+export async function merchantName(db: Executor, merchantId: string): Promise<string> {
+  const [row] = await db.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
+  return row?.name ?? merchantId;
+}
+
+/**
+ * Payments the shopper left: waiting at a hosted or issuer page past their deadline, or in a
+ * 3-D Secure challenge begun before `challengeBefore`. Oldest first.
+ */
+export async function abandonedPayments(db: Executor, now: Date, challengeBefore: Date, limit: number): Promise<PaymentRow[]> {
+  return db
+    .select()
+    .from(payments)
+    .where(
+      or(
+        and(eq(payments.status, 'requires_redirect'), lt(payments.expiresAt, now)),
+        and(eq(payments.status, 'requires_authentication'), lt(payments.updatedAt, challengeBefore)),
+      ),
+    )
+    .orderBy(payments.updatedAt)
+    .limit(limit);
+}

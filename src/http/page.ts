@@ -1,0 +1,33 @@
+// Answers of the shopper-facing routes: a rendered page with its security headers, or a 303 to
+// the next page. A shopper's page never answers in the merchants' XML or JSON.
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../app/context.ts';
+import { pickLanguage } from '../web/i18n.ts';
+import type { Page } from '../web/layout.ts';
+import { messagePage } from '../web/pages/message.ts';
+
+export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
+  return reply.code(page.status).headers(page.headers).send(page.body);
+}
+
+/** See other: after a POST the browser GETs the next page, so a reload never posts twice. */
+export function redirect(reply: FastifyReply, url: string): FastifyReply {
+  return reply.code(303).header('location', url).header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send();
+}
+
+/** The shopper's languages, best first: the request's browser_lang and default_lang, then the browser's own. */
+export function languageOf(request: FastifyRequest, stored: Readonly<Record<string, unknown>> = {}) {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return pickLanguage([text(stored.browser_lang), text(stored.default_lang), request.headers['accept-language']]);
+}
+
+/** Route-level error handler of page routes: a fault is a page too, and its detail goes to the log only. */
+export function pageErrorHandler(deps: Deps) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    request.log.error({ err: error }, 'page failed');
+    return sendPage(
+      reply,
+      messagePage({ baseUrl: deps.config.baseUrl, lang: languageOf(request).lang, status: 500, title: 'errorTitle', text: 'errorText' }),
+    );
+  };
+}

@@ -1,0 +1,150 @@
+// POST /v1/checkout, the redirect / iFrame payment: the merchant's signed request is answered
+// with the hand-off page; the shopper's browser posts that page back (signInfo, no merchant
+// signature) and lands on the hosted payment page, /checkout/:session/:token.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AccountDirectory } from '../../app/accounts/directory.ts';
+import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
+import { handOffFields } from '../../app/checkout/handoff.ts';
+import { hostedPageState, type HostedOrder } from '../../app/checkout/page-state.ts';
+import { abandon, payWithCard, type PayResult } from '../../app/checkout/pay.ts';
+import { frameAncestors } from '../../app/checkout/request.ts';
+import { createCheckout, openHandOff, pageUrlOf, sessionOfPage, signInfoOf } from '../../app/checkout/session.ts';
+import type { Deps } from '../../app/context.ts';
+import { merchantName, paymentById } from '../../db/repositories/checkout.ts';
+import type { CheckoutSessionRow } from '../../db/schema.ts';
+import { handOffPage } from '../../web/pages/handoff.ts';
+import { hostedPage } from '../../web/pages/hosted.ts';
+import { messagePage } from '../../web/pages/message.ts';
+import { originOf } from '../../web/security.ts';
+import { paymentRefusal } from '../encoders/payment.ts';
+import type { Operation } from '../operation.ts';
+import { signingOf } from '../operation.ts';
+import { languageOf, pageErrorHandler, redirect, sendPage } from '../page.ts';
+
+export const checkoutOperation: Operation = {
+  name: 'checkout',
+  lists: PAYMENT_LISTS,
+  // Refusals before the hand-off page are answered like /v1/authorise's: XML respon with result_info.
+  format: 'xml',
+  errorAnswer: paymentRefusal,
+  shopperPost: (body) => typeof body.signInfo === 'string',
+};
+
+interface PageParams {
+  readonly session: string;
+  readonly token: string;
+}
+
+export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: AccountDirectory): void {
+  const { baseUrl } = deps.config;
+  const sandbox = deps.config.mode === 'sandbox';
+
+  app.post('/v1/checkout', { config: { operation: checkoutOperation } }, async (request, reply) => {
+    const body = request.body as Record<string, unknown>;
+    if (checkoutOperation.shopperPost!(body)) return handOff(request, body);
+    const { account } = signingOf(request);
+    const { session, payment } = await createCheckout(deps, account, body);
+    const fields = handOffFields({
+      account,
+      merchantName: await merchantName(deps.database.db, account.merchantId),
+      session,
+      body,
+      signInfo: signInfoOf(deps, session),
+      sourceIp: request.ip,
+    });
+    const page = handOffPage({
+      baseUrl,
+      lang: languageOf(request, payment.request).lang,
+      fields,
+      frameAncestors: frameAncestors(account, payment.request.storefront_domains as string | undefined),
+    });
+    return sendPage(reply, page);
+
+    async function handOff(request: FastifyRequest, posted: Record<string, unknown>) {
+      const opened = await openHandOff(deps, posted.signInfo as string);
+      if (opened.ok) return redirect(reply, pageUrlOf(deps, opened.session));
+      request.log.info({ reason: opened.reason }, 'hand-off refused');
+      const lang = languageOf(request, posted).lang;
+      const [status, title, text] = (
+        {
+          forged: [403, 'forgedTitle', 'forgedText'],
+          expired: [410, 'expiredTitle', 'expiredText'],
+          replayed: [409, 'replayTitle', 'replayText'],
+        } as const
+      )[opened.reason];
+      return sendPage(reply, messagePage({ baseUrl, lang, status, title, text, sandbox }));
+    }
+  });
+
+  const pageRoute = { errorHandler: pageErrorHandler(deps) };
+
+  app.get<{ Params: PageParams }>('/checkout/:session/:token', pageRoute, async (request, reply) => {
+    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    if (!session) return sendPage(reply, notFound(request));
+    return show(request, session, reply);
+  });
+
+  app.post<{ Params: PageParams }>('/checkout/:session/:token/pay', pageRoute, async (request, reply) => {
+    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    if (!session) return sendPage(reply, notFound(request));
+    const result: PayResult = await payWithCard(deps, session, (request.body ?? {}) as Record<string, unknown>);
+    if (result.kind === 'invalid') return show(request, session, reply, result.problems);
+    return redirect(reply, pageUrlOf(deps, session));
+  });
+
+  app.post<{ Params: PageParams }>('/checkout/:session/:token/cancel', pageRoute, async (request, reply) => {
+    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    if (!session) return sendPage(reply, notFound(request));
+    const payment = await paymentById(deps.database.db, session.paymentId);
+    if (payment?.status === 'requires_redirect') await abandon(deps, payment);
+    return redirect(reply, pageUrlOf(deps, session));
+  });
+
+  function notFound(request: FastifyRequest) {
+    return messagePage({ baseUrl, lang: languageOf(request).lang, status: 404, title: 'notFoundTitle', text: 'notFoundText', sandbox });
+  }
+
+  async function show(
+    request: FastifyRequest,
+    session: CheckoutSessionRow,
+    reply: Parameters<typeof sendPage>[0],
+    problems?: Extract<PayResult, { kind: 'invalid' }>['problems'],
+  ) {
+    const state = await hostedPageState(deps, directory, session);
+    if (state.kind === 'authenticate') return redirect(reply, state.url);
+    const order: HostedOrder = state.order;
+    const language = languageOf(request, order.request);
+    const common = { baseUrl, lang: language.lang, merchantName: order.merchantName, frameAncestors: order.frameAncestors, sandbox };
+    if (state.kind === 'return') {
+      if (state.url) return redirect(reply, state.url);
+      return sendPage(reply, messagePage({ ...common, status: 200, title: 'doneTitle', text: 'doneText' }));
+    }
+    if (state.kind === 'expired') {
+      return sendPage(reply, messagePage({ ...common, status: 410, title: 'expiredTitle', text: 'expiredText', ...(state.url ? { returnUrl: state.url } : {}) }));
+    }
+    if (state.kind === 'processing') {
+      return sendPage(reply, messagePage({ ...common, status: 200, title: 'processingTitle', text: 'processingText', refreshSeconds: 2 }));
+    }
+    const pageUrl = pageUrlOf(deps, session);
+    const returnOrigins = [...originOf(order.request.return_url as string | undefined), ...originOf(order.request.cancel_url as string | undefined)];
+    return sendPage(
+      reply,
+      hostedPage({
+        baseUrl,
+        language,
+        sandbox,
+        merchantName: order.merchantName,
+        orderNo: order.payment.orderNo,
+        total: order.total,
+        lines: order.lines,
+        breakdown: order.breakdown,
+        payUrl: `${pageUrl}/pay`,
+        cancelUrl: `${pageUrl}/cancel`,
+        frameAncestors: order.frameAncestors,
+        formTargets: returnOrigins,
+        ...(state.lastResultCode ? { refusal: { code: state.lastResultCode, attemptsLeft: state.attemptsLeft } } : {}),
+        ...(problems ? { problems, status: 400 } : {}),
+      }),
+    );
+  }
+}

@@ -1,0 +1,340 @@
+// What the shopper reads, in English, Spanish, Portuguese and (simplified) Chinese. A page picks
+// its language from the request's browser_lang, then default_lang, then the browser's
+// Accept-Language, then English. `{name}` placeholders are filled by fill().
+
+export const LANGUAGES = ['en', 'es', 'pt', 'zh'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+
+/** Locale for numbers and money when the request names only the language. */
+const DEFAULT_LOCALE: Record<Lang, string> = { en: 'en-US', es: 'es-ES', pt: 'pt-BR', zh: 'zh-CN' };
+
+export interface Messages {
+  readonly handoffTitle: string;
+  readonly handoffHeading: string;
+  readonly handoffHint: string;
+  readonly continue: string;
+  readonly payTitle: string;
+  readonly summaryHeading: string;
+  readonly orderLabel: string;
+  readonly quantity: string;
+  readonly subtotal: string;
+  readonly shipping: string;
+  readonly tax: string;
+  readonly discount: string;
+  readonly total: string;
+  readonly cardHeading: string;
+  readonly holderLabel: string;
+  readonly numberLabel: string;
+  readonly expiryLabel: string;
+  readonly expiryHint: string;
+  readonly cvcLabel: string;
+  readonly cvcHint: string;
+  readonly payButton: string;
+  readonly paying: string;
+  readonly cancel: string;
+  readonly secureNote: string;
+  readonly sandboxBanner: string;
+  readonly errSummary: string;
+  readonly errHolder: string;
+  readonly errNumber: string;
+  readonly errExpiry: string;
+  readonly errExpired: string;
+  readonly errCvc: string;
+  readonly declGeneric: string;
+  readonly declFunds: string;
+  readonly declExpired: string;
+  readonly declCvc: string;
+  readonly declAuth: string;
+  readonly declProcessing: string;
+  readonly attemptsLeft: string;
+  readonly processingTitle: string;
+  readonly processingText: string;
+  readonly refresh: string;
+  readonly expiredTitle: string;
+  readonly expiredText: string;
+  readonly notFoundTitle: string;
+  readonly notFoundText: string;
+  readonly replayTitle: string;
+  readonly replayText: string;
+  readonly forgedTitle: string;
+  readonly forgedText: string;
+  readonly returnButton: string;
+  readonly doneTitle: string;
+  readonly doneText: string;
+  readonly errorTitle: string;
+  readonly errorText: string;
+}
+
+const en: Messages = {
+  handoffTitle: 'Loading payment page…',
+  handoffHeading: 'Taking you to the secure payment page',
+  handoffHint: 'If nothing happens, select Continue.',
+  continue: 'Continue',
+  payTitle: 'Payment to {merchant}',
+  summaryHeading: 'Order summary',
+  orderLabel: 'Order',
+  quantity: 'Qty {n}',
+  subtotal: 'Subtotal',
+  shipping: 'Shipping',
+  tax: 'Tax',
+  discount: 'Discount',
+  total: 'Total',
+  cardHeading: 'Pay by card',
+  holderLabel: 'Name on card',
+  numberLabel: 'Card number',
+  expiryLabel: 'Expiry date',
+  expiryHint: 'MM / YY',
+  cvcLabel: 'Security code',
+  cvcHint: '3 digits on the back; 4 on the front for American Express',
+  payButton: 'Pay {amount}',
+  paying: 'Processing…',
+  cancel: 'Cancel and return to the store',
+  secureNote: 'Your card details go encrypted to the payment gateway, never to the store.',
+  sandboxBanner: 'Sandbox: test cards only, no real money moves.',
+  errSummary: 'Please correct the fields marked below.',
+  errHolder: 'Enter the name as it appears on the card.',
+  errNumber: 'Enter a valid card number.',
+  errExpiry: 'Enter the expiry date as MM / YY.',
+  errExpired: 'This card has expired.',
+  errCvc: 'Enter the {n}-digit security code.',
+  declGeneric: 'Your card was declined. Try another card or contact your bank.',
+  declFunds: 'The card has insufficient funds. Try another card.',
+  declExpired: 'Your bank reports this card as expired. Try another card.',
+  declCvc: 'The security code is incorrect. Check it and try again.',
+  declAuth: 'Your bank could not verify the card (3-D Secure). Try again or use another card.',
+  declProcessing: 'The payment could not be processed. Please try again.',
+  attemptsLeft: 'Attempts left: {n}',
+  processingTitle: 'Processing your payment',
+  processingText: 'This takes a few seconds. The page refreshes by itself.',
+  refresh: 'Refresh',
+  expiredTitle: 'This payment page has expired',
+  expiredText: 'Return to the store to start again.',
+  notFoundTitle: 'Payment page not found',
+  notFoundText: 'The link is incomplete or no longer valid.',
+  replayTitle: 'This payment page was already opened',
+  replayText: 'It can be opened only once. If you closed it, return to the store and start again.',
+  forgedTitle: 'This payment link is not valid',
+  forgedText: 'Return to the store and start again.',
+  returnButton: 'Return to the store',
+  doneTitle: 'Verification finished',
+  doneText: 'You can close this window and return to the store.',
+  errorTitle: 'Something went wrong',
+  errorText: 'Nothing was charged. Please try again in a moment.',
+};
+
+const es: Messages = {
+  handoffTitle: 'Cargando la página de pago…',
+  handoffHeading: 'Le llevamos a la página de pago segura',
+  handoffHint: 'Si no ocurre nada, seleccione Continuar.',
+  continue: 'Continuar',
+  payTitle: 'Pago a {merchant}',
+  summaryHeading: 'Resumen del pedido',
+  orderLabel: 'Pedido',
+  quantity: 'Cant. {n}',
+  subtotal: 'Subtotal',
+  shipping: 'Envío',
+  tax: 'Impuestos',
+  discount: 'Descuento',
+  total: 'Total',
+  cardHeading: 'Pagar con tarjeta',
+  holderLabel: 'Nombre en la tarjeta',
+  numberLabel: 'Número de tarjeta',
+  expiryLabel: 'Fecha de caducidad',
+  expiryHint: 'MM / AA',
+  cvcLabel: 'Código de seguridad',
+  cvcHint: '3 dígitos en el reverso; 4 en el anverso para American Express',
+  payButton: 'Pagar {amount}',
+  paying: 'Procesando…',
+  cancel: 'Cancelar y volver a la tienda',
+  secureNote: 'Los datos de su tarjeta viajan cifrados a la pasarela de pago, nunca a la tienda.',
+  sandboxBanner: 'Entorno de pruebas: solo tarjetas de prueba, no se mueve dinero real.',
+  errSummary: 'Corrija los campos señalados.',
+  errHolder: 'Introduzca el nombre tal como figura en la tarjeta.',
+  errNumber: 'Introduzca un número de tarjeta válido.',
+  errExpiry: 'Introduzca la fecha de caducidad como MM / AA.',
+  errExpired: 'Esta tarjeta ha caducado.',
+  errCvc: 'Introduzca el código de seguridad de {n} dígitos.',
+  declGeneric: 'Su tarjeta ha sido rechazada. Pruebe con otra tarjeta o contacte con su banco.',
+  declFunds: 'La tarjeta no tiene saldo suficiente. Pruebe con otra tarjeta.',
+  declExpired: 'Su banco indica que esta tarjeta ha caducado. Pruebe con otra tarjeta.',
+  declCvc: 'El código de seguridad no es correcto. Compruébelo e inténtelo de nuevo.',
+  declAuth: 'Su banco no ha podido verificar la tarjeta (3-D Secure). Inténtelo de nuevo o use otra tarjeta.',
+  declProcessing: 'No se ha podido procesar el pago. Inténtelo de nuevo.',
+  attemptsLeft: 'Intentos restantes: {n}',
+  processingTitle: 'Procesando su pago',
+  processingText: 'Tardará unos segundos. La página se actualizará sola.',
+  refresh: 'Actualizar',
+  expiredTitle: 'Esta página de pago ha caducado',
+  expiredText: 'Vuelva a la tienda para empezar de nuevo.',
+  notFoundTitle: 'Página de pago no encontrada',
+  notFoundText: 'El enlace está incompleto o ya no es válido.',
+  replayTitle: 'Esta página de pago ya se abrió',
+  replayText: 'Solo se puede abrir una vez. Si la cerró, vuelva a la tienda y empiece de nuevo.',
+  forgedTitle: 'Este enlace de pago no es válido',
+  forgedText: 'Vuelva a la tienda y empiece de nuevo.',
+  returnButton: 'Volver a la tienda',
+  doneTitle: 'Verificación terminada',
+  doneText: 'Puede cerrar esta ventana y volver a la tienda.',
+  errorTitle: 'Algo ha fallado',
+  errorText: 'No se ha cobrado nada. Inténtelo de nuevo en un momento.',
+};
+
+const pt: Messages = {
+  handoffTitle: 'Carregando a página de pagamento…',
+  handoffHeading: 'Levando você à página de pagamento segura',
+  handoffHint: 'Se nada acontecer, selecione Continuar.',
+  continue: 'Continuar',
+  payTitle: 'Pagamento para {merchant}',
+  summaryHeading: 'Resumo do pedido',
+  orderLabel: 'Pedido',
+  quantity: 'Qtd. {n}',
+  subtotal: 'Subtotal',
+  shipping: 'Frete',
+  tax: 'Impostos',
+  discount: 'Desconto',
+  total: 'Total',
+  cardHeading: 'Pagar com cartão',
+  holderLabel: 'Nome no cartão',
+  numberLabel: 'Número do cartão',
+  expiryLabel: 'Validade',
+  expiryHint: 'MM / AA',
+  cvcLabel: 'Código de segurança',
+  cvcHint: '3 dígitos no verso; 4 na frente para American Express',
+  payButton: 'Pagar {amount}',
+  paying: 'Processando…',
+  cancel: 'Cancelar e voltar à loja',
+  secureNote: 'Os dados do seu cartão vão criptografados para o gateway de pagamento, nunca para a loja.',
+  sandboxBanner: 'Sandbox: apenas cartões de teste, nenhum dinheiro real é movimentado.',
+  errSummary: 'Corrija os campos indicados.',
+  errHolder: 'Informe o nome como aparece no cartão.',
+  errNumber: 'Informe um número de cartão válido.',
+  errExpiry: 'Informe a validade como MM / AA.',
+  errExpired: 'Este cartão está vencido.',
+  errCvc: 'Informe o código de segurança de {n} dígitos.',
+  declGeneric: 'Seu cartão foi recusado. Tente outro cartão ou fale com seu banco.',
+  declFunds: 'O cartão não tem saldo suficiente. Tente outro cartão.',
+  declExpired: 'Seu banco informa que este cartão está vencido. Tente outro cartão.',
+  declCvc: 'O código de segurança está incorreto. Confira e tente novamente.',
+  declAuth: 'Seu banco não conseguiu verificar o cartão (3-D Secure). Tente novamente ou use outro cartão.',
+  declProcessing: 'Não foi possível processar o pagamento. Tente novamente.',
+  attemptsLeft: 'Tentativas restantes: {n}',
+  processingTitle: 'Processando seu pagamento',
+  processingText: 'Isso leva alguns segundos. A página se atualiza sozinha.',
+  refresh: 'Atualizar',
+  expiredTitle: 'Esta página de pagamento expirou',
+  expiredText: 'Volte à loja para começar de novo.',
+  notFoundTitle: 'Página de pagamento não encontrada',
+  notFoundText: 'O link está incompleto ou não é mais válido.',
+  replayTitle: 'Esta página de pagamento já foi aberta',
+  replayText: 'Ela só pode ser aberta uma vez. Se você a fechou, volte à loja e comece de novo.',
+  forgedTitle: 'Este link de pagamento não é válido',
+  forgedText: 'Volte à loja e comece de novo.',
+  returnButton: 'Voltar à loja',
+  doneTitle: 'Verificação concluída',
+  doneText: 'Você pode fechar esta janela e voltar à loja.',
+  errorTitle: 'Algo deu errado',
+  errorText: 'Nada foi cobrado. Tente novamente em instantes.',
+};
+
+const zh: Messages = {
+  handoffTitle: '正在加载支付页面…',
+  handoffHeading: '正在为您打开安全支付页面',
+  handoffHint: '如果页面没有跳转，请点击“继续”。',
+  continue: '继续',
+  payTitle: '向 {merchant} 付款',
+  summaryHeading: '订单摘要',
+  orderLabel: '订单',
+  quantity: '数量 {n}',
+  subtotal: '小计',
+  shipping: '运费',
+  tax: '税费',
+  discount: '折扣',
+  total: '合计',
+  cardHeading: '银行卡支付',
+  holderLabel: '持卡人姓名',
+  numberLabel: '卡号',
+  expiryLabel: '有效期',
+  expiryHint: 'MM / YY',
+  cvcLabel: '安全码',
+  cvcHint: '卡背面 3 位数字；American Express 为卡正面 4 位数字',
+  payButton: '支付 {amount}',
+  paying: '处理中…',
+  cancel: '取消并返回商店',
+  secureNote: '您的卡信息加密发送至支付网关，不会发送给商店。',
+  sandboxBanner: '沙盒环境：仅限测试卡，不会产生真实资金流动。',
+  errSummary: '请更正下方标出的字段。',
+  errHolder: '请输入卡面上的姓名。',
+  errNumber: '请输入有效的卡号。',
+  errExpiry: '请按 MM / YY 格式输入有效期。',
+  errExpired: '此卡已过期。',
+  errCvc: '请输入 {n} 位安全码。',
+  declGeneric: '您的卡被拒绝。请换一张卡或联系发卡银行。',
+  declFunds: '卡内余额不足。请换一张卡。',
+  declExpired: '发卡银行显示此卡已过期。请换一张卡。',
+  declCvc: '安全码不正确。请检查后重试。',
+  declAuth: '发卡银行未能验证此卡（3-D Secure）。请重试或换一张卡。',
+  declProcessing: '支付未能处理。请重试。',
+  attemptsLeft: '剩余尝试次数：{n}',
+  processingTitle: '正在处理您的付款',
+  processingText: '需要几秒钟，页面会自动刷新。',
+  refresh: '刷新',
+  expiredTitle: '此支付页面已过期',
+  expiredText: '请返回商店重新开始。',
+  notFoundTitle: '未找到支付页面',
+  notFoundText: '链接不完整或已失效。',
+  replayTitle: '此支付页面已被打开过',
+  replayText: '它只能打开一次。如果您已关闭，请返回商店重新开始。',
+  forgedTitle: '此支付链接无效',
+  forgedText: '请返回商店重新开始。',
+  returnButton: '返回商店',
+  doneTitle: '验证已完成',
+  doneText: '您可以关闭此窗口并返回商店。',
+  errorTitle: '出现问题',
+  errorText: '未产生任何扣款。请稍后重试。',
+};
+
+const MESSAGES: Record<Lang, Messages> = { en, es, pt, zh };
+
+export function messages(lang: Lang): Messages {
+  return MESSAGES[lang];
+}
+
+/** Replaces `{name}` placeholders. */
+export function fill(text: string, values: Readonly<Record<string, string | number>>): string {
+  return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
+}
+
+export interface Language {
+  readonly lang: Lang;
+  /** BCP 47 locale for numbers and money: the request's own tag when it is of this language. */
+  readonly locale: string;
+}
+
+/** The first candidate tag (en-US, pt_BR, zh-Hans-CN…) whose language we have; English otherwise. */
+export function pickLanguage(candidates: readonly (string | undefined)[]): Language {
+  for (const candidate of candidates) {
+    for (const tag of (candidate ?? '').split(',')) {
+      const clean = tag.split(';')[0]!.trim().replace(/_/g, '-');
+      const lang = clean.slice(0, 2).toLowerCase() as Lang;
+      if (!LANGUAGES.includes(lang) || (clean.length > 2 && clean[2] !== '-')) continue;
+      return { lang, locale: localeFor(lang, clean) };
+    }
+  }
+  return { lang: 'en', locale: DEFAULT_LOCALE.en };
+}
+
+function localeFor(lang: Lang, tag: string): string {
+  if (tag.length <= 2) return DEFAULT_LOCALE[lang];
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? DEFAULT_LOCALE[lang];
+  } catch {
+    return DEFAULT_LOCALE[lang];
+  }
+}
+
+/** An amount in minor units as the shopper's locale writes it: "$10.00", "R$ 10,00", "10,00 €". */
+export function formatMoney(minor: number, currency: string, exponent: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { style: 'currency', currency, minimumFractionDigits: exponent, maximumFractionDigits: exponent }).format(
+    minor / 10 ** exponent,
+  );
+}
