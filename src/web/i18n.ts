@@ -61,6 +61,8 @@ export interface Messages {
   readonly returnButton: string;
   readonly doneTitle: string;
   readonly doneText: string;
+  readonly closedTitle: string;
+  readonly closedText: string;
   readonly errorTitle: string;
   readonly errorText: string;
 }
@@ -118,6 +120,8 @@ const en: Messages = {
   returnButton: 'Return to the store',
   doneTitle: 'Verification finished',
   doneText: 'You can close this window and return to the store.',
+  closedTitle: 'This payment page is closed',
+  closedText: 'The payment already has its outcome. You can close this window and return to the store.',
   errorTitle: 'Something went wrong',
   errorText: 'Nothing was charged. Please try again in a moment.',
 };
@@ -175,6 +179,8 @@ const es: Messages = {
   returnButton: 'Volver a la tienda',
   doneTitle: 'Verificación terminada',
   doneText: 'Puede cerrar esta ventana y volver a la tienda.',
+  closedTitle: 'Esta página de pago está cerrada',
+  closedText: 'El pago ya tiene su resultado. Puede cerrar esta ventana y volver a la tienda.',
   errorTitle: 'Algo ha fallado',
   errorText: 'No se ha cobrado nada. Inténtelo de nuevo en un momento.',
 };
@@ -232,6 +238,8 @@ const pt: Messages = {
   returnButton: 'Voltar à loja',
   doneTitle: 'Verificação concluída',
   doneText: 'Você pode fechar esta janela e voltar à loja.',
+  closedTitle: 'Esta página de pagamento está encerrada',
+  closedText: 'O pagamento já tem seu resultado. Você pode fechar esta janela e voltar à loja.',
   errorTitle: 'Algo deu errado',
   errorText: 'Nada foi cobrado. Tente novamente em instantes.',
 };
@@ -289,6 +297,8 @@ const zh: Messages = {
   returnButton: '返回商店',
   doneTitle: '验证已完成',
   doneText: '您可以关闭此窗口并返回商店。',
+  closedTitle: '此支付页面已关闭',
+  closedText: '该付款已有结果。您可以关闭此窗口并返回商店。',
   errorTitle: '出现问题',
   errorText: '未产生任何扣款。请稍后重试。',
 };

@@ -179,6 +179,8 @@ export const CardPaymentRequest = Type.Object({
   expiration_month: Type.Optional(Text({ max: 2, pattern: '^[0-9]{1,2}$', hint: 'the month, 01 to 12' })),
   expiration_year: Type.Optional(Text({ max: 4, pattern: '^[0-9]{4}$', hint: 'the four-digit year' })),
   security_code: Type.Optional(Text({ max: 4, pattern: '^[0-9]{3,4}$', hint: '3 or 4 digits' })),
+  /** Where the shopper returns after a 3-D Secure challenge (our addition: docs/3ds.md). */
+  return_url: Type.Optional(Url),
 });
 
 export type CardPaymentBody = Static<typeof CardPaymentRequest>;
@@ -270,13 +272,13 @@ function checkItems(items: string, currency: string): void {
   });
 }
 
-function checkBirthDate(text: string, now: Date): void {
+export function checkBirthDate(text: string, now: Date, field = 'birth_date'): void {
   const [first, second, year] = text.split('-').map(Number) as [number, number, number];
   const isDate = (day: number, month: number) => {
     const date = new Date(Date.UTC(year, month - 1, day));
     return date.getUTCMonth() === month - 1 && date.getUTCDate() === day && date <= now;
   };
   if (year < 1900 || !(isDate(first, second) || isDate(second, first))) {
-    throw invalid('birth_date', 'a real past date, DD-MM-YYYY');
+    throw invalid(field, 'a real past date, DD-MM-YYYY');
   }
 }

@@ -1,8 +1,10 @@
-// The sandbox processor. It decides by test card (cards.ts) and answers at once. The adapter
+// The sandbox processor. It decides by test card (cards.ts) and answers at once; an APM answers
+// with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
 // keeps no state; the one thing it remembers is what a real processor would remember too: the
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it. That memory is per process: after a restart the processor "has no record".
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
+import { OFFLINE_BANK } from './apm.ts';
 import { behaviourOf } from './cards.ts';
 
 export interface SimulatorOptions {
@@ -28,6 +30,9 @@ export function createSimulator(options: SimulatorOptions): Connector {
 
   async function authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>> {
     if (request.paymentMethod) {
+      if (request.methodData?.bank_code === OFFLINE_BANK) {
+        return ok({ status: 'declined', reason: 'processor_error', reference: reference(request.paymentId), message: 'the bank is offline' });
+      }
       return ok({
         status: 'action_required',
         action: 'redirect',

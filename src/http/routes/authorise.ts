@@ -1,9 +1,10 @@
 // POST /v1/authorise: a direct card payment (an APM payment when payment_method names one).
 import type { FastifyInstance } from 'fastify';
+import { authoriseApm } from '../../app/apm/authorise-apm.ts';
 import { authoriseCard } from '../../app/authorise/authorise-card.ts';
 import { cardPaymentRequest, PAYMENT_LISTS } from '../../app/authorise/request.ts';
 import type { Deps } from '../../app/context.ts';
-import { AppError } from '../../domain/errors.ts';
+import { apmAnswer } from '../encoders/apm.ts';
 import { paymentAnswer, paymentRefusal } from '../encoders/payment.ts';
 import { sendAnswer, signingOf, type Operation } from '../operation.ts';
 
@@ -17,10 +18,12 @@ export const authoriseOperation: Operation = {
 export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/authorise', { config: { operation: authoriseOperation } }, async (request, reply) => {
     const body = request.body as Record<string, unknown>;
-    if (body.payment_method !== undefined) {
-      throw new AppError('unsupported_payment_method', 'payment_method is not supported', { field: 'payment_method' });
+    const { account } = signingOf(request);
+    // decisions §4: an APM payment when payment_method names one; "card" (or none) is a card payment.
+    if (body.payment_method !== undefined && body.payment_method !== 'card') {
+      return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, body)));
     }
-    const payment = await authoriseCard(deps, signingOf(request).account, cardPaymentRequest.parse(body));
+    const payment = await authoriseCard(deps, account, cardPaymentRequest.parse(body));
     return sendAnswer(reply, 200, paymentAnswer(payment));
   });
 }

@@ -4,8 +4,8 @@ import { html, httpUrl } from '../html.ts';
 import { messages, type Lang, type Messages } from '../i18n.ts';
 import { layout, type Page } from '../layout.ts';
 
-type TitleKey = 'expiredTitle' | 'notFoundTitle' | 'replayTitle' | 'forgedTitle' | 'processingTitle' | 'doneTitle' | 'errorTitle';
-type TextKey = 'expiredText' | 'notFoundText' | 'replayText' | 'forgedText' | 'processingText' | 'doneText' | 'errorText';
+type TitleKey = 'expiredTitle' | 'notFoundTitle' | 'replayTitle' | 'forgedTitle' | 'processingTitle' | 'doneTitle' | 'closedTitle' | 'errorTitle';
+type TextKey = 'expiredText' | 'notFoundText' | 'replayText' | 'forgedText' | 'processingText' | 'doneText' | 'closedText' | 'errorText';
 
 export interface MessageView {
   readonly baseUrl: string;

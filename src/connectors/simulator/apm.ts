@@ -1,0 +1,60 @@
+// The alternative payment methods the sandbox processor offers, what each needs, and how long an
+// unpaid one waits. Each answers with an issuer page the shopper approves, declines or leaves
+// (docs/apm.md); one bank, SBX009, is "offline" and declines at once.
+
+export type ApmType = 'redirect' | 'bank_redirect' | 'voucher' | 'wallet';
+
+/** Person fields a method requires (the `person` object of the APM request). */
+export type PersonField = 'document_type' | 'document_number' | 'email';
+
+export interface ApmMethod {
+  readonly name: string;
+  readonly type: ApmType;
+  readonly label: string;
+  /** ISO 4217 codes it takes; undefined: any. */
+  readonly currencies?: readonly string[];
+  /** Billing countries it serves; undefined: any. */
+  readonly countries?: readonly string[];
+  readonly needs: {
+    readonly bankCode?: boolean;
+    readonly person?: readonly PersonField[];
+    readonly shopperEmail?: boolean;
+  };
+  /** Minutes an unpaid payment waits for the shopper before it fails as abandoned (2009). */
+  readonly ttlMinutes: number;
+}
+
+export const SANDBOX_BANKS = [
+  { code: 'SBX001', name: 'Sandbox Bank' },
+  { code: 'SBX002', name: 'Test Savings Bank' },
+  { code: 'SBX009', name: 'Offline Bank (declines at once)' },
+] as const;
+export const OFFLINE_BANK = 'SBX009';
+
+export const SANDBOX_METHODS: readonly ApmMethod[] = [
+  { name: 'sandbox_redirect', type: 'redirect', label: 'Sandbox redirect', needs: {}, ttlMinutes: 30 },
+  {
+    name: 'sandbox_bank',
+    type: 'bank_redirect',
+    label: 'Sandbox online banking',
+    currencies: ['EUR', 'GBP', 'USD', 'BRL'],
+    needs: { bankCode: true },
+    ttlMinutes: 60,
+  },
+  {
+    name: 'sandbox_voucher',
+    type: 'voucher',
+    label: 'Sandbox cash voucher',
+    currencies: ['BRL', 'MXN', 'USD'],
+    countries: ['BR', 'MX', 'US'],
+    needs: { person: ['document_type', 'document_number', 'email'] },
+    ttlMinutes: 3 * 24 * 60,
+  },
+  { name: 'sandbox_wallet', type: 'wallet', label: 'Sandbox wallet', needs: { shopperEmail: true }, ttlMinutes: 15 },
+];
+
+const BY_NAME = new Map(SANDBOX_METHODS.map((method) => [method.name, method]));
+
+export function sandboxMethod(name: string): ApmMethod | undefined {
+  return BY_NAME.get(name);
+}
