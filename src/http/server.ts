@@ -8,6 +8,7 @@ import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
+import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes } from './routes/health.ts';
 
@@ -40,6 +41,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   authoriseRoutes(app, deps);
   checkoutRoutes(app, deps, directory);
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
+  optimiseRoutes(app, deps);
   assetRoutes(app);
   return { app, directory };
 }
