@@ -16,7 +16,7 @@ export type CardField = 'holder' | 'number' | 'expiry' | 'cvc';
 export type FieldProblem = 'holder' | 'number' | 'expiry' | 'expired' | 'cvc3' | 'cvc4';
 
 export type PayResult =
-  | { readonly kind: 'invalid'; readonly problems: Partial<Record<CardField, FieldProblem>> }
+  | { readonly kind: 'invalid'; readonly problems: Partial<Record<CardField, FieldProblem>>; readonly holderName: string }
   | { readonly kind: 'settled'; readonly payment: PaymentRow }
   /** Not waiting for a card (another submit is in flight, or the payment has its outcome). */
   | { readonly kind: 'taken'; readonly payment: PaymentRow };
@@ -31,7 +31,7 @@ export interface CardForm {
 export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form: CardForm): Promise<PayResult> {
   const now = deps.clock.now();
   const checked = checkForm(form, now);
-  if ('problems' in checked) return { kind: 'invalid', problems: checked.problems };
+  if ('problems' in checked) return { kind: 'invalid', problems: checked.problems, holderName: checked.holderName };
 
   const account = await accountById(deps.database.db, session.accountId);
   if (!account) throw new Error(`account ${session.accountId} not found`);
@@ -64,7 +64,10 @@ export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentR
   );
 }
 
-function checkForm(form: CardForm, now: Date): { card: CheckedCard; holderName: string } | { problems: Partial<Record<CardField, FieldProblem>> } {
+function checkForm(
+  form: CardForm,
+  now: Date,
+): { card: CheckedCard; holderName: string } | { problems: Partial<Record<CardField, FieldProblem>>; holderName: string } {
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   const problems: Partial<Record<CardField, FieldProblem>> = {};
   const holderName = text(form.holder_name).replace(/\s+/g, ' ');
@@ -85,6 +88,6 @@ function checkForm(form: CardForm, now: Date): { card: CheckedCard; holderName: 
     else if (checked.field === 'security_code') problems.cvc = /\b4 digits\b/.test(checked.detail) ? 'cvc4' : 'cvc3';
     else problems.expiry = /expired/.test(checked.detail) ? 'expired' : 'expiry';
   }
-  if (isCardProblem(checked) || Object.keys(problems).length > 0) return { problems };
+  if (isCardProblem(checked) || Object.keys(problems).length > 0) return { problems, holderName: problems.holder ? '' : holderName };
   return { card: checked, holderName };
 }

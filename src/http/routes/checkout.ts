@@ -88,7 +88,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     const session = await sessionOfPage(deps, request.params.session, request.params.token);
     if (!session) return sendPage(reply, notFound(request));
     const result: PayResult = await payWithCard(deps, session, (request.body ?? {}) as Record<string, unknown>);
-    if (result.kind === 'invalid') return show(request, session, reply, result.problems);
+    if (result.kind === 'invalid') return show(request, session, reply, { problems: result.problems, holderName: result.holderName });
     return redirect(reply, pageUrlOf(deps, session));
   });
 
@@ -108,7 +108,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     request: FastifyRequest,
     session: CheckoutSessionRow,
     reply: Parameters<typeof sendPage>[0],
-    problems?: Extract<PayResult, { kind: 'invalid' }>['problems'],
+    invalid?: Omit<Extract<PayResult, { kind: 'invalid' }>, 'kind'>,
   ) {
     const state = await hostedPageState(deps, directory, session);
     if (state.kind === 'authenticate') return redirect(reply, state.url);
@@ -143,7 +143,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
         frameAncestors: order.frameAncestors,
         formTargets: returnOrigins,
         ...(state.lastResultCode ? { refusal: { code: state.lastResultCode, attemptsLeft: state.attemptsLeft } } : {}),
-        ...(problems ? { problems, status: 400 } : {}),
+        ...(invalid ? { problems: invalid.problems, holderName: invalid.holderName, status: 400 } : {}),
       }),
     );
   }

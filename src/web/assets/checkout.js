@@ -111,7 +111,10 @@
   });
 
   Object.keys(fields).forEach(function (name) {
-    fields[name].addEventListener('blur', function () {
+    fields[name].addEventListener('blur', function (event) {
+      // Leaving for the pay button: the submit checks every field, and a message appearing now
+      // would move the button away from under the pointer before the click lands.
+      if (event.relatedTarget === button) return;
       if (fields[name].value !== '') show(name, problem(name));
     });
   });

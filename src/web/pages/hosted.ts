@@ -27,6 +27,8 @@ export interface HostedView {
   /** The code of the last refused attempt, and how many remain. */
   readonly refusal?: { readonly code: string; readonly attemptsLeft: number };
   readonly problems?: Partial<Record<CardField, FieldProblem>>;
+  /** The name the shopper typed, shown again with the problems (never the card's number or code). */
+  readonly holderName?: string;
   readonly status?: number;
 }
 
@@ -86,12 +88,13 @@ export function hostedPage(view: HostedView): Page {
     maxlength: number;
     pattern?: string;
     extra?: Html;
+    value?: string;
   }) => {
     const error = problemText(t, problems[options.field]);
     const described = [options.hint ? `${options.id}-hint` : '', `${options.id}-error`].filter(Boolean).join(' ');
     const input = html`<input id="${options.id}" name="${options.id}" type="text" autocomplete="${options.autocomplete}" ${
       options.inputmode ? html`inputmode="${options.inputmode}" ` : ''
-    }maxlength="${options.maxlength}" ${options.pattern ? html`pattern="${options.pattern}" ` : ''}required spellcheck="false" autocapitalize="${
+    }${options.value ? html`value="${options.value}" ` : ''}maxlength="${options.maxlength}" ${options.pattern ? html`pattern="${options.pattern}" ` : ''}required spellcheck="false" autocapitalize="${
       options.field === 'holder' ? 'words' : 'off'
     }" aria-describedby="${described}" aria-invalid="${error ? 'true' : 'false'}">`;
     return html`<div class="field">
@@ -144,7 +147,7 @@ ${view.breakdown.map((entry) => html`<dt>${t[entry.label]}</dt><dd>${money(entry
     }" data-msg-expiry="${t.errExpiry}" data-msg-expired="${t.errExpired}" data-msg-cvc="${t.errCvc}" data-msg-summary="${
       t.errSummary
     }" data-msg-paying="${t.paying}" data-msg-pay="${fill(t.payButton, { amount: total })}">
-${field({ id: 'holder_name', field: 'holder', label: t.holderLabel, autocomplete: 'cc-name', maxlength: 64 })}
+${field({ id: 'holder_name', field: 'holder', label: t.holderLabel, autocomplete: 'cc-name', maxlength: 64, ...(view.holderName ? { value: view.holderName } : {}) })}
 ${field({
   id: 'card_number',
   field: 'number',
