@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { merchantCommands } from './commands/merchants.ts';
+import { riskCommands } from './commands/risk.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -17,6 +18,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   merchantCommands(program, deps, io);
+  riskCommands(program, deps, io);
 
   program
     .command('migrate')
