@@ -68,7 +68,10 @@ async function rawRate(pool: pg.Pool, accountId: string, merchantId: string): Pr
   const until = Date.now() + SECONDS * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
-      while (Date.now() < until) await rawAuthorisation(pool, accountId, merchantId, done++);
+      while (Date.now() < until) {
+        await rawAuthorisation(pool, accountId, merchantId);
+        done += 1;
+      }
     }),
   );
   return done / SECONDS;
