@@ -24,12 +24,22 @@ export function addressRange(address: string): string {
   return parsed.range();
 }
 
+const RANGE_NAMES: Record<string, string> = {
+  linkLocal: 'link-local',
+  carrierGradeNat: 'carrier-grade NAT',
+  uniqueLocal: 'unique local',
+  ipv4Compatible: 'IPv4-compatible',
+  rfc6052: 'NAT64',
+  rfc6145: 'IPv4-translated',
+  deprecatedSiteLocal: 'site-local',
+};
+
 /** Whether the gateway may connect to this IP address in this mode. */
 export function checkAddress(mode: Mode, address: string): Verdict {
   if (!ipaddr.isValid(address)) return refuse(`${address} is not an IP address`);
   const range = addressRange(address);
   if (range === 'unicast' || (mode === 'sandbox' && range === 'loopback')) return OK;
-  return refuse(`${address} is a ${range} address`);
+  return refuse(`${address} is a ${RANGE_NAMES[range] ?? range} address`);
 }
 
 /** The host part of a URL as an IP address, or undefined when it is a name. */
