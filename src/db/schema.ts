@@ -157,4 +157,3 @@ export const notificationAttempts = pgTable('notification_attempts', {
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
-export type EventRow = typeof events.$inferSelect;

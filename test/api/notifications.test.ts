@@ -3,7 +3,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
-import { RESPONSE_CAP } from '../../src/app/notifications/transport.ts';
 import { claimDue } from '../../src/db/repositories/notifications.ts';
 import { verify } from '../../src/sdk/index.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -176,14 +175,13 @@ describe('delivery', () => {
     await runSchedule(notifyId);
   });
 
-  it('reads no more than the cap of a huge answer, and gives up on a receiver that never answers', async () => {
-    const huge = 'x'.repeat(4 * RESPONSE_CAP);
-    receiver.reply(() => ({ status: 200, body: huge }));
+  it('stops reading an answer at the cap, and gives up on a receiver that never answers', async () => {
+    // A body that never ends: only the cap lets the attempt finish before its deadline.
+    receiver.reply(() => 'endless');
     const big = await pay(receiver.url);
-    await deliver();
+    await deliver({ timeoutMs: 5_000 });
     const [logged] = await attemptsOf(big.notifyId);
-    expect(logged).toMatchObject({ outcome: 'delivered', http_status: 200 });
-    expect(logged!.response_excerpt.length).toBeLessThan(1024);
+    expect(logged).toMatchObject({ outcome: 'delivered', http_status: 200, response_excerpt: 'x'.repeat(256) });
 
     receiver.reply(() => 'hang');
     const slow = await pay(receiver.url);

@@ -10,7 +10,8 @@ export interface Received {
   readonly body: Record<string, any>;
 }
 
-export type Reply = number | { status: number; body?: string; headers?: Record<string, string> } | 'hang';
+/** 'hang' never answers; 'endless' answers 200 with a body that never ends. */
+export type Reply = number | { status: number; body?: string; headers?: Record<string, string> } | 'hang' | 'endless';
 
 export interface Receiver {
   /** http://127.0.0.1:<port> — append a path. */
@@ -40,6 +41,7 @@ export async function startReceiver(): Promise<Receiver> {
       received.push(entry);
       const reply = (await answer(entry, received.length - 1)) ?? 200;
       if (reply === 'hang') return;
+      if (reply === 'endless') return endless(response);
       const { status, body: text = 'ok', headers = {} } = typeof reply === 'number' ? { status: reply } : reply;
       response.writeHead(status, { 'content-type': 'text/plain', ...headers }).end(text);
     });
@@ -59,6 +61,17 @@ export async function startReceiver(): Promise<Receiver> {
         server.close(() => resolve());
       }),
   };
+}
+
+function endless(response: http.ServerResponse): void {
+  const chunk = Buffer.alloc(16 * 1024, 'x');
+  response.writeHead(200, { 'content-type': 'text/plain' });
+  const write = () => {
+    while (!response.destroyed && response.write(chunk));
+    if (!response.destroyed) response.once('drain', write);
+  };
+  response.on('close', () => response.removeAllListeners('drain'));
+  write();
 }
 
 /** A loopback URL where nothing listens: every connection is refused. */
