@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
 import { claimDue } from '../../src/db/repositories/notifications.ts';
-import { verify } from '../../src/sdk/index.ts';
+import { verify, verifyNotification } from '../../src/sdk/index.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -64,6 +64,8 @@ describe('delivery', () => {
     expect(more).toEqual([]);
     expect(got!.headers['content-type']).toMatch(/^application\/json/);
     expect(verify(got!.body, shop.secret)).toBe(true);
+    expect(verifyNotification(got!.body, shop.secret, { now: clock.now() })).toBe(true);
+    expect(verifyNotification(got!.body, shop.secret, { now: new Date(clock.now().getTime() + 301_000) })).toBe(false);
     expect(got!.body).toMatchObject({
       notify_type: 'payment.captured',
       notify_id: notifyId,
