@@ -6,6 +6,7 @@ import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { merchantCommands } from './commands/merchants.ts';
+import { notificationCommands } from './commands/notifications.ts';
 import { riskCommands } from './commands/risk.ts';
 import type { CommandDeps, Output } from './io.ts';
 
@@ -19,6 +20,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
 
   merchantCommands(program, deps, io);
   riskCommands(program, deps, io);
+  notificationCommands(program, deps, io);
 
   program
     .command('migrate')
@@ -28,6 +30,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
       io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
   program.command('serve').description('run the gateway (as npm start does)');
+  program.command('worker').description('run the periodic tasks (notification delivery, ...) without the HTTP server');
   return program;
 }
 

@@ -1,7 +1,10 @@
 // Every periodic task a worker runs. Areas add theirs here.
+import { deliverDueNotifications } from '../app/notifications/deliver.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import type { PeriodicTask } from './runner.ts';
 
 export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'resolve-unknown-payments', intervalMs: 10_000, run: (deps) => resolveUnknownPayments(deps) },
+  // Polled every second: a new event reaches its receiver within about a second of its commit.
+  { name: 'deliver-notifications', intervalMs: 1_000, run: (deps) => deliverDueNotifications(deps) },
 ];
