@@ -9,7 +9,9 @@ import { authoriseRoutes } from './routes/authorise.ts';
 import { healthRoutes } from './routes/health.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
+import { queryRoutes } from './routes/query.ts';
 import { refundRoutes } from './routes/refund.ts';
+import { refundSearchRoutes } from './routes/refund-search.ts';
 import { reviewRoutes } from './routes/review.ts';
 
 export interface Server {
@@ -43,5 +45,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   reviewRoutes(app, deps);
   cancelRoutes(app, deps);
   refundRoutes(app, deps);
+  queryRoutes(app, deps);
+  refundSearchRoutes(app, deps);
   return { app, directory };
 }
