@@ -5,6 +5,7 @@ import { Command, CommanderError } from 'commander';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
+import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import type { CommandDeps, Output } from './io.ts';
 
@@ -17,6 +18,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   merchantCommands(program, deps, io);
+  ledgerCommands(program, deps, io);
 
   program
     .command('migrate')
