@@ -93,7 +93,7 @@ describe('capturing an authorised payment', () => {
 describe('refused states', () => {
   const captureOf = async (txn: Txn) => (await capture(shop, txn)).error_message;
 
-  it('refuses a payment held for review, one declined, one still pending, one cancelled, one captured automatically', async () => {
+  it('refuses payments held for review, declined, pending, cancelled, captured or refunded', async () => {
     const auto = await gw.merchant();
     const review = await pay(shop, { card: '4000000000004954' });
     const declined = await pay(shop, { card: '4000000000000002' });
@@ -101,11 +101,16 @@ describe('refused states', () => {
     const cancelled = await pay(shop);
     await batch(shop, 'cancel_orders', [orderOf(cancelled)]);
     const captured = await pay(auto);
+    const refunded = await pay(auto);
+    await batch(auto, 'refund_orders', [orderOf(refunded, { refund_amount: '10.00' })]);
+    const timedOut = await pay(shop, { card: '4000000000000259' });
     expect(await captureOf(review)).toBe('5004:the transaction is held for review: approve it with /v1/review first');
     expect(await captureOf(declined)).toBe('5004:the transaction failed: nothing was authorised');
     expect(await captureOf(challenged)).toBe('5004:the transaction is still pending (processor, 3-D Secure or APM): not yet authorised');
     expect(await captureOf(cancelled)).toBe('5007:the transaction is already cancelled');
     expect((await capture(auto, captured)).error_message).toBe('5005:the transaction is already captured');
+    expect((await capture(auto, refunded)).error_message).toBe('5005:the transaction is already captured');
+    expect(await captureOf(timedOut)).toBe('5004:the transaction is still pending (processor, 3-D Secure or APM): not yet authorised');
     expect((await paymentRow(gw, review.transaction_id)).status).toBe('pending_review');
   });
 });

@@ -38,6 +38,7 @@ describe('approving', () => {
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'authorised', captured: 0, result_code: '0000' });
     expect(await booksOf(gw, txn.transaction_id)).toEqual({ authorised_funds: 1000, authorisation_hold: -1000 });
     expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.review', 'payment.authorised']);
+    expect((await review(manual, txn, '0')).error_message).toBe('5011:the transaction is not held for review (authorised)');
     expect((await capture(manual, txn)).capture_status).toBe('1');
     await expectLedgerBalanced(gw);
   });

@@ -2,7 +2,7 @@
 // its currency and amount: all must agree with one transaction of the calling account. Another
 // account's transaction is not found, exactly like one that does not exist.
 import Type, { type Static } from 'typebox';
-import { AppError, type CodeName } from '../../domain/errors.ts';
+import { AppError } from '../../domain/errors.ts';
 import type { Refusal } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { Executor } from '../../db/client.ts';
@@ -63,8 +63,4 @@ export function assertSameAmount(payment: PaymentRow, order: OrderRef): void {
 
 export function refuse(refusal: Refusal | null): void {
   if (refusal) throw new AppError(refusal.code, refusal.detail);
-}
-
-export function refusedWith(code: CodeName, detail: string, field?: string): AppError {
-  return new AppError(code, detail, field ? { field } : undefined);
 }

@@ -6,9 +6,9 @@ import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import { paymentsByIds, paymentsByOrderNos, paymentsInWindow } from '../../db/repositories/payment-lookup.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
-import { compactTime, PAGE_SIZE, selectionOf } from '../batch/selection.ts';
+import { readAnswer } from '../batch/read.ts';
+import { compactTime } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
-import { assertRegisteredIp } from './allow-list.ts';
 
 export const QUERY_LIST = 'orders_list';
 /** Our own risk engine (src/domain/risk.ts) makes the fraud checks. */
@@ -20,29 +20,21 @@ export async function queryTransactions(
   body: Record<string, unknown>,
   callerIp: string,
 ): Promise<Record<string, unknown>> {
-  await assertRegisteredIp(deps, account.id, callerIp);
-  const selection = selectionOf(body, ['order_no', 'transaction_id'] as const);
-  const envelope = { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK' };
-  const db = deps.database.db;
-  if (selection.kind === 'window') {
-    const { rows, total } = await paymentsInWindow(db, account.id, {
-      from: selection.from,
-      to: selection.to,
-      offset: (selection.page - 1) * PAGE_SIZE,
-      limit: PAGE_SIZE,
-    });
-    return { ...envelope, page: String(selection.page), total: String(total), [QUERY_LIST]: rows.map(queriedOrder) };
-  }
-  const byKey = selection.field === 'order_no';
-  const found = byKey ? await paymentsByOrderNos(db, account.id, selection.keys) : await paymentsByIds(db, account.id, selection.keys);
-  const index = new Map(found.map((payment) => [byKey ? payment.orderNo : payment.id, payment]));
-  return {
-    ...envelope,
-    [QUERY_LIST]: selection.keys.map((key) => {
-      const payment = index.get(key);
-      return payment ? queriedOrder(payment) : unknownOrder(selection.field, key);
-    }),
-  };
+  return readAnswer(deps, account, body, callerIp, {
+    list: QUERY_LIST,
+    keys: ['order_no', 'transaction_id'] as const,
+    page: paymentsInWindow,
+    entry: queriedOrder,
+    async byKeys(db, accountId, field, keys) {
+      const byOrderNo = field === 'order_no';
+      const found = byOrderNo ? await paymentsByOrderNos(db, accountId, keys) : await paymentsByIds(db, accountId, keys);
+      const index = new Map(found.map((payment) => [byOrderNo ? payment.orderNo : payment.id, payment]));
+      return keys.map((key) => {
+        const payment = index.get(key);
+        return payment ? queriedOrder(payment) : unknownOrder(field, key);
+      });
+    },
+  });
 }
 
 /** A transaction as the query answers it: the seed's record, with the risk engine's checks. */

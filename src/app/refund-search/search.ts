@@ -6,9 +6,9 @@ import { formatAmount } from '../../domain/money.ts';
 import { paymentsByIds, paymentsByOrderNos } from '../../db/repositories/payment-lookup.ts';
 import { refundsByIds, refundsInWindow, refundsOfPayments, type RefundWithPayment } from '../../db/repositories/refunds.ts';
 import type { AccountRow } from '../../db/schema.ts';
-import { compactTime, PAGE_SIZE, selectionOf } from '../batch/selection.ts';
+import { readAnswer } from '../batch/read.ts';
+import { compactTime } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
-import { assertRegisteredIp } from '../query/allow-list.ts';
 import { refundFields } from '../refund/refund-answer.ts';
 
 export const REFUND_SEARCH_LIST = 'refund_list';
@@ -23,35 +23,23 @@ export async function searchRefunds(
   body: Record<string, unknown>,
   callerIp: string,
 ): Promise<Record<string, unknown>> {
-  await assertRegisteredIp(deps, account.id, callerIp);
-  const selection = selectionOf<Key>(body, ['refund_reference_id', 'transaction_id', 'order_no']);
-  const envelope = { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK' };
-  const db = deps.database.db;
-  if (selection.kind === 'window') {
-    const { rows, total } = await refundsInWindow(db, account.id, {
-      from: selection.from,
-      to: selection.to,
-      offset: (selection.page - 1) * PAGE_SIZE,
-      limit: PAGE_SIZE,
-    });
-    return { ...envelope, page: String(selection.page), total: String(total), [REFUND_SEARCH_LIST]: rows.map(refundEntry) };
-  }
-  const { field, keys } = selection;
-  let byKey: Map<string, RefundWithPayment[]>;
-  if (field === 'refund_reference_id') {
-    byKey = group(await refundsByIds(db, account.id, keys), (row) => row.refund.id);
-  } else {
-    const payments = field === 'order_no' ? await paymentsByOrderNos(db, account.id, keys) : await paymentsByIds(db, account.id, keys);
-    const rows = await refundsOfPayments(db, account.id, payments.map((payment) => payment.id), REFUNDS_PER_TRANSACTION);
-    byKey = group(rows, (row) => (field === 'order_no' ? row.payment.orderNo : row.payment.id));
-  }
-  return {
-    ...envelope,
-    [REFUND_SEARCH_LIST]: keys.flatMap((key) => {
-      const found = byKey.get(key);
-      return found ? found.map(refundEntry) : [unknownEntry(field, key)];
-    }),
-  };
+  return readAnswer<Key, RefundWithPayment>(deps, account, body, callerIp, {
+    list: REFUND_SEARCH_LIST,
+    keys: ['refund_reference_id', 'transaction_id', 'order_no'],
+    page: refundsInWindow,
+    entry: refundEntry,
+    async byKeys(db, accountId, field, keys) {
+      let byKey: Map<string, RefundWithPayment[]>;
+      if (field === 'refund_reference_id') {
+        byKey = group(await refundsByIds(db, accountId, keys), (row) => row.refund.id);
+      } else {
+        const payments = field === 'order_no' ? await paymentsByOrderNos(db, accountId, keys) : await paymentsByIds(db, accountId, keys);
+        const rows = await refundsOfPayments(db, accountId, payments.map((payment) => payment.id), REFUNDS_PER_TRANSACTION);
+        byKey = group(rows, (row) => (field === 'order_no' ? row.payment.orderNo : row.payment.id));
+      }
+      return keys.flatMap((key) => byKey.get(key)?.map(refundEntry) ?? [unknownEntry(field, key)]);
+    },
+  });
 }
 
 function group(rows: readonly RefundWithPayment[], keyOf: (row: RefundWithPayment) => string): Map<string, RefundWithPayment[]> {
