@@ -7,6 +7,7 @@ import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
+import { riskCommands } from './commands/risk.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -18,6 +19,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   merchantCommands(program, deps, io);
+  riskCommands(program, deps, io);
   ledgerCommands(program, deps, io);
 
   program

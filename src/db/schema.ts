@@ -94,6 +94,7 @@ export const payments = pgTable('payments', {
   riskAction: text('risk_action'),
   riskReasons: jsonb('risk_reasons').$type<RiskReason[]>(),
   threedsResult: text('threeds_result'),
+  version: integer('version').notNull().default(0),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
 });

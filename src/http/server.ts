@@ -31,7 +31,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   const directory = new AccountDirectory(deps);
   installBodyParsing(app);
   installErrorHandling(app);
-  await installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },

@@ -162,10 +162,11 @@ describe('selecting by time window', () => {
     const seed = await pay(merchant);
     // 104 more payments of this account, one a minute from 2026-01-01T00:00:00Z (clones of a real one).
     await gw.database.query(
-      `INSERT INTO payments SELECT 'T' || lpad(n::text, 26, '0'), account_id, merchant_id, 'ORD-W-' || n, kind, payment_method, status, amount,
-         currency, captured_amount, refunded_amount, request_fingerprint, request, card_brand, card_bin, card_last4, card_length, card_fingerprint,
-         token_id, shopper_email, shopper_ip, notify_url, connector, connector_reference, action_url, result_code, result_message, risk_score,
-         risk_action, risk_reasons, threeds_result, timestamptz '2026-01-01 00:00:00+00' + (n - 1) * interval '1 minute', updated_at
+      `INSERT INTO payments (id, order_no, created_at, account_id, merchant_id, kind, payment_method, status, amount, currency,
+         captured_amount, request_fingerprint, request, connector, connector_reference, risk_action, risk_reasons)
+       SELECT 'T' || lpad(n::text, 26, '0'), 'ORD-W-' || n, timestamptz '2026-01-01 00:00:00+00' + (n - 1) * interval '1 minute',
+         account_id, merchant_id, kind, payment_method, status, amount, currency, captured_amount, request_fingerprint, request, connector,
+         connector_reference, risk_action, risk_reasons
        FROM payments, generate_series(1, 104) AS n WHERE id = $1`,
       [seed.transaction_id],
     );

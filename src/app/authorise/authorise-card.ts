@@ -7,8 +7,8 @@ import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { assessRisk, issuerCountryOf, riskSettingsFor, SANDBOX_RISK_CARDS, type RiskDecision } from '../../domain/risk.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
-import { claimPayment, findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
-import { blocklistHits, velocityCounts } from '../../db/repositories/risk.ts';
+import { claimPayment, findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
+import { riskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -35,7 +35,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, body: CardP
   const requestFingerprint = fingerprintRequest(deps, body);
 
   const paymentId = newId('T', deps.clock.now().getTime());
-  const claimed = await claimPayment(deps.database.db, claimRow(account, command, card, paymentId, requestFingerprint, body));
+  const claimed = await claimPayment(deps.database, claimFor(account, command, card, paymentId, requestFingerprint, body));
   if (!claimed) return existingOutcome(deps, account, command.orderNo, requestFingerprint);
 
   const flight = process(deps, account, command, card, claimed);
@@ -52,6 +52,7 @@ async function process(deps: Deps, account: AccountRow, command: CardPaymentComm
   const context = {
     account,
     paymentId: payment.id,
+    current: payment,
     risk,
     ...(command.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
   };
@@ -121,15 +122,16 @@ function fingerprintRequest(deps: Deps, body: CardPaymentBody): string {
   return deps.vault.fingerprint(canonicalString(rest as SignedBody));
 }
 
-function claimRow(
+function claimFor(
   account: AccountRow,
   command: CardPaymentCommand,
   card: ResolvedCard,
   id: string,
   requestFingerprint: string,
   body: CardPaymentBody,
-): NewPayment {
+): Claim {
   const stored = Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key)));
+  const pan = card.details.pan;
   return {
     id,
     accountId: account.id,
@@ -137,16 +139,11 @@ function claimRow(
     orderNo: command.orderNo,
     kind: 'card',
     paymentMethod: 'card',
-    status: 'processing',
     amount: command.amount.minor,
     currency: command.amount.currency,
     requestFingerprint,
     request: stored,
-    cardBrand: card.brand,
-    cardBin: card.details.pan.slice(0, 6),
-    cardLast4: card.details.pan.slice(-4),
-    cardLength: card.details.pan.length,
-    cardFingerprint: card.fingerprint,
+    card: { brand: card.brand, bin: pan.slice(0, 6), last4: pan.slice(-4), length: pan.length, fingerprint: card.fingerprint },
     tokenId: card.tokenId ?? null,
     shopperEmail: command.shopperEmail ?? null,
     shopperIp: command.shopperIp ?? null,
@@ -184,33 +181,26 @@ async function assess(deps: Deps, account: AccountRow, command: CardPaymentComma
   const sandbox = deps.config.mode === 'sandbox';
   // Test cards keep their meaning under repeated test traffic (decisions §5): no velocity.
   const countVelocity = !(sandbox && TEST_CARD_NUMBERS.has(pan));
-  const db = deps.database.db;
-  const [velocity, hits] = await Promise.all([
-    countVelocity
-      ? velocityCounts(db, {
-          paymentId,
-          since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
-          card: { fingerprint: card.fingerprint, cap: settings.velocityCard.limit },
-          ...(command.shopperEmail ? { email: { value: command.shopperEmail, cap: settings.velocityEmail.limit } } : {}),
-          ...(command.shopperIp ? { ip: { value: command.shopperIp, cap: settings.velocityIp.limit } } : {}),
-        })
-      : Promise.resolve({}),
-    blocklistHits(db, {
-      accountId: account.id,
-      card: card.fingerprint,
-      bin: pan.slice(0, 6),
-      ...(command.shopperEmail ? { email: command.shopperEmail } : {}),
-      ...(command.shopperIp ? { ip: command.shopperIp } : {}),
-      ...(command.billingCountry ? { country: command.billingCountry } : {}),
-    }),
-  ]);
+  const facts = await riskRecord(deps.database, {
+    accountId: account.id,
+    paymentId,
+    since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
+    ...(countVelocity
+      ? { velocity: { cardCap: settings.velocityCard.limit, emailCap: settings.velocityEmail.limit, ipCap: settings.velocityIp.limit } }
+      : {}),
+    card: card.fingerprint,
+    bin: pan.slice(0, 6),
+    email: command.shopperEmail,
+    ip: command.shopperIp,
+    country: command.billingCountry,
+  });
   const issuerCountry = issuerCountryOf(pan.slice(0, 6));
   const sandboxCard = sandbox ? SANDBOX_RISK_CARDS.get(pan) : undefined;
   return assessRisk(
     {
       amount: command.amount,
-      velocity,
-      blocklistHits: hits,
+      velocity: facts.velocity,
+      blocklistHits: facts.blocklistHits,
       ...(command.billingCountry ? { billingCountry: command.billingCountry } : {}),
       ...(issuerCountry ? { issuerCountry } : {}),
       ...(sandboxCard ? { sandboxCard } : {}),

@@ -1,12 +1,12 @@
 // Before any operation's handler: find the account the body names, check encryption_data with
-// its keys, then rate-limit per account. Unknown pair → 404, bad signature → 401, nothing stored.
-import rateLimit from '@fastify/rate-limit';
+// its keys, then count the request against the account's per-second budget. Unknown pair → 404, bad signature → 401, nothing stored.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { AppError } from '../../domain/errors.ts';
 import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
+import { RateLimiter } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
@@ -39,21 +39,19 @@ async function verify(request: FastifyRequest, directory: AccountDirectory): Pro
   request.body = normaliseBody(body);
 }
 
-export async function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): Promise<void> {
+export function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): void {
+  const limiter = new RateLimiter();
   app.decorateRequest('signing', null);
   app.addHook('preValidation', async (request) => {
-    if (operationOf(request)) await verify(request, options.directory);
-  });
-  await app.register(rateLimit, {
-    global: true,
-    hook: 'preHandler',
-    timeWindow: 1000,
-    allowList: (request) => request.signing === null,
-    keyGenerator: (request) => request.signing?.account.id ?? request.ip,
-    max: (request) => request.signing?.account.rateLimitPerSecond ?? options.defaultRateLimit,
-    errorResponseBuilder: (_request, context) =>
-      new AppError('rate_limited', `more than ${context.max} requests per second for this account`, {
-        headers: { 'retry-after': String(Math.max(1, Math.ceil(context.ttl / 1000))) },
-      }),
+    if (!operationOf(request)) return;
+    await verify(request, options.directory);
+    const account = request.signing!.account;
+    const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
+    const verdict = limiter.take(account.id, limit);
+    if (!verdict.allowed) {
+      throw new AppError('rate_limited', `more than ${limit} requests per second for this account`, {
+        headers: { 'retry-after': String(verdict.retryAfter) },
+      });
+    }
   });
 }

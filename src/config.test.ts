@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.ts';
+
+const key = Buffer.alloc(32, 7).toString('base64');
+
+describe('configuration', () => {
+  it('defaults to the sandbox on the embedded database, on 127.0.0.1:8080', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ mode: 'sandbox', port: 8080, host: '127.0.0.1', databaseUrl: undefined, baseUrl: 'http://127.0.0.1:8080' });
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(config.rateLimitPerSecond).toBeGreaterThanOrEqual(100);
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, 'PORT is invalid: expected a port number'],
+    [{ PORT: '70000' }, 'PORT is invalid: expected a port number'],
+    [{ ACQUIRO_MODE: 'production' }, 'ACQUIRO_MODE is invalid: expected "sandbox" or "live"'],
+    [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL is invalid: expected a postgres:// or postgresql:// URL'],
+    [{ ACQUIRO_VAULT_KEYS: 'k1:short' }, 'ACQUIRO_VAULT_KEYS is invalid'],
+    [{ ACQUIRO_VAULT_KEYS: `k1:${key},k1:${key}` }, 'ACQUIRO_VAULT_KEYS is invalid: key ids must be unique'],
+    [{ ACQUIRO_RATE_LIMIT: '0' }, 'ACQUIRO_RATE_LIMIT is invalid: expected requests per second per account'],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL is invalid'],
+  ])('stops on %o with a message naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuses live mode on the embedded database', () => {
+    expect(() => loadConfig({ ACQUIRO_MODE: 'live', ACQUIRO_VAULT_KEYS: `k1:${key}` })).toThrow(/DATABASE_URL is required in live mode/);
+  });
+
+  it('refuses live mode without a key for stored cards', () => {
+    expect(() => loadConfig({ ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://db/acquiro' })).toThrow(/ACQUIRO_VAULT_KEYS is required in live mode/);
+  });
+
+  it('starts live mode with both, the first vault key active', () => {
+    const config = loadConfig({ ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://db/acquiro', ACQUIRO_VAULT_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64')}` });
+    expect(config.vaultKeys.map((k) => k.id)).toEqual(['k2', 'k1']);
+  });
+});

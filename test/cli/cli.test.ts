@@ -1,0 +1,132 @@
+// The `acquiro` command as operators use it: on the database a server uses, with or without that
+// server running, never corrupting an embedded data directory (decisions §6).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sign } from '../../src/sdk/index.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { acquiro, startServer, tempDataDir } from '../support/processes.ts';
+
+let db: TestDatabase | undefined;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  if (TEST_DB === 'postgres') {
+    db = await openTestDatabase(2);
+    env = db.env;
+  } else {
+    env = { ACQUIRO_DATA_DIR: tempDataDir() };
+  }
+});
+afterAll(() => db?.drop());
+
+const json = (text: string) => JSON.parse(text) as Record<string, string>;
+
+describe('acquiro without a running server', () => {
+  it('migrates an empty database, creates a merchant and prints its credentials as JSON', async () => {
+    const run = await acquiro(['merchants', 'create', '--name', 'Shop', '--capture-mode', 'manual', '--json'], env);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(json(run.stdout)).toEqual({
+      merchant_id: expect.stringMatching(/^M\d+$/),
+      account_id: expect.stringMatching(/^A\d+$/),
+      secret_key: expect.stringMatching(/^sk_test_/),
+    });
+    const list = await acquiro(['merchants', 'list', '--json'], env);
+    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(run.stdout).merchant_id, capture_mode: 'manual' }));
+  });
+
+  it('registers, lists and removes query IPs', async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Ips', '--json'], env)).stdout);
+    const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
+    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '127.0.0.1/32'], env)).stdout).toBe('added 127.0.0.1/32\n');
+    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '10.1.2.3'], env)).stdout).toBe('added 10.1.2.3/32\n');
+    const listed = JSON.parse((await acquiro(['ips', 'list', ...ids, '--json'], env)).stdout) as { cidr: string }[];
+    expect(listed.map((r) => r.cidr)).toEqual(['10.1.2.3/32', '127.0.0.1/32']);
+    expect((await acquiro(['ips', 'remove', ...ids, '--cidr', '10.1.2.3/32'], env)).stdout).toBe('removed 10.1.2.3/32\n');
+  });
+
+  it('refuses bad arguments with a message and a non-zero exit', async () => {
+    const mode = await acquiro(['merchants', 'create', '--name', 'X', '--capture-mode', 'sometimes'], env);
+    expect(mode.code).not.toBe(0);
+    expect(mode.stderr).toMatch(/argument 'sometimes' is invalid/);
+    const cidr = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', 'nowhere'], env);
+    expect([cidr.code, cidr.stderr]).toEqual([2, 'error: --cidr nowhere is not an IP address or CIDR block\n']);
+    const account = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', '127.0.0.1'], env);
+    expect([account.code, account.stderr]).toEqual([1, 'error: no account A1 under merchant M1\n']);
+  });
+
+  it('rotates a key and prints until when the old one works', async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Keys', '--json'], env)).stdout);
+    const rotated = json((await acquiro(['keys', 'rotate', '--merchant-id', created.merchant_id!, '--account-id', created.account_id!, '--json'], env)).stdout);
+    expect(rotated.secret_key).not.toBe(created.secret_key);
+    expect(new Date(rotated.previous_key_expires_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+  });
+
+  it('stops a live start without PostgreSQL or vault keys, naming the variable', async () => {
+    const run = await acquiro(['merchants', 'list'], { ACQUIRO_MODE: 'live', ACQUIRO_DATA_DIR: tempDataDir() });
+    expect([run.code, run.stderr]).toEqual([78, 'acquiro: DATABASE_URL is required in live mode: the embedded database is for the sandbox only\n']);
+  });
+});
+
+describe('acquiro beside a running server', () => {
+  it('works through the server, and what it creates can pay at once', async () => {
+    const server = await startServer(env);
+    try {
+      const [one, two] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'Live one', '--json'], env),
+        acquiro(['merchants', 'create', '--name', 'Live two', '--json'], env),
+      ]);
+      expect([one.code, two.code]).toEqual([0, 0]);
+      const credentials = json(one.stdout);
+      const body = cardPayment({ merchant_id: credentials.merchant_id!, account_id: credentials.account_id! });
+      const response = await fetch(`${server.url}/v1/authorise`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, encryption_data: sign(body as never, credentials.secret_key!) }),
+      });
+      expect(await response.text()).toContain('<result_info>0000:Success</result_info>');
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  it.runIf(TEST_DB === 'pglite')('refuses a second server on the same data directory, and keeps the first one whole', async () => {
+    const first = await startServer(env);
+    try {
+      const second = await startServer(env).then(
+        (s) => s.stop().then(() => 'started'),
+        (error: Error) => error.message,
+      );
+      expect(second).toMatch(/is in use by another acquiro process/);
+      expect((await fetch(`${first.url}/health`)).status).toBe(200);
+      expect((await acquiro(['merchants', 'list', '--json'], env)).code).toBe(0);
+    } finally {
+      await first.stop();
+    }
+  });
+
+  it('prints a demo merchant on the first start of an empty database only', async () => {
+    const other = TEST_DB === 'postgres' ? await openTestDatabase(2) : undefined;
+    const fresh = other?.env ?? { ACQUIRO_DATA_DIR: tempDataDir() };
+    try {
+      const first = await startServer(fresh);
+      await first.stop();
+      expect(first.output()).toMatch(/merchant_id M\d+\n {2}account_id {2}A\d+\n {2}secret_key {2}sk_test_/);
+      const second = await startServer(fresh);
+      await second.stop();
+      expect(second.output()).not.toContain('demo merchant');
+    } finally {
+      await other?.drop();
+    }
+  });
+});
+
+describe('acquiro --help', () => {
+  it('prints every command without opening a database', async () => {
+    const run = await acquiro(['--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(run.code).toBe(0);
+    for (const command of ['merchants', 'accounts', 'keys', 'ips', 'risk', 'blocklist', 'migrate', 'serve']) expect(run.stdout).toContain(command);
+    const rotate = await acquiro(['keys', 'rotate', '--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(rotate.stdout).toMatch(/ACQUIRO_KEY_GRACE_HOURS/);
+  });
+});

@@ -1,0 +1,53 @@
+// The Drizzle schema (src/db/schema.ts) and the SQL migrations describe the same tables: every
+// table, column, type and NOT NULL agree, and the migrations create nothing the schema lacks.
+import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migrate } from '../../src/db/client.ts';
+import * as schema from '../../src/db/schema.ts';
+import { openTestDatabase, type TestDatabase } from '../support/gateway.ts';
+
+let test: TestDatabase;
+beforeAll(async () => {
+  test = await openTestDatabase();
+  await migrate(test.database);
+});
+afterAll(() => test?.drop());
+
+const tables: PgTable[] = (Object.values(schema) as unknown[]).filter((value): value is PgTable => value instanceof PgTable);
+const SERIALS: Record<string, string> = { bigserial: 'bigint', serial: 'integer' };
+
+async function columnsOf(table: string) {
+  return test.database.query<{ name: string; type: string; not_null: boolean }>(
+    `SELECT a.attname AS name, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull AS not_null
+       FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+      WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace AND a.attnum > 0 AND NOT a.attisdropped
+      ORDER BY a.attnum`,
+    [table],
+  );
+}
+
+describe('schema and migrations', () => {
+  it.each(tables.map((table) => [getTableConfig(table).name, table] as const))('agree on %s', async (name, table) => {
+    const declared = getTableConfig(table)
+      .columns.map((column) => ({
+        name: column.name,
+        type: SERIALS[column.getSQLType()] ?? column.getSQLType(),
+        not_null: column.notNull,
+      }))
+      .sort((a, b) => a.name.localeCompare(b.name));
+    const actual = (await columnsOf(name)).sort((a, b) => a.name.localeCompare(b.name));
+    expect(actual).toEqual(declared);
+  });
+
+  it('creates no table the schema does not declare', async () => {
+    const rows = await test.database.query<{ relname: string }>(
+      `SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace ORDER BY relname`,
+    );
+    const declared = tables.map((table) => getTableConfig(table).name).concat('schema_migrations').sort();
+    expect(rows.map((r) => r.relname)).toEqual(declared);
+  });
+
+  it('applies nothing twice', async () => {
+    expect(await migrate(test.database)).toEqual([]);
+  });
+});
