@@ -7,6 +7,7 @@ import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
+import { notificationCommands } from './commands/notifications.ts';
 import { riskCommands } from './commands/risk.ts';
 import type { CommandDeps, Output } from './io.ts';
 
@@ -20,6 +21,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
 
   merchantCommands(program, deps, io);
   riskCommands(program, deps, io);
+  notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);
 
   program
@@ -30,6 +32,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
       io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
   program.command('serve').description('run the gateway (as npm start does)');
+  program.command('worker').description('run the periodic tasks (notification delivery, ...) without the HTTP server');
   return program;
 }
 

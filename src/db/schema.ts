@@ -120,6 +120,14 @@ export const events = pgTable('events', {
   payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
   notifyUrl: text('notify_url'),
   createdAt: createdAt(),
+  // Delivery to notify_url (migration 0003; docs/notifications.md).
+  deliveryStatus: text('delivery_status').$type<DeliveryStatus>().notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  failures: integer('failures').notNull().default(0),
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+  lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+  leaseToken: text('lease_token'),
+  deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const riskBlocklist = pgTable('risk_blocklist', {
@@ -129,6 +137,23 @@ export const riskBlocklist = pgTable('risk_blocklist', {
   value: text('value').notNull(),
   note: text('note'),
   createdAt: createdAt(),
+});
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'no_target';
+export type AttemptOutcome = 'sending' | 'delivered' | 'failed' | 'refused' | 'abandoned';
+
+export const notificationAttempts = pgTable('notification_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventId: text('event_id').notNull(),
+  attempt: integer('attempt').notNull(),
+  trigger: text('trigger').$type<'schedule' | 'replay'>().notNull(),
+  notifyTime: bigint('notify_time', { mode: 'number' }).notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+  outcome: text('outcome').$type<AttemptOutcome>().notNull().default('sending'),
+  httpStatus: integer('http_status'),
+  latencyMs: integer('latency_ms'),
+  error: text('error'),
+  responseExcerpt: text('response_excerpt'),
 });
 
 export type PaymentRow = typeof payments.$inferSelect;

@@ -84,3 +84,29 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
     },
   };
 }
+
+export interface RunningWorker {
+  readonly child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `acquiro worker` (the periodic tasks without the HTTP server); it has no readiness probe. */
+export function startWorker(env: Record<string, string>): RunningWorker {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}

@@ -12,6 +12,7 @@ import { riskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation, type CardToStore } from '../payments/record-authorisation.ts';
 import { cardPaymentCommand, type CardPaymentBody, type CardPaymentCommand } from './request.ts';
 
@@ -31,6 +32,7 @@ interface ResolvedCard {
 
 export async function authoriseCard(deps: Deps, account: AccountRow, body: CardPaymentBody): Promise<PaymentRow> {
   const command = cardPaymentCommand(body, deps.clock.now());
+  assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const card = await resolveCard(deps, account, command);
   const requestFingerprint = fingerprintRequest(deps, body);
 

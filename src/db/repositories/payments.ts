@@ -101,8 +101,9 @@ export const OUTCOME_SQL = `WITH updated AS (
     SELECT e.journal_id, u.account_id, e.book, e.kind, u.currency, e.amount, u.id
     FROM updated u CROSS JOIN unnest($14::text[], $15::text[], $16::text[], $17::bigint[]) AS e(journal_id, book, kind, amount)
   ), event AS (
-    INSERT INTO events (id, account_id, type, payment_id, payload, notify_url)
-    SELECT $18, u.account_id, $19, u.id, $20::jsonb, u.notify_url FROM updated u WHERE $19::text IS NOT NULL
+    INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
+    SELECT $18, u.account_id, $19, u.id, $20::jsonb, u.notify_url, CASE WHEN u.notify_url IS NULL THEN 'no_target' ELSE 'pending' END
+    FROM updated u WHERE $19::text IS NOT NULL
   ), token AS (
     INSERT INTO card_tokens (id, account_id, pan_ciphertext, vault_key_id, brand, bin, last4, pan_length, expiry_month, expiry_year, fingerprint)
     SELECT $21, u.account_id, $22, $23, $24, $25, $26, $27, $28, $29, $30 FROM updated u WHERE $21::text IS NOT NULL
