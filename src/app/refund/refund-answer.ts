@@ -3,8 +3,8 @@
 import { codeText } from '../../domain/errors.ts';
 import { batchStatus } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
+import { paymentEventPayload } from '../payments/events.ts';
 
 export const REFUND_OK = 'V0000:OK';
 
@@ -32,20 +32,13 @@ export function refundFields(refund: RefundRow): Record<string, string> {
 
 export type RefundEventType = 'refund.succeeded' | 'refund.failed';
 
-/** The body of a refund notification (decisions §7), less what delivery adds. */
+/** The body of a refund notification (docs/notifications.md): the payment's fields and the refund's. */
 export function refundEventPayload(type: RefundEventType, refund: RefundRow, payment: PaymentRow): Record<string, unknown> {
   return {
-    notify_type: type,
-    merchant_id: payment.merchantId,
-    account_id: payment.accountId,
-    transaction_id: payment.id,
-    order_no: payment.orderNo,
-    amount: formatAmount(payment.amount, payment.currency),
-    currency: payment.currency,
+    ...paymentEventPayload(type, payment),
+    refund_reference_id: refund.id,
     refund_amount: formatAmount(refund.amount, refund.currency),
-    refund_reason: refund.reason ?? '',
-    ...refundFields(refund),
-    refunded_amount: formatAmount(payment.refundedAmount, payment.currency),
-    payment_status: PAYMENT_STATUS_CODES[payment.status as PaymentStatus],
+    refund_status: batchStatus(refund.status),
+    refund_message: refundMessage(refund),
   };
 }
