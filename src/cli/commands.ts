@@ -2,6 +2,7 @@
 // directly or inside the process that owns the embedded database, and write to `out`/`err` so
 // that both paths print the same thing. Each area registers its commands from commands/.
 import { Command, CommanderError } from 'commander';
+import { resealAll } from '../app/vault-reseal.ts';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
@@ -23,6 +24,16 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   riskCommands(program, deps, io);
   notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);
+
+  program
+    .command('vault')
+    .description('secrets at rest')
+    .command('reseal')
+    .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
+    .action(async () => {
+      const done = await resealAll(deps);
+      io.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
+    });
 
   program
     .command('migrate')

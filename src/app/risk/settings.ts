@@ -25,7 +25,10 @@ const INTEGER_SETTINGS = new Set([
 
 /** Applies `path=value` assignments to an account's overrides; amount limits take decimals. */
 export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
-  const next = structuredClone(overrides) as Record<string, any>;
+  type Overrides = Record<string, Record<string, unknown> | number | undefined> & {
+    amountLimits?: Record<string, Record<string, number>>;
+  };
+  const next = structuredClone(overrides) as Overrides;
   for (const assignment of assignments) {
     const [path, value] = assignment.split('=', 2) as [string, string | undefined];
     if (value === undefined) throw new AppError('invalid_field', `${assignment}: expected path=value`);
@@ -43,7 +46,7 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
     }
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
     const [group, leaf] = path.split('.') as [string, string | undefined];
-    if (leaf) next[group] = { ...next[group], [leaf]: Number(value) };
+    if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
     else next[group] = Number(value);
   }
   const merged = riskSettingsFor(next);
