@@ -1,7 +1,6 @@
 // An order of a batch names its transaction twice, by transaction_id and order_no, and repeats
 // its currency and amount: all must agree with one transaction of the calling account. Another
 // account's transaction is not found, exactly like one that does not exist.
-import Type, { type Static } from 'typebox';
 import { AppError } from '../../domain/errors.ts';
 import type { Refusal } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -21,7 +20,6 @@ export const OrderFields = {
   amount: Decimal,
 };
 
-const OrderObject = Type.Object(OrderFields);
 
 export interface OrderRef {
   readonly transactionId: string;
@@ -32,7 +30,7 @@ export interface OrderRef {
 }
 
 /** The checks a schema cannot make (currency code, amount precision), in that order's terms. */
-export function orderRef(entry: Static<typeof OrderObject>): OrderRef {
+export function orderRef(entry: { transaction_id: string; order_no: string; currency: string; amount: string }): OrderRef {
   const currency = checkCurrency(entry.currency);
   return { transactionId: entry.transaction_id, orderNo: entry.order_no, currency, amount: checkAmount(entry.amount, currency) };
 }
