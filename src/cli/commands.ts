@@ -6,6 +6,7 @@ import { resealAll } from '../app/vault-reseal.ts';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
+import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import { notificationCommands } from './commands/notifications.ts';
 import { riskCommands } from './commands/risk.ts';
@@ -22,6 +23,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   merchantCommands(program, deps, io);
   riskCommands(program, deps, io);
   notificationCommands(program, deps, io);
+  ledgerCommands(program, deps, io);
 
   program
     .command('vault')

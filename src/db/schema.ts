@@ -158,3 +158,42 @@ export const notificationAttempts = pgTable('notification_attempts', {
 
 export type PaymentRow = typeof payments.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
+
+// 0004_lifecycle: captures and voids of an authorisation, refunds of captured money.
+export const paymentOperations = pgTable('payment_operations', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  accountId: text('account_id').notNull(),
+  kind: text('kind').$type<'capture' | 'void'>().notNull(),
+  origin: text('origin').$type<'capture' | 'cancel' | 'review_approve' | 'review_reject'>().notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull().default('pending'),
+  connectorReference: text('connector_reference'),
+  failureReason: text('failure_reason'),
+  attempts: integer('attempts').notNull().default(0),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export const refunds = pgTable('refunds', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  accountId: text('account_id').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  reason: text('reason'),
+  status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull().default('pending'),
+  connectorReference: text('connector_reference'),
+  resultCode: text('result_code'),
+  resultMessage: text('result_message'),
+  attempts: integer('attempts').notNull().default(0),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
+  settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export type PaymentOperationRow = typeof paymentOperations.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;

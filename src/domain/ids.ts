@@ -10,6 +10,7 @@ export type IdPrefix =
   | 'TK' // stored card token
   | 'EV' // event / notification
   | 'CP' // capture
+  | 'VD' // void of an authorisation
   | 'J'; // ledger journal
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {

@@ -7,6 +7,12 @@ import { installErrorHandling } from './plugins/errors.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
 import { healthRoutes } from './routes/health.ts';
+import { cancelRoutes } from './routes/cancel.ts';
+import { captureRoutes } from './routes/capture.ts';
+import { queryRoutes } from './routes/query.ts';
+import { refundRoutes } from './routes/refund.ts';
+import { refundSearchRoutes } from './routes/refund-search.ts';
+import { reviewRoutes } from './routes/review.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
@@ -35,5 +41,11 @@ export async function buildServer(deps: Deps): Promise<Server> {
 
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
+  captureRoutes(app, deps);
+  reviewRoutes(app, deps);
+  cancelRoutes(app, deps);
+  refundRoutes(app, deps);
+  queryRoutes(app, deps);
+  refundSearchRoutes(app, deps);
   return { app, directory };
 }
