@@ -2,10 +2,14 @@
 // directly or inside the process that owns the embedded database, and write to `out`/`err` so
 // that both paths print the same thing. Each area registers its commands from commands/.
 import { Command, CommanderError } from 'commander';
+import { resealAll } from '../app/vault-reseal.ts';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
+import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
+import { notificationCommands } from './commands/notifications.ts';
+import { riskCommands } from './commands/risk.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -17,6 +21,19 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   merchantCommands(program, deps, io);
+  riskCommands(program, deps, io);
+  notificationCommands(program, deps, io);
+  ledgerCommands(program, deps, io);
+
+  program
+    .command('vault')
+    .description('secrets at rest')
+    .command('reseal')
+    .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
+    .action(async () => {
+      const done = await resealAll(deps);
+      io.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
+    });
 
   program
     .command('migrate')
@@ -26,6 +43,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
       io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
   program.command('serve').description('run the gateway (as npm start does)');
+  program.command('worker').description('run the periodic tasks (notification delivery, ...) without the HTTP server');
   return program;
 }
 

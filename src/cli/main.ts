@@ -6,6 +6,7 @@ import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult } from '../db/ownership.ts';
 import { createDeps, openConfiguredDatabase } from '../gateway.ts';
 import { createLogger } from '../logging.ts';
+import { runWorker } from '../jobs/worker.ts';
 import { serve, StartError } from '../serve.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
 
@@ -33,8 +34,8 @@ const wantsHelpOnly = (argv: readonly string[]) => argv.length === 0 || argv.som
 
 async function main(argv: readonly string[]): Promise<void> {
   const config = loadConfig();
-  if (argv[0] === 'serve') {
-    const running = await serve(config);
+  if (argv[0] === 'serve' || argv[0] === 'worker') {
+    const running = argv[0] === 'serve' ? await serve(config) : await runWorker(config);
     const stop = () => void running.stop().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

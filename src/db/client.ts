@@ -1,12 +1,8 @@
 // One code path over two engines: PostgreSQL through node-postgres, or the embedded PGlite.
 // Both speak the same SQL and run the same migrations; Drizzle sits on top of either.
-import { PGlite } from '@electric-sql/pglite';
 import { sql, type SQL } from 'drizzle-orm';
-import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
 import { readdir, readFile } from 'node:fs/promises';
-import pg from 'pg';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -22,8 +18,12 @@ export async function rowsOf<Row>(db: Executor, query: SQL): Promise<Row[]> {
 export interface Database {
   readonly db: Db;
   readonly kind: 'pglite' | 'postgres';
-  /** Raw parameterised SQL, outside Drizzle (migrations, benchmarks, invariant checks). */
-  query<Row = Record<string, unknown>>(text: string, params?: unknown[]): Promise<Row[]>;
+  /**
+   * Raw parameterised SQL, outside Drizzle and outside any transaction: the hot path's few
+   * statements, benchmarks, invariant checks. A `name` makes node-postgres prepare the statement
+   * once per connection; give it only to constant texts.
+   */
+  query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
@@ -42,7 +42,10 @@ export async function openDatabase(options: DatabaseOptions): Promise<Database> 
   return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
 }
 
+// Each engine's modules are loaded only when it is used: a PostgreSQL server never loads PGlite.
 async function openPostgres(url: string, options: DatabaseOptions): Promise<Database> {
+  const { default: pg } = await import('pg');
+  const { drizzle: drizzlePg } = await import('drizzle-orm/node-postgres');
   const pool = new pg.Pool({
     connectionString: url,
     max: options.poolSize ?? 10,
@@ -55,7 +58,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     db,
     kind: 'postgres',
-    query: async (text, params) => (await pool.query(text, params)).rows,
+    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows,
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -64,6 +67,8 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 }
 
 async function openPglite(dataDir: string | undefined): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = await PGlite.create(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {

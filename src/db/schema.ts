@@ -94,6 +94,7 @@ export const payments = pgTable('payments', {
   riskAction: text('risk_action'),
   riskReasons: jsonb('risk_reasons').$type<RiskReason[]>(),
   threedsResult: text('threeds_result'),
+  version: integer('version').notNull().default(0),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
@@ -121,6 +122,14 @@ export const events = pgTable('events', {
   payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
   notifyUrl: text('notify_url'),
   createdAt: createdAt(),
+  // Delivery to notify_url (migration 0003; docs/notifications.md).
+  deliveryStatus: text('delivery_status').$type<DeliveryStatus>().notNull().default('pending'),
+  attempts: integer('attempts').notNull().default(0),
+  failures: integer('failures').notNull().default(0),
+  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+  lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+  leaseToken: text('lease_token'),
+  deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
 });
 
 export const riskBlocklist = pgTable('risk_blocklist', {
@@ -132,8 +141,64 @@ export const riskBlocklist = pgTable('risk_blocklist', {
   createdAt: createdAt(),
 });
 
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'no_target';
+export type AttemptOutcome = 'sending' | 'delivered' | 'failed' | 'refused' | 'abandoned';
+
+export const notificationAttempts = pgTable('notification_attempts', {
+  id: bigserial('id', { mode: 'number' }).primaryKey(),
+  eventId: text('event_id').notNull(),
+  attempt: integer('attempt').notNull(),
+  trigger: text('trigger').$type<'schedule' | 'replay'>().notNull(),
+  notifyTime: bigint('notify_time', { mode: 'number' }).notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+  outcome: text('outcome').$type<AttemptOutcome>().notNull().default('sending'),
+  httpStatus: integer('http_status'),
+  latencyMs: integer('latency_ms'),
+  error: text('error'),
+  responseExcerpt: text('response_excerpt'),
+});
+
 export type PaymentRow = typeof payments.$inferSelect;
 export type AccountRow = typeof accounts.$inferSelect;
+
+// 0004_lifecycle: captures and voids of an authorisation, refunds of captured money.
+export const paymentOperations = pgTable('payment_operations', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  accountId: text('account_id').notNull(),
+  kind: text('kind').$type<'capture' | 'void'>().notNull(),
+  origin: text('origin').$type<'capture' | 'cancel' | 'review_approve' | 'review_reject'>().notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull().default('pending'),
+  connectorReference: text('connector_reference'),
+  failureReason: text('failure_reason'),
+  attempts: integer('attempts').notNull().default(0),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export const refunds = pgTable('refunds', {
+  id: text('id').primaryKey(),
+  paymentId: text('payment_id').notNull(),
+  accountId: text('account_id').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  reason: text('reason'),
+  status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull().default('pending'),
+  connectorReference: text('connector_reference'),
+  resultCode: text('result_code'),
+  resultMessage: text('result_message'),
+  attempts: integer('attempts').notNull().default(0),
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
+  settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
+  createdAt: createdAt(),
+  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+export type PaymentOperationRow = typeof paymentOperations.$inferSelect;
+export type RefundRow = typeof refunds.$inferSelect;
 
 // Hosted payment page sessions (0005_checkout.sql).
 export const checkoutSessions = pgTable('checkout_sessions', {

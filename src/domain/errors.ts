@@ -56,6 +56,21 @@ export const CODES = {
   unreadable_body: { code: '4415', message: 'Unreadable body', http: 415 },
   rate_limited: { code: '4429', message: 'Too many requests', http: 429 },
 
+  // Per order in batch answers: the request was understood, this transaction refused it.
+  transaction_not_found: { code: '5001', message: 'Transaction not found' },
+  currency_mismatch: { code: '5002', message: 'Currency does not match the transaction' },
+  amount_mismatch: { code: '5003', message: 'Amount does not match the transaction' },
+  invalid_transaction_state: { code: '5004', message: 'Not allowed in the transaction state' },
+  already_captured: { code: '5005', message: 'Transaction already captured' },
+  capture_exceeds_authorised: { code: '5006', message: 'Capture amount exceeds the authorised amount' },
+  already_cancelled: { code: '5007', message: 'Transaction already cancelled' },
+  captured_refund_instead: { code: '5008', message: 'Transaction captured: refund it instead' },
+  not_captured: { code: '5009', message: 'Transaction not captured: cancel it instead' },
+  refund_exceeds_captured: { code: '5010', message: 'Refund exceeds the captured amount not yet refunded' },
+  not_held_for_review: { code: '5011', message: 'Transaction is not held for review' },
+  operation_in_progress: { code: '5012', message: 'Another operation on this transaction is in progress' },
+  processor_refused: { code: '5013', message: 'Refused by the processor' },
+
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;
 

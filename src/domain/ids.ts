@@ -11,6 +11,7 @@ export type IdPrefix =
   | 'EV' // event / notification
   | 'CP' // capture
   | 'CS' // hosted payment page (checkout) session
+  | 'VD' // void of an authorisation
   | 'J'; // ledger journal
 
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {

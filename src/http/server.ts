@@ -11,6 +11,12 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes } from './routes/health.ts';
+import { cancelRoutes } from './routes/cancel.ts';
+import { captureRoutes } from './routes/capture.ts';
+import { queryRoutes } from './routes/query.ts';
+import { refundRoutes } from './routes/refund.ts';
+import { refundSearchRoutes } from './routes/refund-search.ts';
+import { reviewRoutes } from './routes/review.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
@@ -39,6 +45,12 @@ export async function buildServer(deps: Deps): Promise<Server> {
 
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
+  captureRoutes(app, deps);
+  reviewRoutes(app, deps);
+  cancelRoutes(app, deps);
+  refundRoutes(app, deps);
+  queryRoutes(app, deps);
+  refundSearchRoutes(app, deps);
   checkoutRoutes(app, deps, directory);
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);

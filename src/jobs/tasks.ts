@@ -1,9 +1,16 @@
 // Every periodic task a worker runs. Areas add theirs here.
+import { deliverDueNotifications } from '../app/notifications/deliver.ts';
 import { expireAbandonedPayments } from '../app/apm/expire.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
+import { resolvePendingOperations } from '../app/capture/operation.ts';
+import { settlePendingRefunds } from '../app/refund/record-refund.ts';
 import type { PeriodicTask } from './runner.ts';
 
 export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'resolve-unknown-payments', intervalMs: 10_000, run: (deps) => resolveUnknownPayments(deps) },
+  // Polled every second: a new event reaches its receiver within about a second of its commit.
+  { name: 'deliver-notifications', intervalMs: 1_000, run: (deps) => deliverDueNotifications(deps) },
+  { name: 'resolve-pending-operations', intervalMs: 10_000, run: (deps) => resolvePendingOperations(deps) },
+  { name: 'settle-pending-refunds', intervalMs: 5_000, run: (deps) => settlePendingRefunds(deps) },
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
 ];

@@ -90,3 +90,18 @@ describe('same order_no, different fields', () => {
     expect(theirs.body.transaction_id).not.toBe(mine.body.transaction_id);
   });
 });
+
+describe('the event of an authorisation', () => {
+  it('waits for delivery when the payment names a notify_url, and is kept without one', async () => {
+    const withTarget = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: 'http://127.0.0.1:9/notify' }));
+    const without = await shop.post('/v1/authorise', cardPayment(shop.ids));
+    const rows = await gw.database.query<{ payment_id: string; delivery_status: string; notify_url: string | null }>(
+      'SELECT payment_id, delivery_status, notify_url FROM events WHERE payment_id IN ($1, $2)',
+      [withTarget.body.transaction_id, without.body.transaction_id],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.payment_id, [r.delivery_status, r.notify_url]]))).toEqual({
+      [withTarget.body.transaction_id]: ['pending', 'http://127.0.0.1:9/notify'],
+      [without.body.transaction_id]: ['no_target', null],
+    });
+  });
+});

@@ -120,3 +120,13 @@ describe('acquiro beside a running server', () => {
     }
   });
 });
+
+describe('acquiro --help', () => {
+  it('prints every command without opening a database', async () => {
+    const run = await acquiro(['--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(run.code).toBe(0);
+    for (const command of ['merchants', 'accounts', 'keys', 'ips', 'risk', 'blocklist', 'migrate', 'serve']) expect(run.stdout).toContain(command);
+    const rotate = await acquiro(['keys', 'rotate', '--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(rotate.stdout).toMatch(/ACQUIRO_KEY_GRACE_HOURS/);
+  });
+});

@@ -1,10 +1,9 @@
 // Signs requests as a merchant would (with the SDK's sign) and sends them through Fastify's
 // inject in JSON, form (bracket notation) or XML; reads answers and checks their signatures.
 import type { FastifyInstance } from 'fastify';
-import { XMLParser } from 'fast-xml-parser';
 import qs from 'qs';
 import { toXml } from '../../src/http/encoders/xml.ts';
-import { sign, verify } from '../../src/sdk/index.ts';
+import { parseAnswer, sign, verify } from '../../src/sdk/index.ts';
 import type { Credentials } from '../../src/app/merchants/credentials.ts';
 
 export type Format = 'json' | 'form' | 'xml' | 'json-as-form';
@@ -18,13 +17,6 @@ export interface Answer {
   /** Whether encryption_data verifies with the merchant's secret key. */
   readonly signed: boolean;
 }
-
-const ANSWER_LISTS = new Set(['risk_reasons', 'fraud_check_result', 'capture_orders', 'review_orders', 'cancel_orders', 'refund_orders', 'orders_list']);
-const xmlAnswer = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false,
-  isArray: (_name, jPath) => ANSWER_LISTS.has(String(jPath).split('.').slice(1).join('.')),
-});
 
 export function encode(body: Record<string, unknown>, format: Format): { payload: string; contentType: string } {
   switch (format) {
@@ -41,17 +33,10 @@ export function encode(body: Record<string, unknown>, format: Format): { payload
 
 export function readAnswer(raw: string, secret: string): { body: Record<string, any>; signed: boolean } {
   const text = raw.trimStart();
-  if (text.startsWith('<') && !/^<!doctype html/i.test(text)) {
-    const document = xmlAnswer.parse(text) as Record<string, unknown>;
-    const body = (document.respon ?? {}) as Record<string, any>;
-    for (const list of ANSWER_LISTS) if (body[list] === '') body[list] = [];
-    return { body, signed: verify(body, secret) };
-  }
-  if (text.startsWith('{')) {
-    const body = JSON.parse(text) as Record<string, any>;
-    return { body, signed: verify(body, secret) };
-  }
-  return { body: {}, signed: false };
+  // An HTML page (the hand-off, the hosted page) is no answer to read.
+  if ((!text.startsWith('<') && !text.startsWith('{')) || /^<!doctype html/i.test(text)) return { body: {}, signed: false };
+  const body = parseAnswer(text) as Record<string, any>;
+  return { body, signed: verify(body, secret) };
 }
 
 export interface SignedClient {

@@ -19,12 +19,14 @@ export interface TestDatabase {
   readonly drop: () => Promise<void>;
   /** For child processes: the environment that points them at this database. */
   readonly env: Record<string, string>;
+  /** A second handle on the same data, as another worker would have (PGlite: the same instance). */
+  readonly another: () => Promise<Database>;
 }
 
 export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
   if (TEST_DB === 'pglite') {
     const database = await openDatabase({});
-    return { database, drop: () => database.close(), env: {} };
+    return { database, drop: () => database.close(), env: {}, another: async () => ({ ...database, close: async () => {} }) };
   }
   const schema = `t_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
@@ -35,6 +37,7 @@ export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
   return {
     database,
     env: { DATABASE_URL: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` },
+    another: () => openDatabase({ url: POSTGRES_URL, searchPath: schema, poolSize }),
     drop: async () => {
       await database.close();
       const cleanup = new pg.Client({ connectionString: POSTGRES_URL });
@@ -61,6 +64,8 @@ export interface TestGateway {
   readonly logs: LogCapture;
   /** A new merchant with one account, and a client that signs with its key. */
   merchant(settings?: AccountSettings & { name?: string }): Promise<SignedClient & { credentials: Credentials }>;
+  /** Another connection pool on this gateway's database (close it when done). */
+  anotherConnection(): Promise<Database>;
   close(): Promise<void>;
 }
 
@@ -71,7 +76,7 @@ export interface TestGatewayOptions {
 }
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
-  const { database, drop } = await openTestDatabase();
+  const { database, drop, another } = await openTestDatabase();
   const config = loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test', LOG_LEVEL: 'info', ...options.env });
   const logs = new LogCapture();
   const gateway = await createGateway({
@@ -92,6 +97,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       const credentials = await createMerchant(gateway.deps, settings.name ?? `Test merchant ${++merchants}`, settings);
       return { ...signedClient(gateway.server.app, credentials), credentials };
     },
+    anotherConnection: another,
     async close() {
       await gateway.close();
       await drop();

@@ -1,6 +1,6 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,6 +41,12 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** The Node flags of `npm start` (package.json), so tests and the bench run the server as operators do. */
+function startFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts;
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export interface RunningServer {
   readonly url: string;
   readonly child: ChildProcess;
@@ -51,7 +57,7 @@ export interface RunningServer {
 /** Starts `npm start`'s entry point and waits until GET /health answers 200. */
 export async function startServer(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
   });
@@ -70,6 +76,32 @@ export async function startServer(env: Record<string, string>): Promise<RunningS
   }
   return {
     url,
+    child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export interface RunningWorker {
+  readonly child: ChildProcess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts `acquiro worker` (the periodic tasks without the HTTP server); it has no readiness probe. */
+export function startWorker(env: Record<string, string>): RunningWorker {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+  });
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return {
     child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {

@@ -1,7 +1,9 @@
 // The documentation tables are checked against the code they describe.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CODES, type CodeDef } from '../../src/domain/errors.ts';
+import { decodeBody } from '../../src/http/body/decode.ts';
+import { verify } from '../../src/sdk/index.ts';
 
 const doc = (path: string) => readFileSync(new URL(`../../docs/${path}`, import.meta.url), 'utf8');
 
@@ -19,5 +21,29 @@ describe('docs/codes.md', () => {
   it('gives each code one meaning', () => {
     const codes = Object.values(CODES).map((d) => d.code);
     expect(new Set(codes).size).toBe(codes.length);
+  });
+});
+
+describe('signed examples in docs/', () => {
+  const EXAMPLE_KEY = 'sk_test_4f3c2b1a';
+  // Every list field any example may hold, so one-entry XML lists read as lists.
+  const LISTS = new Set([
+    'risk_reasons', 'fraud_check_result', 'capture_orders', 'review_orders', 'cancel_orders', 'refund_orders', 'orders_list',
+    'cart_items', 'account_owner', 'total_discount', 'additional_information',
+  ]);
+  const files = readdirSync(new URL('../../docs/', import.meta.url), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+  const blocks = files.flatMap((file) =>
+    [...doc(file).matchAll(/```(json|xml|text)\n([\s\S]*?)```/g)]
+      .filter((m) => m[2]!.includes('encryption_data') && !/^\s*(\/\/|#)/.test(m[2]!))
+      .map((m, i) => [`${file} #${i + 1} (${m[1]})`, m[2]!] as const),
+  );
+
+  it('finds the examples', () => {
+    expect(blocks.length).toBeGreaterThan(10);
+  });
+
+  it.each(blocks)('%s verifies with the example key', (_name, text) => {
+    const body = decodeBody(Buffer.from(text), LISTS);
+    expect(verify(body, EXAMPLE_KEY)).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
 // issuer page, outside any transaction → record. The payment then waits for the shopper
 // (requires_redirect) until the issuer page's answer, or until the method's deadline.
 import { newId } from '../../domain/ids.ts';
+import { claimWaitingPayment } from '../../db/repositories/checkout.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assess, callConnector, claimOnce, connectorOf, fingerprintRequest, shopperOf } from '../authorise/steps.ts';
@@ -34,9 +35,10 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
     connector: account.connector,
     expiresAt: new Date(now.getTime() + method.ttlMinutes * 60_000),
   };
-  return claimOnce(deps, account, row, async (claimed) => {
+  const insert = () => claimWaitingPayment(deps.database.db, row);
+  return claimOnce(deps, account, { orderNo: order.orderNo, requestFingerprint, insert }, async (claimed) => {
     const risk = await assess(deps, account, order, claimed.id);
-    const context = { account, paymentId: claimed.id, risk };
+    const context = { account, paymentId: claimed.id, current: claimed, risk };
     if (risk.action === 'reject') return recordAuthorisation(deps, context, { status: 'refused', code: 'risk_rejected' });
     const connector = connectorOf(deps, account);
     if (!connector) return recordAuthorisation(deps, context, { status: 'refused', code: 'processor_error' });

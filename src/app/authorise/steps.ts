@@ -7,8 +7,8 @@ import { TEST_CARDS } from '../../connectors/simulator/cards.ts';
 import { AppError } from '../../domain/errors.ts';
 import { assessRisk, issuerCountryOf, riskSettingsFor, SANDBOX_RISK_CARDS, type RiskDecision } from '../../domain/risk.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
-import { claimPayment, findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
-import { blocklistHits, velocityCounts } from '../../db/repositories/risk.ts';
+import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
+import { riskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -27,6 +27,13 @@ export interface ResolvedCard {
   readonly tokenId?: string;
 }
 
+/** How a pipeline claims its order: the insert (null when the order_no is taken) and what it claims. */
+export interface OrderClaim {
+  readonly orderNo: string;
+  readonly requestFingerprint: string;
+  insert(): Promise<PaymentRow | null>;
+}
+
 /**
  * Claims the order and runs `authorise` on the claim, once. When the order_no is already claimed,
  * the stored outcome instead (or 4009 when the fields differ).
@@ -34,11 +41,11 @@ export interface ResolvedCard {
 export async function claimOnce(
   deps: Deps,
   account: AccountRow,
-  row: NewPayment,
+  claim: OrderClaim,
   authorise: (claimed: PaymentRow) => Promise<PaymentRow>,
 ): Promise<PaymentRow> {
-  const claimed = await claimPayment(deps.database.db, row);
-  if (!claimed) return existingOutcome(deps, account, row.orderNo, row.requestFingerprint);
+  const claimed = await claim.insert();
+  if (!claimed) return existingOutcome(deps, account, claim.orderNo, claim.requestFingerprint);
   const flight = authorise(claimed);
   inFlight.set(claimed.id, flight);
   try {
@@ -101,14 +108,11 @@ export async function resolveCard(deps: Deps, account: AccountRow, source: CardS
   };
 }
 
-/** The card columns of a payment row: BIN, last four, length and fingerprint, never the number. */
-export function cardColumns(card: ResolvedCard): Pick<NewPayment, 'cardBrand' | 'cardBin' | 'cardLast4' | 'cardLength' | 'cardFingerprint' | 'tokenId'> {
+/** The card as a claim records it: BIN, last four, length and fingerprint, never the number. */
+export function cardClaim(card: ResolvedCard): { card: NonNullable<Claim['card']>; tokenId: string | null } {
+  const pan = card.details.pan;
   return {
-    cardBrand: card.brand,
-    cardBin: card.details.pan.slice(0, 6),
-    cardLast4: card.details.pan.slice(-4),
-    cardLength: card.details.pan.length,
-    cardFingerprint: card.fingerprint,
+    card: { brand: card.brand, bin: pan.slice(0, 6), last4: pan.slice(-4), length: pan.length, fingerprint: card.fingerprint },
     tokenId: card.tokenId ?? null,
   };
 }
@@ -124,6 +128,7 @@ export async function decideCard(deps: Deps, account: AccountRow, order: OrderDe
   const context = {
     account,
     paymentId: payment.id,
+    current: payment,
     risk,
     ...(order.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
   };
@@ -175,32 +180,29 @@ export async function assess(deps: Deps, account: AccountRow, order: OrderDetail
   const sandbox = deps.config.mode === 'sandbox';
   // Test cards keep their meaning under repeated test traffic (decisions §5): no velocity.
   const countVelocity = !(sandbox && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
-  const db = deps.database.db;
-  const [velocity, hits] = await Promise.all([
-    countVelocity
-      ? velocityCounts(db, {
-          paymentId,
-          since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
-          ...(card ? { card: { fingerprint: card.fingerprint, cap: settings.velocityCard.limit } } : {}),
-          ...(order.shopperEmail ? { email: { value: order.shopperEmail, cap: settings.velocityEmail.limit } } : {}),
-          ...(order.shopperIp ? { ip: { value: order.shopperIp, cap: settings.velocityIp.limit } } : {}),
-        })
-      : Promise.resolve({}),
-    blocklistHits(db, {
-      accountId: account.id,
-      ...(card ? { card: card.fingerprint, bin: card.details.pan.slice(0, 6) } : {}),
-      ...(order.shopperEmail ? { email: order.shopperEmail } : {}),
-      ...(order.shopperIp ? { ip: order.shopperIp } : {}),
-      ...(order.billingCountry ? { country: order.billingCountry } : {}),
-    }),
-  ]);
+  const facts = await riskRecord(deps.database, {
+    accountId: account.id,
+    paymentId,
+    since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
+    ...(countVelocity
+      ? { velocity: { cardCap: settings.velocityCard.limit, emailCap: settings.velocityEmail.limit, ipCap: settings.velocityIp.limit } }
+      : {}),
+    // Without a card (APM) the card and BIN match nothing, and the card velocity rule is skipped.
+    card: card?.fingerprint ?? '',
+    bin: pan?.slice(0, 6) ?? '',
+    email: order.shopperEmail,
+    ip: order.shopperIp,
+    country: order.billingCountry,
+  });
+  const { card: _cardVelocity, ...shopperVelocity } = facts.velocity;
+  const velocity = card ? facts.velocity : shopperVelocity;
   const issuerCountry = pan ? issuerCountryOf(pan.slice(0, 6)) : undefined;
   const sandboxCard = sandbox && pan ? SANDBOX_RISK_CARDS.get(pan) : undefined;
   return assessRisk(
     {
       amount: order.amount,
       velocity,
-      blocklistHits: hits,
+      blocklistHits: facts.blocklistHits,
       ...(order.billingCountry ? { billingCountry: order.billingCountry } : {}),
       ...(issuerCountry ? { issuerCountry } : {}),
       ...(sandboxCard ? { sandboxCard } : {}),

@@ -7,7 +7,7 @@ import { accountById, countAttempt, lockPaymentById } from '../../db/repositorie
 import { updatePayment } from '../../db/repositories/payments.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { cardColumns, decideCard, resolveCard } from '../authorise/steps.ts';
+import { cardClaim, decideCard, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { orderOf, settleAttempt } from './attempt.ts';
 
@@ -90,4 +90,17 @@ function checkForm(
   }
   if (isCardProblem(checked) || Object.keys(problems).length > 0) return { problems, holderName: problems.holder ? '' : holderName };
   return { card: checked, holderName };
+}
+
+/** The card columns of this attempt: BIN, last four, length and fingerprint, never the number. */
+function cardColumns(card: ResolvedCard) {
+  const { card: claimed, tokenId } = cardClaim(card);
+  return {
+    cardBrand: claimed.brand,
+    cardBin: claimed.bin,
+    cardLast4: claimed.last4,
+    cardLength: claimed.length,
+    cardFingerprint: claimed.fingerprint,
+    tokenId,
+  };
 }

@@ -8,13 +8,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import { CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import {
-  findSession,
-  findSessionOfPayment,
-  insertSession,
-  markHandedOff,
-} from '../../db/repositories/checkout.ts';
-import { claimPayment, findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
+import { claimWaitingPayment, findSession, findSessionOfPayment, insertSession, markHandedOff } from '../../db/repositories/checkout.ts';
+import { findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
@@ -63,7 +58,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, body: Reco
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
   const created = await deps.database.db.transaction(async (tx) => {
-    const payment = await claimPayment(tx, row);
+    const payment = await claimWaitingPayment(tx, row);
     if (!payment) return null;
     const session = await insertSession(tx, {
       id: newId('CS', now.getTime()),

@@ -32,7 +32,8 @@ export function maskedCard(payment: PaymentRow): string {
   return payment.cardBin && payment.cardLast4 && payment.cardLength ? maskFrom(payment.cardBin, payment.cardLast4, payment.cardLength) : '';
 }
 
-export function paymentEventPayload(type: PaymentEventType, payment: PaymentRow): Record<string, unknown> {
+/** The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts). */
+export function paymentEventPayload(type: EventType, payment: PaymentRow): Record<string, unknown> {
   const status = payment.status as PaymentStatus;
   return {
     notify_type: type,

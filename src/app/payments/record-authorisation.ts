@@ -1,18 +1,17 @@
 // Records what the processor said about an authorisation: the payment's new state, its ledger
-// journal, the stored card and the merchant's event, all in one transaction. Used by every path
+// journal, the stored card and the merchant's event, in one atomic statement. Used by every path
 // that learns an outcome: the authorise call itself, 3-D Secure and APM completion, and the
-// sweeper that asks the processor about payments whose outcome was unknown.
+// sweeper that asks the processor about payments whose outcome was unknown. Writers decide from
+// the row as read and write only if nobody changed it since (its version); a loser re-reads and
+// decides again, so two paths learning the same outcome record it once.
 import type { AuthoriseOutcome, DeclineReason } from '../../connectors/port.ts';
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeFor, holdEntries } from '../../domain/ledger.ts';
 import { canMove, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
-import type { Tx } from '../../db/client.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
-import { postJournal } from '../../db/repositories/ledger.ts';
-import { lockPayment, updatePayment, type NewPayment } from '../../db/repositories/payments.ts';
-import { insertToken } from '../../db/repositories/tokens.ts';
+import { journalRows, type JournalRow } from '../../db/repositories/ledger.ts';
+import { findPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload, type PaymentEventType } from './events.ts';
@@ -41,6 +40,8 @@ export interface CardToStore {
 export interface AuthorisationContext {
   readonly account: AccountRow;
   readonly paymentId: string;
+  /** The row as the caller last read it (saves a read on the hot path). */
+  readonly current?: PaymentRow;
   /** A `review` decision holds an approved payment for /v1/review instead of capturing it. */
   readonly risk?: RiskDecision;
   readonly cardToStore?: CardToStore;
@@ -48,18 +49,19 @@ export interface AuthorisationContext {
   readonly onlyFrom?: readonly PaymentStatus[];
 }
 
-const code = (name: CodeName) => ({ resultCode: CODES[name].code, resultMessage: CODES[name].message });
-
 /** What the processor said, or the gateway's own refusal before asking it (risk, no connector). */
 export type AuthorisationDecision = AuthoriseOutcome | { readonly status: 'refused'; readonly code: CodeName };
+
+const code = (name: CodeName) => ({ resultCode: CODES[name].code, resultMessage: CODES[name].message });
+const MAX_ATTEMPTS = 5;
 
 export async function recordAuthorisation(
   deps: Pick<Deps, 'database' | 'vault'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
-  return deps.database.db.transaction(async (tx) => {
-    const payment = await lockPayment(tx, context.account.id, context.paymentId);
+  let payment = context.current ?? (await findPayment(deps.database.db, context.account.id, context.paymentId));
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (!payment) throw new Error(`payment ${context.paymentId} not found`);
     if (context.onlyFrom && !context.onlyFrom.includes(payment.status as PaymentStatus)) return payment;
     const change = changeFor(payment, context, outcome);
@@ -67,25 +69,25 @@ export async function recordAuthorisation(
     if (change.status !== payment.status && !canMove(payment.status as PaymentStatus, change.status)) return payment;
     if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return payment;
 
-    let tokenId: string | undefined;
-    if (context.cardToStore && outcome.status === 'approved') tokenId = await storeCard(tx, deps, context.account.id, context.cardToStore);
-    const updated = await updatePayment(tx, payment.id, { ...change, ...(tokenId ? { tokenId } : {}) });
-    await postMovement(tx, context.account, updated);
-    const event = eventFor(updated.status as PaymentStatus);
-    if (event) {
-      await recordEvent(tx, {
-        accountId: updated.accountId,
-        type: event,
-        paymentId: updated.id,
-        payload: paymentEventPayload(event, updated),
-        notifyUrl: updated.notifyUrl,
-      });
-    }
-    return updated;
-  });
+    const next = { ...payment, ...change } as PaymentRow;
+    const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
+    if (token) next.tokenId = token.id;
+    const eventType = eventFor(next.status as PaymentStatus);
+    const write: OutcomeWrite = {
+      next,
+      readVersion: payment.version,
+      ledger: journalsFor(context.account, next),
+      ...(eventType ? { event: { id: newId('EV'), type: eventType, payload: paymentEventPayload(eventType, next) } } : {}),
+      ...(token ? { token } : {}),
+    };
+    const written = await writeOutcome(deps.database, write);
+    if (written) return written;
+    payment = await findPayment(deps.database.db, context.account.id, context.paymentId);
+  }
+  throw new Error(`payment ${context.paymentId} kept changing while its outcome was recorded`);
 }
 
-type Change = Partial<NewPayment> & { status: PaymentStatus };
+type Change = Partial<PaymentRow> & { status: PaymentStatus };
 
 function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: AuthorisationDecision): Change {
   const risk = context.risk
@@ -123,34 +125,33 @@ function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: 
   }
 }
 
-async function storeCard(tx: Tx, deps: Pick<Deps, 'vault'>, accountId: string, card: CardToStore): Promise<string> {
+function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): NonNullable<OutcomeWrite['token']> {
   const id = newId('TK');
   const sealed = deps.vault.seal(card.pan, id);
-  await insertToken(tx, {
+  return {
     id,
-    accountId,
-    panCiphertext: sealed.ciphertext,
+    ciphertext: sealed.ciphertext,
     vaultKeyId: sealed.keyId,
     brand: card.brand,
     bin: card.pan.slice(0, 6),
     last4: card.pan.slice(-4),
-    panLength: card.pan.length,
+    length: card.pan.length,
     expiryMonth: card.expiryMonth,
     expiryYear: card.expiryYear,
     fingerprint: card.fingerprint,
-  });
-  return id;
+  };
 }
 
-/** The journal of the state just reached: a hold when authorised, the capture when captured. */
-async function postMovement(tx: Tx, account: AccountRow, payment: PaymentRow): Promise<void> {
-  const journal = { accountId: account.id, currency: payment.currency, paymentId: payment.id };
-  if (payment.status === 'authorised' || payment.status === 'pending_review') {
-    await postJournal(tx, { ...journal, kind: 'authorisation', entries: holdEntries(payment.amount) });
-  } else if (payment.status === 'captured') {
-    await postJournal(tx, { ...journal, kind: 'capture', entries: captureEntries(payment.capturedAmount) });
-    await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeFor(payment.capturedAmount, account.feeBps)) });
+/** The journal of the state just reached: a hold when authorised, the capture (and fee) when captured. */
+function journalsFor(account: AccountRow, payment: PaymentRow): JournalRow[] {
+  if (payment.status === 'authorised' || payment.status === 'pending_review') return journalRows('authorisation', holdEntries(payment.amount));
+  if (payment.status === 'captured') {
+    return [
+      ...journalRows('capture', captureEntries(payment.capturedAmount)),
+      ...journalRows('fee', feeEntries(feeFor(payment.capturedAmount, account.feeBps))),
+    ];
   }
+  return [];
 }
 
 function eventFor(status: PaymentStatus): PaymentEventType | undefined {

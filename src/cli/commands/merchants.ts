@@ -82,7 +82,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .command('keys')
     .description('secret keys')
     .command('rotate')
-    .description(`issue a new secret key; the previous one keeps working for ACQUIRO_KEY_GRACE_HOURS (now ${deps.config.keyGraceHours} h)`)
+    .description('issue a new secret key; the previous one keeps working for ACQUIRO_KEY_GRACE_HOURS (default 24 h)')
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')

@@ -6,6 +6,7 @@
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
 import { OFFLINE_BANK } from './apm.ts';
 import { behaviourOf } from './cards.ts';
+import { simulateRefund, simulateRefundStatus } from './refunds.ts';
 
 export interface SimulatorOptions {
   /** Public base URL of the gateway: challenge and APM pages of the sandbox are served there. */
@@ -70,13 +71,13 @@ export function createSimulator(options: SimulatorOptions): Connector {
     authorise,
     capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
-    refund: async (request) => succeeded(`${reference(request.paymentId)}_rf_${request.refundId}`),
+    refund: async (request) => ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`)),
     paymentStatus: async (request) => {
       const outcome = lost.get(request.paymentId);
       if (outcome) return ok(outcome);
       if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
-    refundStatus: async (request) => succeeded(request.reference),
+    refundStatus: async (request) => ok(simulateRefundStatus(request.reference)),
   };
 }

@@ -94,6 +94,8 @@ CREATE TABLE payments (
   risk_action text,
   risk_reasons jsonb,
   threeds_result text,
+  -- Bumped by every update: a writer that read version n updates only if it is still n.
+  version integer NOT NULL DEFAULT 0,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now(),
   UNIQUE (account_id, order_no)

@@ -7,6 +7,15 @@ import type { NewPayment } from './payments.ts';
 
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
 
+/**
+ * Claims an order with columns the hot-path claim does not set (the status a hosted page starts
+ * in, the deadline of a payment that waits for the shopper); null when the order_no is taken.
+ */
+export async function claimWaitingPayment(db: Executor, row: NewPayment): Promise<PaymentRow | null> {
+  const [inserted] = await db.insert(payments).values(row).onConflictDoNothing({ target: [payments.accountId, payments.orderNo] }).returning();
+  return inserted ?? null;
+}
+
 export async function insertSession(tx: Executor, row: NewCheckoutSession): Promise<CheckoutSessionRow> {
   const [inserted] = await tx.insert(checkoutSessions).values(row).returning();
   return inserted!;
@@ -69,7 +78,7 @@ export async function movePayment(
 ): Promise<PaymentRow | null> {
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, updatedAt: sql`now()` })
+    .set({ ...changes, version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
     .where(and(eq(payments.id, id), inArray(payments.status, [...from])))
     .returning();
   return row ?? null;

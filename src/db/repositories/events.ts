@@ -20,6 +20,8 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<string
     paymentId: event.paymentId ?? null,
     payload: event.payload,
     notifyUrl: event.notifyUrl ?? null,
+    // Nothing to deliver without a notify_url: recorded all the same, never picked by the workers.
+    deliveryStatus: event.notifyUrl ? 'pending' : 'no_target',
   });
   return id;
 }

@@ -13,20 +13,31 @@ export interface Journal {
   readonly entries: readonly Entry[];
 }
 
+export interface JournalRow {
+  readonly journalId: string;
+  readonly book: string;
+  readonly kind: JournalKind;
+  readonly amount: number;
+}
+
+/** The rows of one balanced journal (zero entries dropped), for statements that write them themselves. */
+export function journalRows(kind: JournalKind, entries: readonly Entry[]): JournalRow[] {
+  const moving = entries.filter((entry) => entry.amount !== 0);
+  if (moving.length === 0) return [];
+  if (!isBalanced(moving)) throw new Error(`unbalanced ${kind} journal`);
+  const journalId = newId('J');
+  return moving.map((entry) => ({ journalId, book: entry.book, kind, amount: entry.amount }));
+}
+
 /** Writes one balanced journal; call it inside the transaction of the movement it records. */
 export async function postJournal(tx: Executor, journal: Journal): Promise<void> {
-  const entries = journal.entries.filter((entry) => entry.amount !== 0);
-  if (entries.length === 0) return;
-  if (!isBalanced(entries)) throw new Error(`unbalanced ${journal.kind} journal for ${journal.paymentId ?? journal.accountId}`);
-  const journalId = newId('J');
+  const rows = journalRows(journal.kind, journal.entries);
+  if (rows.length === 0) return;
   await tx.insert(ledgerEntries).values(
-    entries.map((entry) => ({
-      journalId,
+    rows.map((row) => ({
+      ...row,
       accountId: journal.accountId,
-      book: entry.book,
-      kind: journal.kind,
       currency: journal.currency,
-      amount: entry.amount,
       paymentId: journal.paymentId ?? null,
       referenceId: journal.referenceId ?? null,
     })),

@@ -1,51 +1,68 @@
-import { sql } from 'drizzle-orm';
-import { rowsOf, type Executor } from '../client.ts';
+// The facts the risk rules need, in one round trip: previous payments in the velocity window by
+// card, email and IP (each count stops at its cap, so a busy card costs a bounded index scan),
+// and the blocklist entries the payment matches. Constant SQL, prepared once per connection.
+import type { Database } from '../client.ts';
 
-export interface VelocityQuery {
+export interface RiskProbe {
+  readonly accountId: string;
   readonly paymentId: string;
   readonly since: Date;
-  readonly card?: { fingerprint: string; cap: number };
-  readonly email?: { value: string; cap: number };
-  readonly ip?: { value: string; cap: number };
+  /** Velocity is not counted when absent (sandbox test cards). */
+  readonly velocity?: { cardCap: number; emailCap: number; ipCap: number };
+  readonly card: string;
+  readonly bin: string;
+  readonly email?: string | undefined;
+  readonly ip?: string | undefined;
+  readonly country?: string | undefined;
 }
 
-/**
- * Previous payments in the window by card, email and IP (this payment excluded). Each count stops
- * at its cap (the rule's limit), so a busy card costs a bounded index scan, not a full count.
- */
-export async function velocityCounts(db: Executor, q: VelocityQuery): Promise<{ card?: number; email?: number; ip?: number }> {
-  const count = (column: string, value: string, cap: number) =>
-    sql`(SELECT count(*)::int FROM (SELECT 1 FROM payments WHERE ${sql.raw(column)} = ${value} AND created_at >= ${q.since} AND id <> ${q.paymentId} LIMIT ${cap}) AS seen)`;
-  const none = sql`NULL::int`;
-  const [row] = await rowsOf<{ card: number | null; email: number | null; ip: number | null }>(db, sql`SELECT
-      ${q.card ? count('card_fingerprint', q.card.fingerprint, q.card.cap) : none} AS card,
-      ${q.email ? count('shopper_email', q.email.value, q.email.cap) : none} AS email,
-      ${q.ip ? count('shopper_ip', q.ip.value, q.ip.cap) : none} AS ip`);
+export interface RiskRecord {
+  readonly velocity: { card?: number; email?: number; ip?: number };
+  readonly blocklistHits: string[];
+}
+
+export const RISK_FACTS_SQL = `SELECT
+    CASE WHEN $4::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE card_fingerprint = $5 AND created_at >= $2 AND id <> $3 LIMIT $4) AS seen) END AS card,
+    CASE WHEN $7::text IS NULL OR $6::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE shopper_email = $7 AND created_at >= $2 AND id <> $3 LIMIT $6) AS seen) END AS email,
+    CASE WHEN $9::text IS NULL OR $8::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE shopper_ip = $9 AND created_at >= $2 AND id <> $3 LIMIT $8) AS seen) END AS ip,
+    (SELECT coalesce(array_agg(DISTINCT kind ORDER BY kind), '{}') FROM risk_blocklist
+      WHERE (account_id IS NULL OR account_id = $1)
+        AND ((kind = 'card' AND value = $5) OR (kind = 'bin' AND value = $10) OR (kind = 'email' AND value = $7)
+          OR (kind = 'ip' AND value = $9) OR (kind = 'country' AND value = $11))) AS blocked`;
+
+export async function riskRecord(database: Database, probe: RiskProbe): Promise<RiskRecord> {
+  const [row] = await database.query<{ card: number | null; email: number | null; ip: number | null; blocked: string[] | string }>(
+    RISK_FACTS_SQL,
+    [
+      probe.accountId,
+      probe.since,
+      probe.paymentId,
+      probe.velocity?.cardCap ?? null,
+      probe.card,
+      probe.velocity?.emailCap ?? null,
+      probe.email ?? null,
+      probe.velocity?.ipCap ?? null,
+      probe.ip ?? null,
+      probe.bin,
+      probe.country ?? null,
+    ],
+    'risk_facts',
+  );
+  const count = (value: number | null) => (value === null ? undefined : Number(value));
+  const card = count(row!.card);
+  const email = count(row!.email);
+  const ip = count(row!.ip);
   return {
-    ...(row!.card !== null ? { card: Number(row!.card) } : {}),
-    ...(row!.email !== null ? { email: Number(row!.email) } : {}),
-    ...(row!.ip !== null ? { ip: Number(row!.ip) } : {}),
+    velocity: { ...(card !== undefined ? { card } : {}), ...(email !== undefined ? { email } : {}), ...(ip !== undefined ? { ip } : {}) },
+    blocklistHits: Array.isArray(row!.blocked) ? row!.blocked : parsePgArray(row!.blocked),
   };
 }
 
-export interface BlocklistProbe {
-  readonly accountId: string;
-  readonly card?: string;
-  readonly email?: string;
-  readonly ip?: string;
-  readonly bin?: string;
-  readonly country?: string;
-}
-
-/** Kinds of blocklist entries (this account's or gateway-wide) that the payment matches. */
-export async function blocklistHits(db: Executor, probe: BlocklistProbe): Promise<string[]> {
-  const pairs = (['card', 'email', 'ip', 'bin', 'country'] as const)
-    .filter((kind) => probe[kind] !== undefined)
-    .map((kind) => sql`(kind = ${kind} AND value = ${probe[kind]!})`);
-  if (pairs.length === 0) return [];
-  const rows = await rowsOf<{ kind: string }>(
-    db,
-    sql`SELECT DISTINCT kind FROM risk_blocklist WHERE (account_id IS NULL OR account_id = ${probe.accountId}) AND (${sql.join(pairs, sql` OR `)})`,
-  );
-  return rows.map((row) => row.kind).sort();
+/** `{a,b}` → ['a', 'b'] (drivers that leave arrays as text). */
+function parsePgArray(text: string): string[] {
+  const inner = text.replace(/^\{|\}$/g, '');
+  return inner ? inner.split(',') : [];
 }

@@ -4,10 +4,6 @@ import { cardTokens } from '../schema.ts';
 
 export type TokenRow = typeof cardTokens.$inferSelect;
 
-export async function insertToken(tx: Executor, row: typeof cardTokens.$inferInsert): Promise<void> {
-  await tx.insert(cardTokens).values(row);
-}
-
 /** A token is found only by the account that stored it. */
 export async function findToken(db: Executor, accountId: string, id: string): Promise<TokenRow | null> {
   const [row] = await db.select().from(cardTokens).where(and(eq(cardTokens.accountId, accountId), eq(cardTokens.id, id)));

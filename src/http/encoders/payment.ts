@@ -3,7 +3,7 @@ import { maskedCard, resultInfo } from '../../app/payments/events.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { AppError } from '../../domain/errors.ts';
+import type { AppError } from '../../domain/errors.ts';
 import { textField } from '../operation.ts';
 
 export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {

@@ -1,0 +1,88 @@
+// What every batch operation shares (seed "Batch operation rules"). The list is judged as a whole
+// first: missing, not a list of orders, empty or over the operation's limit → the request is
+// refused (400) and nothing is done. Then each order is validated and run on its own, in the
+// order sent; whatever refuses one order becomes that order's status and error_message, and the
+// others go on. The answer holds one entry per submitted order, in order.
+import { AppError } from '../../domain/errors.ts';
+import type { AccountRow } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+
+export type Fields = Record<string, string>;
+
+export interface BatchSpec<Order> {
+  /** The list field of request and answer: `capture_orders`. */
+  readonly list: string;
+  readonly limit: number;
+  /** Request fields each answer entry echoes, as sent. */
+  readonly echo: readonly string[];
+  /** Checks one order's fields; throws an AppError naming the field. */
+  parse(entry: Record<string, unknown>): Order;
+  /** Runs one valid order; answers its status fields. */
+  run(order: Order): Promise<Fields>;
+  /** Status fields of an order that was refused. */
+  refused(error: AppError): Fields;
+}
+
+export interface BatchAnswer extends Record<string, unknown> {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly return_status: '1';
+  readonly return_message: 'OK';
+}
+
+export async function runBatch<Order>(
+  deps: Pick<Deps, 'log'>,
+  account: AccountRow,
+  body: Record<string, unknown>,
+  spec: BatchSpec<Order>,
+): Promise<BatchAnswer> {
+  const orders = ordersOf(body, spec);
+  const entries: Fields[] = [];
+  for (const [index, entry] of orders.entries()) {
+    entries.push({ ...echoOf(entry, spec.echo), ...(await runOne(deps, spec, entry, index)) });
+  }
+  return { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: entries };
+}
+
+async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
+  try {
+    return await spec.run(spec.parse(entry));
+  } catch (error) {
+    if (error instanceof AppError) return spec.refused(error);
+    deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
+    return spec.refused(new AppError('internal_error'));
+  }
+}
+
+/** The orders of a batch request, or the refusal of the whole request. */
+export function ordersOf(body: Record<string, unknown>, spec: Pick<BatchSpec<unknown>, 'list' | 'limit'>): Record<string, unknown>[] {
+  const list = body[spec.list];
+  if (list === undefined) throw new AppError('missing_field', `${spec.list} is required`, { field: spec.list });
+  if (!Array.isArray(list)) throw new AppError('invalid_field', `${spec.list} is invalid: expected a list of orders`, { field: spec.list });
+  if (list.length === 0 || list.length > spec.limit) {
+    throw new AppError('batch_limit', `${spec.list} holds ${list.length} orders: 1 to ${spec.limit} per request`, { field: spec.list });
+  }
+  list.forEach((entry, i) => {
+    if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+      throw new AppError('invalid_field', `${spec.list}[${i}] is invalid: expected an order with its fields`, { field: `${spec.list}[${i}]` });
+    }
+  });
+  return list as Record<string, unknown>[];
+}
+
+const text = (value: unknown): string => (typeof value === 'string' || typeof value === 'number' ? String(value) : '');
+
+function echoOf(entry: Record<string, unknown>, fields: readonly string[]): Fields {
+  return Object.fromEntries(fields.map((field) => [field, text(entry[field])]));
+}
+
+/** The answer to a refused batch request: return_status 0, the code naming the field, no entries. */
+export function batchRefusal(list: string) {
+  return (body: Record<string, unknown>, error: AppError): Record<string, unknown> => ({
+    merchant_id: text(body.merchant_id),
+    account_id: text(body.account_id),
+    return_status: '0',
+    return_message: error.info,
+    [list]: [],
+  });
+}

@@ -1,0 +1,64 @@
+// An order of a batch names its transaction twice, by transaction_id and order_no, and repeats
+// its currency and amount: all must agree with one transaction of the calling account. Another
+// account's transaction is not found, exactly like one that does not exist.
+import { AppError } from '../../domain/errors.ts';
+import type { Refusal } from '../../domain/lifecycle.ts';
+import { formatAmount } from '../../domain/money.ts';
+import type { Executor } from '../../db/client.ts';
+import { lockPayment } from '../../db/repositories/payments.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { checkAmount, checkCurrency, CurrencyCode, Decimal, Text } from '../validation.ts';
+
+export const TransactionId = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: 'the transaction_id the gateway gave' });
+export const OrderNo = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: '1 to 64 printable characters without spaces' });
+
+/** The fields every batch order carries. */
+export const OrderFields = {
+  transaction_id: TransactionId,
+  order_no: OrderNo,
+  currency: CurrencyCode,
+  amount: Decimal,
+};
+
+
+export interface OrderRef {
+  readonly transactionId: string;
+  readonly orderNo: string;
+  readonly currency: string;
+  /** `amount` in minor units of `currency`. */
+  readonly amount: number;
+}
+
+/** The checks a schema cannot make (currency code, amount precision), in that order's terms. */
+export function orderRef(entry: { transaction_id: string; order_no: string; currency: string; amount: string }): OrderRef {
+  const currency = checkCurrency(entry.currency);
+  return { transactionId: entry.transaction_id, orderNo: entry.order_no, currency, amount: checkAmount(entry.amount, currency) };
+}
+
+/** Locks the order's transaction for the rest of the caller's transaction. */
+export async function lockOrder(tx: Executor, accountId: string, order: OrderRef): Promise<PaymentRow> {
+  const payment = await lockPayment(tx, accountId, order.transactionId);
+  if (!payment || payment.orderNo !== order.orderNo) {
+    throw new AppError('transaction_not_found', 'no transaction with this transaction_id and order_no', { field: 'transaction_id' });
+  }
+  return payment;
+}
+
+export function assertSameCurrency(payment: PaymentRow, order: OrderRef): void {
+  if (payment.currency !== order.currency) {
+    throw new AppError('currency_mismatch', `currency ${order.currency} does not match the transaction's ${payment.currency}`, { field: 'currency' });
+  }
+}
+
+export function assertSameAmount(payment: PaymentRow, order: OrderRef): void {
+  if (payment.amount !== order.amount) {
+    const given = formatAmount(order.amount, payment.currency);
+    throw new AppError('amount_mismatch', `amount ${given} does not match the transaction's ${formatAmount(payment.amount, payment.currency)}`, {
+      field: 'amount',
+    });
+  }
+}
+
+export function refuse(refusal: Refusal | null): void {
+  if (refusal) throw new AppError(refusal.code, refusal.detail);
+}

@@ -1,0 +1,71 @@
+// `acquiro ledger check`: proves the books. Every journal sums to zero in its one currency, and
+// every payment's books agree with its row: the hold outstanding only while it is authorised or
+// held for review, the captured and refunded amounts as booked, refunds (pending and succeeded)
+// never above what was captured, and the state matching the amounts. docs/ledger.md.
+import type { PaymentStatus } from '../../domain/payment.ts';
+import { countJournals, journalProblems, paymentBooks, type PaymentBooks } from '../../db/repositories/ledger-audit.ts';
+import type { Deps } from '../context.ts';
+
+export interface Violation {
+  /** A journal_id or a payment's transaction_id. */
+  readonly id: string;
+  readonly problem: string;
+  readonly detail: string;
+}
+
+export interface LedgerReport {
+  readonly ok: boolean;
+  readonly journals: number;
+  readonly payments: number;
+  /** The first violations found (at most `limit`). */
+  readonly violations: readonly Violation[];
+}
+
+const PAGE = 1_000;
+const HELD_STATES: readonly string[] = ['authorised', 'pending_review'] satisfies PaymentStatus[];
+
+export async function checkLedger(deps: Pick<Deps, 'database'>, limit = 100): Promise<LedgerReport> {
+  const db = deps.database.db;
+  const violations: Violation[] = (await journalProblems(db, limit)).map((p) => ({ id: p.journal_id, problem: `journal_${p.problem}`, detail: p.detail }));
+  let payments = 0;
+  let after = '';
+  for (;;) {
+    const page = await paymentBooks(db, after, PAGE);
+    for (const books of page) violations.push(...paymentViolations(books));
+    payments += page.length;
+    if (page.length < PAGE) break;
+    after = page[page.length - 1]!.id;
+  }
+  return { ok: violations.length === 0, journals: await countJournals(db), payments, violations: violations.slice(0, limit) };
+}
+
+/** What is wrong with one payment's books, if anything. */
+export function paymentViolations(p: PaymentBooks): Violation[] {
+  const found: Violation[] = [];
+  const add = (problem: string, detail: string) => found.push({ id: p.id, problem, detail });
+  const expectedHeld = HELD_STATES.includes(p.status) ? p.amount : 0;
+  if (p.held !== expectedHeld) add('hold', `${p.held} held in authorised_funds, expected ${expectedHeld} for a ${p.status} payment`);
+  if (p.bookedCaptured !== p.capturedAmount) add('captured', `${p.bookedCaptured} booked as captured, the payment says ${p.capturedAmount}`);
+  if (p.operationCaptured !== null && p.operationCaptured !== p.capturedAmount) {
+    add('captured', `the capture operation took ${p.operationCaptured}, the payment says ${p.capturedAmount}`);
+  }
+  if (p.bookedRefunded !== p.refundedAmount) add('refunded', `${p.bookedRefunded} booked as refunded, the payment says ${p.refundedAmount}`);
+  if (p.refundsSucceeded !== p.refundedAmount) add('refunded', `refunds that succeeded sum to ${p.refundsSucceeded}, the payment says ${p.refundedAmount}`);
+  if (p.refundsReserved > p.capturedAmount) add('over_refund', `pending and succeeded refunds sum to ${p.refundsReserved}, above the ${p.capturedAmount} captured`);
+  if (p.capturedAmount > p.amount) add('over_capture', `${p.capturedAmount} captured of ${p.amount} authorised`);
+  if (!stateMatches(p)) add('state', `a ${p.status} payment with ${p.capturedAmount} captured and ${p.refundedAmount} refunded`);
+  return found;
+}
+
+function stateMatches(p: PaymentBooks): boolean {
+  switch (p.status) {
+    case 'captured':
+      return p.capturedAmount > 0 && p.refundedAmount === 0;
+    case 'partially_refunded':
+      return p.refundedAmount > 0 && p.refundedAmount < p.capturedAmount;
+    case 'refunded':
+      return p.capturedAmount > 0 && p.refundedAmount === p.capturedAmount;
+    default:
+      return p.capturedAmount === 0 && p.refundedAmount === 0;
+  }
+}

@@ -1,0 +1,136 @@
+// One HTTP POST of a notification. The name is resolved first and every address checked
+// (target.ts); the connection then goes to exactly those addresses (the lookup is pinned), so a
+// DNS answer that changes between the check and the connect cannot slip an internal address in.
+// No redirect is followed (a 3xx is not an acknowledgement), no connection is reused, the whole
+// attempt has a deadline and at most RESPONSE_CAP bytes of the answer are read.
+import type { LookupAddress } from 'node:dns';
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { checkAddress, checkUrl, literalAddress, type Mode } from './target.ts';
+
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+export const RESPONSE_CAP = 64 * 1024;
+const EXCERPT_BYTES = 1024;
+const EXCERPT_CHARS = 256;
+
+export interface HttpAnswer {
+  readonly status: number;
+  /** The start of the answer's body, for the delivery log. */
+  readonly excerpt: string;
+}
+
+export interface PinnedTarget {
+  readonly url: URL;
+  /** The checked addresses to connect to; empty when the URL's host is itself an address. */
+  readonly addresses: readonly LookupAddress[];
+}
+
+/** The two edges of a delivery that touch the network; tests replace them with spies. */
+export interface Transport {
+  resolve(hostname: string): Promise<readonly LookupAddress[]>;
+  post(target: PinnedTarget, body: string, options: { timeoutMs: number }): Promise<HttpAnswer>;
+}
+
+export type Sent =
+  | { readonly kind: 'answered'; readonly answer: HttpAnswer; readonly latencyMs: number }
+  | { readonly kind: 'refused'; readonly reason: string; readonly permanent: boolean }
+  | { readonly kind: 'error'; readonly error: string; readonly latencyMs: number };
+
+/** Checks the target for `mode`, resolves and checks its addresses, then posts `body` to them. */
+export async function sendNotification(transport: Transport, mode: Mode, notifyUrl: string, body: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<Sent> {
+  const verdict = checkUrl(mode, notifyUrl);
+  if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, permanent: true };
+  const url = new URL(notifyUrl);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let addresses: readonly LookupAddress[] = [];
+  if (!literalAddress(url)) {
+    try {
+      addresses = await transport.resolve(url.hostname);
+    } catch (error) {
+      return { kind: 'error', error: `cannot resolve ${url.hostname}: ${messageOf(error)}`, latencyMs: elapsed() };
+    }
+    if (addresses.length === 0) return { kind: 'error', error: `${url.hostname} has no address`, latencyMs: elapsed() };
+    // One internal address among public ones is enough to refuse: the connection could pick it.
+    for (const { address } of addresses) {
+      const check = checkAddress(mode, address);
+      if (!check.ok) return { kind: 'refused', reason: `${url.hostname} resolves to ${check.reason}`, permanent: false };
+    }
+  }
+  try {
+    const answer = await transport.post({ url, addresses }, body, { timeoutMs });
+    return { kind: 'answered', answer, latencyMs: elapsed() };
+  } catch (error) {
+    return { kind: 'error', error: messageOf(error), latencyMs: elapsed() };
+  }
+}
+
+function messageOf(error: unknown): string {
+  const coded = error as { code?: unknown; message?: unknown };
+  return typeof coded.code === 'string' ? `${coded.code}: ${String(coded.message)}` : String(coded.message ?? error);
+}
+
+/** Answers the lookup with the addresses already checked, whatever the name. */
+function pinnedLookup(addresses: readonly LookupAddress[]): LookupFunction {
+  return ((_hostname: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) => {
+    if (options.all) callback(null, addresses.map((a) => ({ address: a.address, family: a.family })));
+    else callback(null, addresses[0]!.address, addresses[0]!.family);
+  }) as LookupFunction;
+}
+
+function post(target: PinnedTarget, body: string, options: { timeoutMs: number }): Promise<HttpAnswer> {
+  const { url } = target;
+  const client = url.protocol === 'https:' ? https : http;
+  return new Promise((resolve, reject) => {
+    const request = client.request({
+      method: 'POST',
+      protocol: url.protocol,
+      hostname: url.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: url.port || undefined,
+      path: `${url.pathname}${url.search}`,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': Buffer.byteLength(body),
+        'user-agent': 'Acquiro-Notifications/1',
+      },
+      agent: false,
+      ...(target.addresses.length ? { lookup: pinnedLookup(target.addresses) } : {}),
+    });
+    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    let settled = false;
+    const finish = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      outcome();
+    };
+    request.on('error', (error) => finish(() => reject(error)));
+    request.on('response', (response) => {
+      const chunks: Buffer[] = [];
+      let read = 0;
+      const done = () => {
+        response.destroy();
+        request.destroy();
+        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS);
+        finish(() => resolve({ status: response.statusCode ?? 0, excerpt }));
+      };
+      response.on('data', (chunk: Buffer) => {
+        if (read < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - read));
+        read += chunk.length;
+        if (read >= RESPONSE_CAP) done();
+      });
+      response.on('end', done);
+      // The status is what counts: an answer cut short after it still acknowledges (or not).
+      response.on('error', done);
+    });
+    request.end(body);
+  });
+}
+
+export const networkTransport: Transport = {
+  resolve: (hostname) => dnsLookup(hostname, { all: true, verbatim: true }),
+  post,
+};

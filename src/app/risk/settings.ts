@@ -1,0 +1,147 @@
+// Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
+// blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
+import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
+import { AppError } from '../../domain/errors.ts';
+import { isCurrency, parseAmount } from '../../domain/money.ts';
+import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+
+type Db = Pick<Deps, 'database'>;
+
+const INTEGER_SETTINGS = new Set([
+  'reviewScore',
+  'rejectScore',
+  'velocityWindowSeconds',
+  'velocityCard.limit',
+  'velocityCard.score',
+  'velocityEmail.limit',
+  'velocityEmail.score',
+  'velocityIp.limit',
+  'velocityIp.score',
+  'countryMismatchScore',
+  'blocklistScore',
+]);
+
+/** Applies `path=value` assignments to an account's overrides; amount limits take decimals. */
+export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
+  type Overrides = Record<string, Record<string, unknown> | number | undefined> & {
+    amountLimits?: Record<string, Record<string, number>>;
+  };
+  const next = structuredClone(overrides) as Overrides;
+  for (const assignment of assignments) {
+    const [path, value] = assignment.split('=', 2) as [string, string | undefined];
+    if (value === undefined) throw new AppError('invalid_field', `${assignment}: expected path=value`);
+    const amount = /^amountLimits\.([A-Z]{3})\.(review|reject)$/.exec(path);
+    if (amount) {
+      const [, currency, level] = amount as unknown as [string, string, string];
+      if (!isCurrency(currency)) throw new AppError('invalid_currency', `${currency} is not a supported currency`);
+      const parsed = parseAmount(value, currency);
+      if (!('minor' in parsed)) throw new AppError('invalid_amount', `${path}: ${value} is not an amount in ${currency}`);
+      next.amountLimits = { ...next.amountLimits, [currency]: { ...next.amountLimits?.[currency], [level]: parsed.minor } };
+      continue;
+    }
+    if (!INTEGER_SETTINGS.has(path)) {
+      throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject)`);
+    }
+    if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
+    const [group, leaf] = path.split('.') as [string, string | undefined];
+    if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
+    else next[group] = Number(value);
+  }
+  const merged = riskSettingsFor(next);
+  if (merged.reviewScore > merged.rejectScore) throw new AppError('invalid_field', 'reviewScore must not exceed rejectScore');
+  return next;
+}
+
+async function accountRow(deps: Db, merchantId: string, accountId: string) {
+  const [row] = await deps.database.db
+    .select({ id: accounts.id, riskSettings: accounts.riskSettings })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  return row;
+}
+
+export async function effectiveRiskSettings(deps: Db, merchantId: string, accountId: string): Promise<{ overrides: Record<string, unknown>; effective: RiskSettings }> {
+  const row = await accountRow(deps, merchantId, accountId);
+  return { overrides: row.riskSettings, effective: riskSettingsFor(row.riskSettings) };
+}
+
+export async function setRiskSettings(deps: Db, merchantId: string, accountId: string, assignments: readonly string[] | 'reset'): Promise<RiskSettings> {
+  const row = await accountRow(deps, merchantId, accountId);
+  const overrides = assignments === 'reset' ? {} : applyAssignments(row.riskSettings, assignments);
+  await deps.database.db.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+  return riskSettingsFor(overrides);
+}
+
+export type BlockKind = 'card' | 'email' | 'ip' | 'bin' | 'country';
+
+export interface BlockEntry {
+  readonly kind: BlockKind;
+  /** For cards: a transaction of the account whose card is to be blocked (a PAN is never typed). */
+  readonly value: string;
+  readonly accountId?: string;
+  readonly merchantId?: string;
+  readonly note?: string;
+}
+
+/** The stored value: cards by fingerprint, emails lower-cased, the rest as given after a check. */
+async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
+  switch (entry.kind) {
+    case 'card': {
+      if (!entry.accountId) throw new AppError('invalid_field', 'blocking a card needs --merchant-id and --account-id with the transaction id');
+      const [payment] = await deps.database.db
+        .select({ fingerprint: payments.cardFingerprint })
+        .from(payments)
+        .where(and(eq(payments.accountId, entry.accountId), eq(payments.id, entry.value)));
+      if (!payment?.fingerprint) throw new AppError('invalid_field', `no card payment ${entry.value} on account ${entry.accountId}`);
+      return payment.fingerprint;
+    }
+    case 'email':
+      return entry.value.toLowerCase();
+    case 'bin':
+      if (!/^[0-9]{6,8}$/.test(entry.value)) throw new AppError('invalid_field', 'a BIN is 6 to 8 digits');
+      return entry.value;
+    case 'country':
+      if (!/^[A-Z]{2}$/.test(entry.value)) throw new AppError('invalid_field', 'a country is an ISO 3166 two-letter code');
+      return entry.value;
+    case 'ip':
+      return entry.value;
+  }
+}
+
+export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void> {
+  if (entry.accountId && entry.merchantId) await accountRow(deps, entry.merchantId, entry.accountId);
+  const value = await storedValue(deps, entry);
+  await deps.database.db
+    .insert(riskBlocklist)
+    .values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note: entry.note ?? null })
+    .onConflictDoNothing();
+}
+
+export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {
+  const value = await storedValue(deps, entry);
+  const scope = entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId);
+  const removed = await deps.database.db
+    .delete(riskBlocklist)
+    .where(and(scope, eq(riskBlocklist.kind, entry.kind), eq(riskBlocklist.value, value)))
+    .returning();
+  return removed.length > 0;
+}
+
+export async function listBlocklist(deps: Db, accountId?: string) {
+  return deps.database.db
+    .select({
+      scope: sql<string>`coalesce(${riskBlocklist.accountId}, 'all accounts')`,
+      kind: riskBlocklist.kind,
+      value: riskBlocklist.value,
+      note: riskBlocklist.note,
+      created_at: riskBlocklist.createdAt,
+    })
+    .from(riskBlocklist)
+    .where(accountId ? or(isNull(riskBlocklist.accountId), eq(riskBlocklist.accountId, accountId)) : undefined)
+    .orderBy(asc(riskBlocklist.kind), asc(riskBlocklist.value));
+}
+
+export { DEFAULT_RISK_SETTINGS };

@@ -1,0 +1,91 @@
+// notifications: the delivery log of each event, and replay (docs/notifications.md).
+import { Option, type Command } from 'commander';
+import { replayNotification, type ReplayResult } from '../../app/notifications/deliver.ts';
+import { findNotification, listNotifications } from '../../db/repositories/notifications.ts';
+import type { DeliveryStatus } from '../../db/schema.ts';
+import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+
+const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'no_target'];
+
+const iso = (date: Date | null) => date?.toISOString() ?? null;
+
+export function notificationCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const notifications = program.command('notifications').description("events sent to merchants' notify_url: delivery log and replay");
+
+  notifications
+    .command('list')
+    .description('list events, newest first, with their delivery status')
+    .option('--merchant-id <id>')
+    .option('--account-id <id>')
+    .addOption(new Option('--status <status>').choices(STATUSES))
+    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 50)
+    .option('--before <notify_id>', 'only events older than this one (the next page)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId?: string; accountId?: string; status?: DeliveryStatus; limit: number; before?: string; json?: boolean }) => {
+      const rows = await listNotifications(deps.database.db, {
+        limit: Math.min(opts.limit, 1000),
+        ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
+        ...(opts.accountId ? { accountId: opts.accountId } : {}),
+        ...(opts.status ? { status: opts.status } : {}),
+        ...(opts.before ? { before: opts.before } : {}),
+      });
+      const printable = rows.map((row) => ({ ...row, next_attempt_at: iso(row.next_attempt_at), delivered_at: iso(row.delivered_at), created_at: iso(row.created_at) }));
+      show(io, Boolean(opts.json), printable, () =>
+        table(printable.map(({ notify_url: _url, merchant_id: _merchant, delivered_at: _delivered, ...rest }) => rest)),
+      );
+    });
+
+  notifications
+    .command('show')
+    .description('one event: its body as recorded and every delivery attempt')
+    .argument('<notify_id>')
+    .option('--json', 'print JSON')
+    .action(async (notifyId: string, opts: { json?: boolean }) => {
+      const found = await findNotification(deps.database.db, notifyId);
+      if (!found) throw usageError(`no notification ${notifyId}`, 1);
+      const { attempts, payload, ...event } = found;
+      const printable = {
+        ...event,
+        next_attempt_at: iso(event.next_attempt_at),
+        delivered_at: iso(event.delivered_at),
+        created_at: iso(event.created_at),
+        payload,
+        attempts: attempts.map((a) => ({ ...a, started_at: iso(a.started_at) })),
+      };
+      show(io, Boolean(opts.json), printable, () => {
+        const head = Object.entries(event).map(([key, value]) => `${key.padEnd(16)}${value instanceof Date ? value.toISOString() : (value ?? '')}`);
+        const log = printable.attempts.map(({ response_excerpt: _excerpt, notify_time: _time, ...a }) => a);
+        return `${head.join('\n')}\n\n${table(log)}`;
+      });
+    });
+
+  notifications
+    .command('replay')
+    .description('send an event again now: the same notify_id, a fresh notify_time and signature; if that fails, its retry schedule starts over')
+    .argument('<notify_id>')
+    .option('--json', 'print JSON')
+    .action(async (notifyId: string, opts: { json?: boolean }) => {
+      const result = await replayNotification(deps, notifyId, {});
+      if ('refused' in result) throw usageError(refusal(notifyId, result.refused), 1);
+      show(io, Boolean(opts.json), { ...result, nextAttemptAt: iso(result.nextAttemptAt), deliveredAt: iso(result.deliveredAt ?? null) }, () => describe(result));
+      if (result.outcome !== 'delivered') throw usageError(`${notifyId} was not acknowledged`, 1);
+    });
+}
+
+function refusal(notifyId: string, why: Extract<ReplayResult, { refused: unknown }>['refused']): string {
+  switch (why) {
+    case 'not_found':
+      return `no notification ${notifyId}`;
+    case 'no_target':
+      return `${notifyId} has no notify_url: there is nowhere to send it`;
+    case 'in_flight':
+      return `an attempt to send ${notifyId} is in flight; try again in a minute`;
+  }
+}
+
+function describe(result: Exclude<ReplayResult, { refused: unknown }>): string {
+  const answer = result.httpStatus ? `HTTP ${result.httpStatus}` : (result.error ?? 'no answer');
+  const timing = result.latencyMs !== undefined ? ` in ${result.latencyMs} ms` : '';
+  const next = result.nextAttemptAt ? `; next attempt at ${result.nextAttemptAt.toISOString()}` : '';
+  return `${result.notifyId} attempt ${result.attempt}: ${result.outcome}, ${answer}${timing}${next}`;
+}

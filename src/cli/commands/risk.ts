@@ -1,0 +1,77 @@
+// risk settings per account, and blocklists.
+import { Option, type Command } from 'commander';
+import {
+  addToBlocklist,
+  effectiveRiskSettings,
+  listBlocklist,
+  removeFromBlocklist,
+  setRiskSettings,
+  type BlockKind,
+} from '../../app/risk/settings.ts';
+import { show, table, type CommandDeps, type Output } from '../io.ts';
+
+interface AccountOpts {
+  merchantId: string;
+  accountId: string;
+  json?: boolean;
+}
+
+export function riskCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const risk = program.command('risk').description("an account's risk rules (docs/risk.md)");
+  const forAccount = (name: string, description: string) =>
+    risk.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+
+  forAccount('show', 'print the effective settings and the overrides').action(async (opts: AccountOpts) => {
+    const settings = await effectiveRiskSettings(deps, opts.merchantId, opts.accountId);
+    show(io, Boolean(opts.json), settings, () => JSON.stringify(settings, null, 2));
+  });
+  forAccount('set', 'override settings: --set velocityCard.limit=5 --set amountLimits.USD.review=1000.00')
+    .requiredOption('--set <path=value...>', 'one or more assignments')
+    .action(async (opts: AccountOpts & { set: string[] }) => {
+      const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
+      show(io, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(effective, null, 2)}`);
+    });
+  forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
+    const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, 'reset');
+    show(io, Boolean(opts.json), effective, () => 'reset to the defaults');
+  });
+
+  const blocklist = program.command('blocklist').description('values refused by the blocklist rule (one account, or all with no account given)');
+  const kind = () => new Option('--kind <kind>', 'what to block').choices(['card', 'email', 'ip', 'bin', 'country']).makeOptionMandatory();
+  const entry = (name: string, description: string) =>
+    blocklist
+      .command(name)
+      .description(description)
+      .addOption(kind())
+      .requiredOption('--value <value>', 'the email, IP, BIN, country code, or for a card the transaction_id of a payment made with it')
+      .option('--merchant-id <id>')
+      .option('--account-id <id>')
+      .option('--json', 'print JSON');
+  type EntryOpts = { kind: BlockKind; value: string; merchantId?: string; accountId?: string; note?: string; json?: boolean };
+  const toEntry = (opts: EntryOpts) => ({
+    kind: opts.kind,
+    value: opts.value,
+    ...(opts.accountId ? { accountId: opts.accountId } : {}),
+    ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
+    ...(opts.note ? { note: opts.note } : {}),
+  });
+  entry('add', 'block a value')
+    .option('--note <text>', 'why')
+    .action(async (opts: EntryOpts) => {
+      await addToBlocklist(deps, toEntry(opts));
+      show(io, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
+    });
+  entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
+    const removed = await removeFromBlocklist(deps, toEntry(opts));
+    show(io, Boolean(opts.json), { removed }, () => (removed ? `unblocked ${opts.kind} ${opts.value}` : 'no such entry'));
+  });
+  blocklist
+    .command('list')
+    .description('list entries (with --account-id: that account and the gateway-wide ones)')
+    .option('--account-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { accountId?: string; json?: boolean }) => {
+      const rows = await listBlocklist(deps, opts.accountId);
+      show(io, Boolean(opts.json), rows, () => table(rows));
+    });
+}

@@ -1,0 +1,122 @@
+// The contract every connector passes (a real acquirer's adapter runs this same suite against its
+// processor's test environment; test/unit/simulator-contract.test.ts runs it on the simulator).
+// It checks the seam, not the processor: results are values (never thrown), outcomes are ones the
+// core understands, amounts go out as given, and asking twice about one payment gives one answer.
+import { describe, expect, it } from 'vitest';
+import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector, DeclineReason } from './port.ts';
+
+export interface ContractFixtures {
+  /** Cards this processor's test environment approves, declines, and challenges (3-D Secure). */
+  readonly approvedCard: CardDetails;
+  readonly declinedCard: CardDetails;
+  readonly challengeCard?: CardDetails;
+  /** A payment method the connector offers as a redirect, if any. */
+  readonly redirectMethod?: string;
+}
+
+const DECLINE_REASONS: readonly DeclineReason[] = [
+  'generic',
+  'insufficient_funds',
+  'expired_card',
+  'incorrect_cvc',
+  'invalid_card',
+  'lost_or_stolen',
+  'authentication_failed',
+  'processor_error',
+  'abandoned',
+];
+
+let sequence = 0;
+const paymentId = () => `TCONTRACT${Date.now().toString(36).toUpperCase()}${(sequence++).toString().padStart(6, '0')}`;
+
+function request(card: CardDetails | undefined, overrides: Partial<AuthoriseRequest> = {}): AuthoriseRequest {
+  const id = paymentId();
+  return {
+    paymentId: id,
+    orderNo: `ORD-${id}`,
+    amount: { minor: 1234, currency: 'EUR' },
+    capture: false,
+    ...(card ? { card } : {}),
+    shopper: { email: 'contract@example.com', ip: '203.0.113.7', country: 'DE' },
+    returnUrl: 'https://merchant.example/return',
+    ...overrides,
+  };
+}
+
+async function authorised(connector: Connector, req: AuthoriseRequest): Promise<AuthoriseOutcome> {
+  const result = await connector.authorise(req);
+  expect(result.ok, result.ok ? '' : `${result.error.kind}: ${result.error.message}`).toBe(true);
+  return (result as { ok: true; value: AuthoriseOutcome }).value;
+}
+
+export function connectorContract(name: string, make: () => Connector, fixtures: ContractFixtures): void {
+  describe(`connector contract: ${name}`, () => {
+    const connector = make();
+
+    it('names itself', () => {
+      expect(connector.name).toMatch(/^[a-z][a-z0-9_-]*$/);
+    });
+
+    it('approves with a reference, and captures only when asked', async () => {
+      const held = await authorised(connector, request(fixtures.approvedCard));
+      expect(held).toMatchObject({ status: 'approved', captured: false });
+      expect((held as { reference: string }).reference).toBeTruthy();
+      expect(await authorised(connector, request(fixtures.approvedCard, { capture: true }))).toMatchObject({ status: 'approved', captured: true });
+    });
+
+    it('declines with a reason the core knows', async () => {
+      const declined = await authorised(connector, request(fixtures.declinedCard));
+      expect(declined.status).toBe('declined');
+      expect(DECLINE_REASONS).toContain((declined as { reason: DeclineReason }).reason);
+    });
+
+    it.runIf(Boolean(fixtures.challengeCard))('asks for authentication with a URL for the shopper', async () => {
+      const outcome = await authorised(connector, request(fixtures.challengeCard));
+      expect(outcome).toMatchObject({ status: 'action_required', action: 'authenticate' });
+      expect(new URL((outcome as { url: string }).url).protocol).toMatch(/^https?:$/);
+    });
+
+    it.runIf(Boolean(fixtures.redirectMethod))('sends an APM shopper to the issuer with a URL', async () => {
+      const outcome = await authorised(connector, request(undefined, { paymentMethod: fixtures.redirectMethod! }));
+      expect(outcome).toMatchObject({ status: 'action_required', action: 'redirect' });
+    });
+
+    it('answers the same payment the same way twice (the payment id is the idempotency key)', async () => {
+      const req = request(fixtures.approvedCard);
+      const first = await authorised(connector, req);
+      const second = await authorised(connector, req);
+      expect(second).toEqual(first);
+    });
+
+    it('returns values, never throws, for a request it cannot serve', async () => {
+      const result = await connector.authorise(request(undefined));
+      expect(typeof result.ok).toBe('boolean');
+      if (!result.ok) expect(['timeout', 'network', 'unavailable', 'unreadable', 'unsupported']).toContain(result.error.kind);
+    });
+
+    it('does not change the request it is given', async () => {
+      const req = request(fixtures.approvedCard);
+      const copy = structuredClone(req);
+      await connector.authorise(req);
+      expect(req).toEqual(copy);
+    });
+
+    it('captures, voids and refunds an approved payment with references', async () => {
+      const approved = (await authorised(connector, request(fixtures.approvedCard))) as { reference: string };
+      const base = { paymentId: paymentId(), reference: approved.reference, amount: { minor: 1234, currency: 'EUR' } };
+      for (const result of [
+        await connector.capture({ ...base, operationId: 'CP1' }),
+        await connector.cancel(base),
+        await connector.refund({ ...base, refundId: 'RF1', amount: { minor: 500, currency: 'EUR' } }),
+      ]) {
+        expect(result.ok).toBe(true);
+        if (result.ok) expect(['succeeded', 'pending', 'failed']).toContain(result.value.status);
+      }
+    });
+
+    it('answers a status query with a value, also for a payment it never saw', async () => {
+      const result = await connector.paymentStatus({ paymentId: paymentId() });
+      expect(typeof result.ok).toBe('boolean');
+    });
+  });
+}

@@ -1,0 +1,104 @@
+// The reads behind `acquiro ledger check` and `acquiro ledger balance`: journals that do not sum to
+// zero, entries that disagree with their payment, and each payment's books beside its row.
+import { sql } from 'drizzle-orm';
+import { rowsOf, type Executor } from '../client.ts';
+
+export interface JournalProblem {
+  readonly journal_id: string;
+  readonly problem: 'unbalanced' | 'mixed' | 'payment_mismatch';
+  readonly detail: string;
+}
+
+export async function journalProblems(db: Executor, limit: number): Promise<JournalProblem[]> {
+  return rowsOf<JournalProblem>(
+    db,
+    sql`(SELECT journal_id, 'unbalanced' AS problem, currency || ' entries sum to ' || sum(amount)::text AS detail
+           FROM ledger_entries GROUP BY journal_id, currency HAVING sum(amount) <> 0 LIMIT ${limit})
+        UNION ALL
+        (SELECT journal_id, 'mixed', 'one journal spans several currencies, accounts or payments'
+           FROM ledger_entries GROUP BY journal_id
+           HAVING count(DISTINCT currency) > 1 OR count(DISTINCT account_id) > 1 OR count(DISTINCT coalesce(payment_id, '')) > 1 LIMIT ${limit})
+        UNION ALL
+        (SELECT DISTINCT e.journal_id, 'payment_mismatch', 'entry of payment ' || e.payment_id || ' in another account or currency, or of no payment'
+           FROM ledger_entries e LEFT JOIN payments p ON p.id = e.payment_id
+          WHERE e.payment_id IS NOT NULL AND (p.id IS NULL OR p.account_id <> e.account_id OR p.currency <> e.currency) LIMIT ${limit})`,
+  );
+}
+
+export async function countJournals(db: Executor): Promise<number> {
+  const [row] = await rowsOf<{ n: string }>(db, sql`SELECT count(DISTINCT journal_id)::text AS n FROM ledger_entries`);
+  return Number(row!.n);
+}
+
+/** A payment's row beside what its books, refunds and captures say, in minor units. */
+export interface PaymentBooks {
+  readonly id: string;
+  readonly status: string;
+  readonly currency: string;
+  readonly amount: number;
+  readonly capturedAmount: number;
+  readonly refundedAmount: number;
+  /** Outstanding authorisation hold (authorised_funds). */
+  readonly held: number;
+  readonly bookedCaptured: number;
+  readonly bookedRefunded: number;
+  readonly refundsSucceeded: number;
+  /** Pending and succeeded refunds. */
+  readonly refundsReserved: number;
+  /** The succeeded capture operation's amount, when the payment was captured after authorisation. */
+  readonly operationCaptured: number | null;
+}
+
+/** One page of payments (ordered by id, after `afterId`) with their books. */
+export async function paymentBooks(db: Executor, afterId: string, limit: number): Promise<PaymentBooks[]> {
+  const rows = await rowsOf<Record<string, string | null>>(
+    db,
+    sql`WITH page AS (SELECT * FROM payments WHERE id > ${afterId} ORDER BY id LIMIT ${limit}),
+        books AS (
+          SELECT payment_id,
+                 coalesce(sum(amount) FILTER (WHERE book = 'authorised_funds'), 0) AS held,
+                 coalesce(sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind = 'capture'), 0) AS captured,
+                 coalesce(-sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind = 'refund'), 0) AS refunded
+            FROM ledger_entries WHERE payment_id IN (SELECT id FROM page) GROUP BY payment_id),
+        refund_sums AS (
+          SELECT payment_id,
+                 coalesce(sum(amount) FILTER (WHERE status = 'succeeded'), 0) AS succeeded,
+                 coalesce(sum(amount) FILTER (WHERE status <> 'failed'), 0) AS reserved
+            FROM refunds WHERE payment_id IN (SELECT id FROM page) GROUP BY payment_id),
+        captures AS (
+          SELECT payment_id, sum(amount) AS captured FROM payment_operations
+           WHERE kind = 'capture' AND status = 'succeeded' AND payment_id IN (SELECT id FROM page) GROUP BY payment_id)
+        SELECT p.id, p.status, p.currency, p.amount::text AS amount, p.captured_amount::text AS captured_amount,
+               p.refunded_amount::text AS refunded_amount, coalesce(b.held, 0)::text AS held,
+               coalesce(b.captured, 0)::text AS booked_captured, coalesce(b.refunded, 0)::text AS booked_refunded,
+               coalesce(r.succeeded, 0)::text AS refunds_succeeded, coalesce(r.reserved, 0)::text AS refunds_reserved,
+               c.captured::text AS operation_captured
+          FROM page p LEFT JOIN books b ON b.payment_id = p.id LEFT JOIN refund_sums r ON r.payment_id = p.id
+          LEFT JOIN captures c ON c.payment_id = p.id
+         ORDER BY p.id`,
+  );
+  return rows.map((r) => ({
+    id: r.id!,
+    status: r.status!,
+    currency: r.currency!,
+    amount: Number(r.amount),
+    capturedAmount: Number(r.captured_amount),
+    refundedAmount: Number(r.refunded_amount),
+    held: Number(r.held),
+    bookedCaptured: Number(r.booked_captured),
+    bookedRefunded: Number(r.booked_refunded),
+    refundsSucceeded: Number(r.refunds_succeeded),
+    refundsReserved: Number(r.refunds_reserved),
+    operationCaptured: r.operation_captured === null ? null : Number(r.operation_captured),
+  }));
+}
+
+/** Every book of an account, per currency: debit positive, credit negative. */
+export async function bookTotals(db: Executor, accountId: string): Promise<{ currency: string; book: string; total: number }[]> {
+  const rows = await rowsOf<{ currency: string; book: string; total: string }>(
+    db,
+    sql`SELECT currency, book, sum(amount)::text AS total FROM ledger_entries WHERE account_id = ${accountId}
+        GROUP BY currency, book ORDER BY currency, book`,
+  );
+  return rows.map((row) => ({ ...row, total: Number(row.total) }));
+}

@@ -1,0 +1,14 @@
+// POST /v1/cancel: voids payments before capture (docs/api/cancel.md).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../app/context.ts';
+import { cancelBatch } from '../../app/cancel/cancel.ts';
+import { sendAnswer, signingOf } from '../operation.ts';
+import { batchOperation } from './batch.ts';
+
+export const cancelOperation = batchOperation('cancel', 'cancel_orders');
+
+export function cancelRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/v1/cancel', { config: { operation: cancelOperation } }, async (request, reply) =>
+    sendAnswer(reply, 200, await cancelBatch(deps, signingOf(request).account, request.body as Record<string, unknown>)),
+  );
+}

@@ -1,0 +1,14 @@
+// POST /v1/capture: captures authorised payments, in full or in part (docs/api/capture.md).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../app/context.ts';
+import { captureBatch } from '../../app/capture/capture.ts';
+import { sendAnswer, signingOf } from '../operation.ts';
+import { batchOperation } from './batch.ts';
+
+export const captureOperation = batchOperation('capture', 'capture_orders');
+
+export function captureRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/v1/capture', { config: { operation: captureOperation } }, async (request, reply) =>
+    sendAnswer(reply, 200, await captureBatch(deps, signingOf(request).account, request.body as Record<string, unknown>)),
+  );
+}

@@ -1,0 +1,14 @@
+// POST /v1/refund: refunds captured payments, partly and more than once (docs/api/refund.md).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../app/context.ts';
+import { refundBatch } from '../../app/refund/refund.ts';
+import { sendAnswer, signingOf } from '../operation.ts';
+import { batchOperation } from './batch.ts';
+
+export const refundOperation = batchOperation('refund', 'refund_orders');
+
+export function refundRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/v1/refund', { config: { operation: refundOperation } }, async (request, reply) =>
+    sendAnswer(reply, 200, await refundBatch(deps, signingOf(request).account, request.body as Record<string, unknown>)),
+  );
+}

@@ -1,0 +1,14 @@
+// POST /v1/review: approves or rejects payments held for review (docs/api/review.md).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../app/context.ts';
+import { reviewBatch } from '../../app/review/review.ts';
+import { sendAnswer, signingOf } from '../operation.ts';
+import { batchOperation } from './batch.ts';
+
+export const reviewOperation = batchOperation('review', 'review_orders');
+
+export function reviewRoutes(app: FastifyInstance, deps: Deps): void {
+  app.post('/v1/review', { config: { operation: reviewOperation } }, async (request, reply) =>
+    sendAnswer(reply, 200, await reviewBatch(deps, signingOf(request).account, request.body as Record<string, unknown>)),
+  );
+}

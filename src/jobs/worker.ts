@@ -1,0 +1,47 @@
+// `acquiro worker`: the periodic tasks without the HTTP server, for operators who run them apart
+// (start the servers with ACQUIRO_WORKERS=off). On PostgreSQL any number of workers share the
+// work through row locks. On the embedded database the worker owns the data directory, as
+// `serve` does, and runs other `acquiro` commands routed to it.
+import { runCommand } from '../cli/commands.ts';
+import type { Config } from '../config.ts';
+import { claimDataDir, type Ownership } from '../db/ownership.ts';
+import { createDeps, openConfiguredDatabase } from '../gateway.ts';
+import { createLogger } from '../logging.ts';
+import { StartError } from '../serve.ts';
+import { startWorkers } from './runner.ts';
+import { PERIODIC_TASKS } from './tasks.ts';
+
+export interface RunningWorker {
+  stop(): Promise<void>;
+}
+
+export async function runWorker(config: Config): Promise<RunningWorker> {
+  const log = createLogger(config.logLevel);
+  let ownership: Ownership | null = null;
+  if (!config.databaseUrl) {
+    ownership = await claimDataDir(config.dataDir);
+    if (!ownership) {
+      throw new StartError(
+        `${config.dataDir} is in use by another acquiro process, which runs the workers itself unless started with ACQUIRO_WORKERS=off; ` +
+          'on the embedded database one process does both: use PostgreSQL (DATABASE_URL) to run workers apart',
+      );
+    }
+  }
+  try {
+    const database = await openConfiguredDatabase(config);
+    const deps = await createDeps({ config, database, log });
+    ownership?.serveCommands((argv) => runCommand(argv, deps));
+    const workers = startWorkers(deps, PERIODIC_TASKS);
+    log.info({ mode: config.mode, database: database.kind, tasks: PERIODIC_TASKS.map((task) => task.name) }, 'acquiro worker is running');
+    return {
+      async stop() {
+        await workers.stop();
+        await database.close();
+        await ownership?.release();
+      },
+    };
+  } catch (error) {
+    await ownership?.release();
+    throw error;
+  }
+}

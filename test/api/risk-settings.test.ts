@@ -1,0 +1,84 @@
+// Operators tune risk with `acquiro risk` and `acquiro blocklist`; payments feel it at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { cardPayment, freshCard } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import type { SignedClient } from '../support/client.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+let ids: string[];
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  shop = await gw.merchant();
+  ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+});
+afterAll(() => gw?.close());
+
+const cli = async (...argv: string[]) => {
+  const result = await runCommand(argv, gw.gateway.deps);
+  gw.gateway.server.directory.forget(); // the server's 5-second account cache, skipped for the test
+  return result;
+};
+const pay = (overrides: Record<string, unknown> = {}) => shop.post('/v1/authorise', cardPayment(shop.ids, overrides));
+
+describe('acquiro risk', () => {
+  it('sets velocity and amount limits, shows them, and resets to the defaults', async () => {
+    const set = await cli('risk', 'set', ...ids, '--set', 'velocityCard.limit=1', '--set', 'amountLimits.USD.review=50.00', '--json');
+    expect(set.exitCode).toBe(0);
+    expect(JSON.parse(set.stdout)).toMatchObject({ velocityCard: { limit: 1, score: 50 }, amountLimits: { USD: { review: 5000 } } });
+
+    const card = freshCard();
+    expect((await pay({ card })).body.risk_action).toBe('accept');
+    expect((await pay({ card })).body.risk_action).toBe('review');
+    expect((await pay({ amount: '50.01' })).body.risk_action).toBe('review');
+
+    const shown = JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout);
+    expect(shown.overrides).toEqual({ velocityCard: { limit: 1 }, amountLimits: { USD: { review: 5000 } } });
+
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+    expect((await pay({ card })).body.risk_action).toBe('accept');
+  });
+
+  it.each([
+    [['--set', 'velocityCard.limitt=1'], /velocityCard.limitt is not a risk setting/],
+    [['--set', 'velocityCard.limit=-1'], /must be a whole number/],
+    [['--set', 'amountLimits.USD.review=1.001'], /is not an amount in USD/],
+    [['--set', 'reviewScore=90'], /reviewScore must not exceed rejectScore/],
+  ])('refuses %o', async (args, message) => {
+    const result = await cli('risk', 'set', ...ids, ...args);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(message);
+  });
+});
+
+describe('acquiro blocklist', () => {
+  it('blocks a card by the transaction that used it, without the card number', async () => {
+    const card = freshCard();
+    const first = await pay({ card });
+    const add = await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', first.body.transaction_id, '--note', 'chargeback');
+    expect(add.exitCode).toBe(0);
+    const blocked = await pay({ card });
+    expect(blocked.body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    const listed = (await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout;
+    expect(listed).not.toContain(card);
+    expect(JSON.parse(listed)).toContainEqual(expect.objectContaining({ kind: 'card', note: 'chargeback' }));
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'card', '--value', first.body.transaction_id)).stdout).toMatch(/unblocked/);
+    expect((await pay({ card })).body.risk_action).toBe('accept');
+  });
+
+  it('blocks a country gateway-wide', async () => {
+    const other = await gw.merchant();
+    expect((await cli('blocklist', 'add', '--kind', 'country', '--value', 'KP')).exitCode).toBe(0);
+    expect((await other.post('/v1/authorise', cardPayment(other.ids, { billing_country: 'KP' }))).body.risk_action).toBe('reject');
+    expect((await cli('blocklist', 'add', '--kind', 'bin', '--value', '41x')).stderr).toMatch(/a BIN is 6 to 8 digits/);
+  });
+
+  it("cannot block a card through another account's transaction", async () => {
+    const other = await gw.merchant();
+    const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));
+    const result = await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', theirs.body.transaction_id);
+    expect([result.exitCode, result.stderr]).toEqual([1, `error: no card payment ${theirs.body.transaction_id} on account ${shop.ids.account_id}\n`]);
+  });
+});

@@ -1,0 +1,128 @@
+// Helpers for the lifecycle operations (capture, review, cancel, refund, query, refund search):
+// payments to act on, batch requests, the state of the books, and a sandbox processor whose
+// answers a test can script and whose calls it can count.
+import type { Connectors } from '../../src/app/context.ts';
+import { checkLedger } from '../../src/app/ledger/check.ts';
+import type { Connector, OperationOutcome, Result } from '../../src/connectors/port.ts';
+import { createSimulator } from '../../src/connectors/simulator/index.ts';
+import type { Answer, Format, SignedClient } from './client.ts';
+import { cardPayment } from './fixtures.ts';
+import type { TestGateway } from './gateway.ts';
+
+/** What a batch order needs to name a transaction. */
+export interface Txn {
+  readonly transaction_id: string;
+  readonly order_no: string;
+  readonly currency: string;
+  readonly amount: string;
+}
+
+/** A card payment through /v1/authorise; fails the test unless it got a transaction_id. */
+export async function pay(client: SignedClient, overrides: Record<string, unknown> = {}): Promise<Txn> {
+  const body = cardPayment(client.ids, overrides);
+  const answer = await client.post('/v1/authorise', body);
+  if (answer.status !== 200 || !answer.body.transaction_id) throw new Error(`authorise failed: ${answer.raw}`);
+  return { transaction_id: answer.body.transaction_id, order_no: String(body.order_no), currency: String(body.currency), amount: answer.body.amount };
+}
+
+/** The order record of `txn`, with extra fields. */
+export const orderOf = (txn: Txn, extra: Record<string, unknown> = {}) => ({
+  transaction_id: txn.transaction_id,
+  order_no: txn.order_no,
+  currency: txn.currency,
+  amount: txn.amount,
+  ...extra,
+});
+
+export const BATCH_PATHS = {
+  capture_orders: '/v1/capture',
+  review_orders: '/v1/review',
+  cancel_orders: '/v1/cancel',
+  refund_orders: '/v1/refund',
+} as const;
+export type BatchList = keyof typeof BATCH_PATHS;
+
+/** Posts a batch of orders to the operation whose list is `list`. */
+export function batch(
+  client: SignedClient,
+  list: BatchList,
+  orders: readonly Record<string, unknown>[],
+  options: { format?: Format } = {},
+): Promise<Answer> {
+  return client.post(BATCH_PATHS[list], { ...client.ids, [list]: orders }, options);
+}
+
+/** The one entry of a one-order batch. */
+export async function single(client: SignedClient, list: BatchList, order: Record<string, unknown>): Promise<Record<string, any>> {
+  const answer = await batch(client, list, [order]);
+  if (answer.status !== 200) throw new Error(`${list} answered ${answer.status}: ${answer.raw}`);
+  return answer.body[list][0];
+}
+
+export const capture = (client: SignedClient, txn: Txn, extra: Record<string, unknown> = {}) => single(client, 'capture_orders', orderOf(txn, extra));
+export const cancel = (client: SignedClient, txn: Txn) => single(client, 'cancel_orders', orderOf(txn));
+export const review = (client: SignedClient, txn: Txn, flag: '0' | '1') => single(client, 'review_orders', orderOf(txn, { review_flag: flag }));
+export const refund = (client: SignedClient, txn: Txn, refundAmount: string, extra: Record<string, unknown> = {}) =>
+  single(client, 'refund_orders', orderOf(txn, { refund_amount: refundAmount, ...extra }));
+
+/** The payment row as numbers and text. */
+export async function paymentRow(gw: TestGateway, id: string): Promise<{ status: string; captured: number; refunded: number; result_code: string | null }> {
+  const [row] = await gw.database.query<{ status: string; captured: number; refunded: number; result_code: string | null }>(
+    'SELECT status, captured_amount::int AS captured, refunded_amount::int AS refunded, result_code FROM payments WHERE id = $1',
+    [id],
+  );
+  if (!row) throw new Error(`no payment ${id}`);
+  return row;
+}
+
+/** Each book of a payment, summed (debit positive). */
+export async function booksOf(gw: TestGateway, paymentId: string): Promise<Record<string, number>> {
+  const rows = await gw.database.query<{ book: string; total: number }>(
+    'SELECT book, sum(amount)::int AS total FROM ledger_entries WHERE payment_id = $1 GROUP BY book',
+    [paymentId],
+  );
+  return Object.fromEntries(rows.filter((r) => r.total !== 0).map((r) => [r.book, r.total]));
+}
+
+export async function eventTypes(gw: TestGateway, paymentId: string): Promise<string[]> {
+  const rows = await gw.database.query<{ type: string }>('SELECT type FROM events WHERE payment_id = $1 ORDER BY created_at, id', [paymentId]);
+  return rows.map((r) => r.type);
+}
+
+/** Fails with the violations when the ledger check finds any. */
+export async function expectLedgerBalanced(gw: TestGateway): Promise<void> {
+  const report = await checkLedger(gw.gateway.deps);
+  if (!report.ok) throw new Error(`ledger check failed:\n${JSON.stringify(report.violations, null, 2)}`);
+}
+
+type Scripted = 'capture' | 'cancel' | 'refund' | 'refundStatus';
+
+/**
+ * The sandbox processor under the name `simulator`, with calls counted and, where a test sets
+ * `script[call]`, answered as scripted instead (a decline, a lost answer, a pending refund).
+ */
+export function scriptedProcessor(): {
+  connectors: Connectors;
+  calls: Record<Scripted, number>;
+  script: Partial<Record<Scripted, () => Promise<Result<OperationOutcome>>>>;
+} {
+  const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
+  const calls: Record<Scripted, number> = { capture: 0, cancel: 0, refund: 0, refundStatus: 0 };
+  const script: Partial<Record<Scripted, () => Promise<Result<OperationOutcome>>>> = {};
+  const scripted = <R>(name: Scripted, real: (request: R) => Promise<Result<OperationOutcome>>) => async (request: R) => {
+    calls[name] += 1;
+    const answer = script[name];
+    return answer ? answer() : real(request);
+  };
+  const connector: Connector = {
+    ...simulator,
+    capture: scripted('capture', simulator.capture),
+    cancel: scripted('cancel', simulator.cancel),
+    refund: scripted('refund', simulator.refund),
+    refundStatus: scripted('refundStatus', simulator.refundStatus),
+  };
+  return { connectors: { get: (name) => (name === 'simulator' ? connector : undefined) }, calls, script };
+}
+
+export const lost = async (): Promise<Result<OperationOutcome>> => ({ ok: false, error: { kind: 'timeout', message: 'no answer in time' } });
+export const refused = (reason: string) => async (): Promise<Result<OperationOutcome>> => ({ ok: true, value: { status: 'failed', reason } });
