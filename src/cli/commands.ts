@@ -10,6 +10,7 @@ import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import { notificationCommands } from './commands/notifications.ts';
 import { riskCommands } from './commands/risk.ts';
+import { storefrontCommands } from './commands/storefronts.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -24,6 +25,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   riskCommands(program, deps, io);
   notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);
+  storefrontCommands(program, deps, io);
 
   program
     .command('vault')

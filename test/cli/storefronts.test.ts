@@ -1,0 +1,30 @@
+// acquiro storefronts: the sites allowed to frame an account's hosted payment page.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+describe('acquiro storefronts', () => {
+  it('adds, lists and removes the sites that may frame the page, refusing what is not a site', async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const run = (...argv: string[]) => runCommand([...argv, ...ids], gw.gateway.deps);
+    expect((await run('storefronts', 'add', '--domain', 'https://Shop.example/')).stdout).toBe('added https://shop.example\n');
+    await run('storefronts', 'add', '--domain', '*.shop.example');
+    await run('storefronts', 'add', '--domain', 'https://shop.example');
+    const listed = await run('storefronts', 'list', '--json');
+    expect(JSON.parse(listed.stdout)).toEqual({ account_id: shop.ids.account_id, storefront_domains: ['*.shop.example', 'https://shop.example'] });
+    const bad = await run('storefronts', 'add', '--domain', "https://x.example; script-src 'unsafe-inline'");
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('is not a site');
+    await run('storefronts', 'remove', '--domain', '*.shop.example');
+    expect((await run('storefronts', 'list')).stdout).toBe('https://shop.example\n');
+    const other = await runCommand(['storefronts', 'list', '--merchant-id', shop.ids.merchant_id, '--account-id', 'A999999'], gw.gateway.deps);
+    expect(other.exitCode).toBe(1);
+  });
+});
