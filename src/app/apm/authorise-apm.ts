@@ -1,12 +1,12 @@
-// APM payment, as a pipeline like the card one: validate (the method's own needs included) →
-// claim the order → assess risk (the shopper rules: no card here) → ask the processor for the
-// issuer page, outside any transaction → record. The payment then waits for the shopper
+// APM payment, as a pipeline like the card one (the same steps): validate (the method's own needs
+// included) → claim the order → assess risk (the shopper rules: no card here) → ask the processor
+// for the issuer page, outside any transaction → record. The payment then waits for the shopper
 // (requires_redirect) until the issuer page's answer, or until the method's deadline.
 import { newId } from '../../domain/ids.ts';
 import { claimWaitingPayment } from '../../db/repositories/checkout.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { assess, callConnector, claimOnce, connectorOf, fingerprintRequest, shopperOf } from '../authorise/steps.ts';
+import { claimOnce, decide, fingerprintRequest } from '../authorise/steps.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { methodNamed } from './methods.ts';
 import { apmCommand } from './request.ts';
@@ -37,21 +37,8 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
   };
   const insert = () => claimWaitingPayment(deps.database.db, row);
   return claimOnce(deps, account, { orderNo: order.orderNo, requestFingerprint, insert }, async (claimed) => {
-    const risk = await assess(deps, account, order, claimed.id);
-    const context = { account, paymentId: claimed.id, current: claimed, risk };
-    if (risk.action === 'reject') return recordAuthorisation(deps, context, { status: 'refused', code: 'risk_rejected' });
-    const connector = connectorOf(deps, account);
-    if (!connector) return recordAuthorisation(deps, context, { status: 'refused', code: 'processor_error' });
-    const outcome = await callConnector(deps, connector, {
-      paymentId: claimed.id,
-      orderNo: order.orderNo,
-      amount: order.amount,
-      capture: account.captureMode === 'auto' && risk.action === 'accept',
-      paymentMethod: method.name,
-      methodData: command.methodData,
-      returnUrl: command.returnUrl,
-      shopper: shopperOf(order),
-    });
+    const instrument = { paymentMethod: method.name, methodData: command.methodData, returnUrl: command.returnUrl };
+    const { context, outcome } = await decide(deps, account, order, claimed, instrument);
     return recordAuthorisation(deps, context, outcome);
   });
 }

@@ -8,7 +8,7 @@ import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { cardPaymentCommand, type CardPaymentBody, type CardPaymentCommand } from './request.ts';
-import { cardClaim, claimOnce, decideCard, fingerprintRequest, resolveCard, type ResolvedCard } from './steps.ts';
+import { cardClaim, claimOnce, decide, fingerprintRequest, resolveCard, type ResolvedCard } from './steps.ts';
 
 /** Fields never kept with the stored request: the card group and the signature. */
 const UNSTORED = new Set(['card', 'security_code', 'expiration_month', 'expiration_year', 'encryption_data', 'merchant_id', 'account_id']);
@@ -23,7 +23,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, body: CardP
   const claim = claimFor(account, command, card, paymentId, requestFingerprint, body);
   const insert = () => claimPayment(deps.database, claim);
   return claimOnce(deps, account, { orderNo: command.orderNo, requestFingerprint, insert }, async (claimed) => {
-    const { context, outcome } = await decideCard(deps, account, command, card, claimed);
+    const { context, outcome } = await decide(deps, account, command, claimed, { card });
     return recordAuthorisation(deps, context, outcome);
   });
 }

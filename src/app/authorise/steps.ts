@@ -122,15 +122,21 @@ export interface Decision {
   readonly outcome: AuthorisationDecision;
 }
 
-/** Risk, then the processor: what to record for a claimed card payment. */
-export async function decideCard(deps: Deps, account: AccountRow, order: OrderDetails, card: ResolvedCard, payment: PaymentRow): Promise<Decision> {
+/** What the shopper pays with: a card, or an APM with what its processor needs. */
+export type Instrument =
+  | { readonly card: ResolvedCard }
+  | { readonly paymentMethod: string; readonly methodData: Readonly<Record<string, unknown>>; readonly returnUrl: string };
+
+/** Risk, then the processor: what to record for a claimed payment. */
+export async function decide(deps: Deps, account: AccountRow, order: OrderDetails, payment: PaymentRow, instrument: Instrument): Promise<Decision> {
+  const card = 'card' in instrument ? instrument.card : undefined;
   const risk = await assess(deps, account, order, payment.id, card);
   const context = {
     account,
     paymentId: payment.id,
     current: payment,
     risk,
-    ...(order.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
+    ...(card && order.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
   };
   if (risk.action === 'reject') return { context, outcome: { status: 'refused', code: 'risk_rejected' } };
   const connector = connectorOf(deps, account);
@@ -140,21 +146,21 @@ export async function decideCard(deps: Deps, account: AccountRow, order: OrderDe
     orderNo: order.orderNo,
     amount: order.amount,
     capture: account.captureMode === 'auto' && risk.action === 'accept',
-    card: card.details,
-    requestThreeDS: order.requestThreeDS,
-    ...(order.authentication ? { authentication: order.authentication } : {}),
+    ...('card' in instrument
+      ? { card: instrument.card.details, requestThreeDS: order.requestThreeDS, ...(order.authentication ? { authentication: order.authentication } : {}) }
+      : { paymentMethod: instrument.paymentMethod, methodData: instrument.methodData, returnUrl: instrument.returnUrl }),
     shopper: shopperOf(order),
   });
   return { context, outcome };
 }
 
-export function connectorOf(deps: Deps, account: AccountRow): Connector | undefined {
+function connectorOf(deps: Deps, account: AccountRow): Connector | undefined {
   const connector = deps.connectors.get(account.connector);
   if (!connector) deps.log.error({ accountId: account.id, connector: account.connector }, 'no such connector in this mode');
   return connector;
 }
 
-export function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
+function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
   return {
     ...(order.shopperEmail ? { email: order.shopperEmail } : {}),
     ...(order.shopperIp ? { ip: order.shopperIp } : {}),
@@ -163,7 +169,7 @@ export function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
 }
 
 /** The processor's answer; no clear answer is `pending`, never success. */
-export async function callConnector(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
+async function callConnector(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
   const result = await connector
     .authorise(request)
     .catch((error: unknown) => ({ ok: false as const, error: { kind: 'network' as const, message: String(error) } }));

@@ -7,7 +7,7 @@ import { accountById, countAttempt, lockPaymentById } from '../../db/repositorie
 import { updatePayment } from '../../db/repositories/payments.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { cardClaim, decideCard, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
+import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { orderOf, settleAttempt } from './attempt.ts';
 
@@ -49,7 +49,7 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };
 
-  const { context, outcome } = await decideCard(deps, account, orderOf(claim.payment, now), card, claim.payment);
+  const { context, outcome } = await decide(deps, account, orderOf(claim.payment, now), claim.payment, { card });
   return { kind: 'settled', payment: await settleAttempt(deps, session.id, context, outcome) };
 }
 

@@ -5,13 +5,13 @@
 //
 // A challenge the shopper never finishes is failed as abandoned after CHALLENGE_TTL_MS by the
 // expire-abandoned-payments task.
-import { findSessionOfPayment, accountById, paymentById } from '../../db/repositories/checkout.ts';
-import type { PaymentRow } from '../../db/schema.ts';
-import type { RiskAction } from '../../domain/risk.ts';
 import type { AuthoriseOutcome } from '../../connectors/port.ts';
+import { findSessionOfPayment, paymentById } from '../../db/repositories/checkout.ts';
+import type { PaymentRow } from '../../db/schema.ts';
 import { settleAttempt } from '../checkout/attempt.ts';
 import type { Deps } from '../context.ts';
-import { recordAuthorisation, type AuthorisationContext } from '../payments/record-authorisation.ts';
+import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { waitingPayment } from '../payments/waiting.ts';
 
 export const CHALLENGE_TTL_MS = 30 * 60_000;
 
@@ -22,18 +22,11 @@ export interface ChallengeResult {
 
 /** The payment after the challenge; unchanged when it was not waiting for one. */
 export async function completeChallenge(deps: Deps, paymentId: string, result: ChallengeResult): Promise<PaymentRow | null> {
-  const payment = await paymentById(deps.database.db, paymentId);
-  if (!payment || payment.status !== 'requires_authentication') return payment;
-  const account = await accountById(deps.database.db, payment.accountId);
-  if (!account) throw new Error(`account ${payment.accountId} not found`);
-  const risk =
-    payment.riskAction && payment.riskScore !== null
-      ? { score: payment.riskScore, action: payment.riskAction as RiskAction, reasons: payment.riskReasons ?? [] }
-      : undefined;
-  const context: AuthorisationContext = { account, paymentId, onlyFrom: ['requires_authentication'], ...(risk ? { risk } : {}) };
-  const reference = payment.connectorReference ?? payment.id;
+  const waiting = await waitingPayment(deps, paymentId, 'requires_authentication');
+  if (!waiting) return paymentById(deps.database.db, paymentId);
+  const { payment, context, capture, reference } = waiting;
   const outcome: AuthoriseOutcome = result.authenticated
-    ? { status: 'approved', reference, captured: account.captureMode === 'auto' && risk?.action !== 'review', threeDS: result.threeDS }
+    ? { status: 'approved', reference, captured: capture, threeDS: result.threeDS }
     : { status: 'declined', reason: 'authentication_failed', reference, threeDS: result.threeDS };
   if (payment.kind === 'checkout') {
     const session = await findSessionOfPayment(deps.database.db, payment.id);
