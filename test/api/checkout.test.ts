@@ -3,6 +3,7 @@
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/app/checkout/handoff.ts';
+import { resolveUnknownPayments } from '../../src/app/payments/resolve-unknown.ts';
 import { orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -378,6 +379,32 @@ describe('the hosted payment page', () => {
     const payment = await paymentOf(body.order_no);
     expect(payment.status).toBe('failed');
     expect((await rows('SELECT type FROM events WHERE payment_id = $1', [payment.id])).map((e) => e.type)).toEqual(['payment.failed']);
+  });
+
+  it('stores the card with token_flag and returns its token_id', async () => {
+    const { pageUrl } = await openPage(shop, { token_flag: '1' });
+    await browser.post(`${pageUrl}/pay`, CARD);
+    const outcome = returnedOutcome((await browser.get(pageUrl)).location!, shop.secret);
+    expect(outcome.fields.token_id).toMatch(/^TK[0-9A-Z]{26}$/);
+    const [token] = await rows('SELECT last4 FROM card_tokens WHERE id = $1', [outcome.fields.token_id]);
+    expect(token?.last4).toBe('1111');
+  });
+
+  it('returns a payment the processor has not answered as pending, and its outcome once known', async () => {
+    const { body, pageUrl } = await openPage();
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000259' });
+    const back = await browser.get(pageUrl);
+    expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '2', result_info: '1000:Pending: awaiting the processor' });
+    // The sweeper compares the row's update time (the database's clock) with the gateway's.
+    const before = clock.now();
+    clock.set(new Date(Date.now() + 31_000));
+    try {
+      expect(await resolveUnknownPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+    } finally {
+      clock.set(before);
+    }
+    expect((await paymentOf(body.order_no)).status).toBe('captured');
+    expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields.order_status).toBe('1');
   });
 
   it('checks the card form on the server too: field errors, no attempt used, nothing charged', async () => {

@@ -7,6 +7,7 @@ import { claimWaitingPayment } from '../../db/repositories/checkout.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { claimOnce, decide, fingerprintRequest } from '../authorise/steps.ts';
+import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { methodNamed } from './methods.ts';
 import { apmCommand } from './request.ts';
@@ -16,6 +17,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
   const method = methodNamed(account, body.payment_method);
   const command = apmCommand(body, method, now);
   const { order } = command;
+  assertNotifyTarget(deps.config, order.notifyUrl, 'notify_url');
   const requestFingerprint = fingerprintRequest(deps, body, 'apm');
   const row = {
     id: newId('T', now.getTime()),

@@ -28,6 +28,7 @@ export function outcomeFields(payment: PaymentRow, now: Date): Record<string, st
     result_info: resultInfo(payment),
     payment_method: payment.paymentMethod,
     card: maskedCard(payment),
+    token_id: payment.tokenId ?? '',
     threeds_result: payment.threedsResult ?? '',
     return_time: String(Math.floor(now.getTime() / 1000)),
   };

@@ -14,6 +14,7 @@ import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema
 import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import { fingerprintRequest } from '../authorise/steps.ts';
+import { assertNotifyTarget } from '../notifications/target.ts';
 import { checkoutCommand } from './request.ts';
 
 /** How long the hand-off page may wait before the shopper's browser posts it. */
@@ -35,6 +36,7 @@ export interface CheckoutSession {
 export async function createCheckout(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<CheckoutSession> {
   const now = deps.clock.now();
   const command = checkoutCommand(body, account, now);
+  assertNotifyTarget(deps.config, command.order.notifyUrl, 'notify_url');
   const requestFingerprint = fingerprintRequest(deps, body, 'checkout');
   const { order } = command;
   const row: NewPayment = {
