@@ -47,6 +47,8 @@ export const CODES = {
   forbidden_markup: { code: '4013', message: 'DOCTYPE and entities are not accepted', http: 400 },
   duplicate_key: { code: '4014', message: 'Duplicate key in JSON body', http: 400 },
   unsupported_payment_method: { code: '4015', message: 'Unsupported payment_method', http: 400 },
+  idempotency_key_reused: { code: '4016', message: 'Idempotency-Key already used with a different request', http: 400 },
+  idempotency_key_in_use: { code: '4017', message: 'A request with this Idempotency-Key is still being processed', http: 409 },
   invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
   ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
   account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },
