@@ -13,6 +13,7 @@ import pg from 'pg';
 import { sign } from '../src/sdk/index.ts';
 import { acquiro, startServer } from '../test/support/processes.ts';
 import { freshCard } from '../test/support/fixtures.ts';
+import { lifecycleLatencies } from './lifecycle.ts';
 import { rawAuthorisation } from './raw-authorise.ts';
 
 const DATABASE_URL = process.env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -100,6 +101,12 @@ async function main() {
     const raw = await rawRate(pool, ids.account_id, ids.merchant_id);
     log(`  raw SQL, same statements:      ${raw.toFixed(0)}/s`);
     log(`  server peak RSS:               ${rss} MB`);
+
+    await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], env);
+    const lifecycle = await lifecycleLatencies(server.url, { ...ids, secret: created.secret_key! });
+    const ms = (n: number) => n.toFixed(1);
+    log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches; goal p99 <= 50 ms)`);
+    log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries; goal p99 <= 20 ms)`);
     log(`  goals: ratio >= 0.6, p99 <= 10 ms at half rate, RSS <= 200 MB`);
     log(`authorise: ${peak.rate.toFixed(0)}/s, ratio ${(peak.rate / raw).toFixed(2)} to raw SQL, p99 ${half.p99} ms at half rate, peak RSS ${rss} MB`);
   } finally {

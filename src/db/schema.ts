@@ -200,6 +200,22 @@ export const refunds = pgTable('refunds', {
 export type PaymentOperationRow = typeof paymentOperations.$inferSelect;
 export type RefundRow = typeof refunds.$inferSelect;
 
+export const idempotencyKeys = pgTable(
+  'idempotency_keys',
+  {
+    accountId: text('account_id').notNull(),
+    key: text('key').notNull(),
+    operation: text('operation').notNull(),
+    requestFingerprint: text('request_fingerprint').notNull(),
+    status: text('status').$type<'processing' | 'done'>().notNull().default('processing'),
+    httpStatus: integer('http_status'),
+    contentType: text('content_type'),
+    answer: text('answer'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.key] })],
+);
+
 // Hosted payment page sessions (0005_checkout.sql).
 export const checkoutSessions = pgTable('checkout_sessions', {
   id: text('id').primaryKey(),

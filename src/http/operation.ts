@@ -11,6 +11,8 @@ export interface Operation {
   /** Paths, relative to the XML root, of list fields. */
   readonly lists: ReadonlySet<string>;
   readonly format: 'xml' | 'json';
+  /** Accepts an Idempotency-Key header (operations that move money and have no order_no to key on). */
+  readonly idempotencyKey?: boolean;
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */
   errorAnswer(body: Record<string, unknown>, error: AppError): Record<string, unknown>;
   /**

@@ -4,6 +4,7 @@ import { AccountDirectory } from '../app/accounts/directory.ts';
 import type { Deps } from '../app/context.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
+import { installIdempotency } from './plugins/idempotency.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -36,6 +37,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   installErrorHandling(app);
   installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },

@@ -4,6 +4,8 @@ import { expireAbandonedPayments } from '../app/apm/expire.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
+import { purgeKeysBefore } from '../db/repositories/idempotency.ts';
+import { KEY_DAYS } from '../http/plugins/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
 
 export const PERIODIC_TASKS: readonly PeriodicTask[] = [
@@ -12,5 +14,10 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'deliver-notifications', intervalMs: 1_000, run: (deps) => deliverDueNotifications(deps) },
   { name: 'resolve-pending-operations', intervalMs: 10_000, run: (deps) => resolvePendingOperations(deps) },
   { name: 'settle-pending-refunds', intervalMs: 5_000, run: (deps) => settlePendingRefunds(deps) },
+  {
+    name: 'purge-idempotency-keys',
+    intervalMs: 3_600_000,
+    run: (deps) => purgeKeysBefore(deps.database.db, new Date(deps.clock.now().getTime() - KEY_DAYS * 86_400_000)),
+  },
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
 ];

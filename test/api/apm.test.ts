@@ -151,8 +151,8 @@ describe('the sandbox methods and what each needs', () => {
       [{ person: { ...VOUCHER_PERSON, document_number: '529.982.247-24' } }, 400, '4002:person.document_number is invalid: expected a valid CPF number'],
       [{ person: { ...VOUCHER_PERSON, document_type: 'XYZ' } }, 400, '4002:person.document_type is invalid: expected one of CPF, CNPJ, CURP, RFC, DNI, CC, CE, NIT, RUT, PASSPORT'],
       [{ person: { ...VOUCHER_PERSON, email: 'not-an-email' } }, 400, '4002:person.email is invalid: expected an email address'],
-      [{ person: VOUCHER_PERSON, currency: 'EUR' }, 400, '4016:sandbox_voucher does not take EUR: it takes BRL, MXN, USD'],
-      [{ person: VOUCHER_PERSON, billing_country: 'DE' }, 400, '4016:sandbox_voucher does not serve DE: it serves BR, MX, US'],
+      [{ person: VOUCHER_PERSON, currency: 'EUR' }, 400, '4018:sandbox_voucher does not take EUR: it takes BRL, MXN, USD'],
+      [{ person: VOUCHER_PERSON, billing_country: 'DE' }, 400, '4018:sandbox_voucher does not serve DE: it serves BR, MX, US'],
       [{ person: VOUCHER_PERSON, billing_country: undefined }, 400, '4001:billing_country is required for sandbox_voucher'],
       [{ person: { ...VOUCHER_PERSON, documents: { file_type: 'exe' } } }, 400, '4002:person.documents.file_type is invalid: expected pdf, jpg or png'],
     ];

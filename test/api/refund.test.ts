@@ -240,3 +240,29 @@ describe('the processor', () => {
     await expectLedgerBalanced(gw);
   });
 });
+
+describe('a batch of refunds', () => {
+  it('answers in the order sent while different transactions run side by side', async () => {
+    const txns = await Promise.all(Array.from({ length: 12 }, () => pay(shop)));
+    const orders: Record<string, string>[] = txns.map((txn, i) => orderOf(txn, { refund_amount: `${(i % 9) + 1}.00` }));
+    const answer = await batch(shop, 'refund_orders', orders);
+    expect(answer.body.refund_orders.map((e: Record<string, string>) => [e.transaction_id, e.refund_amount, e.refund_status])).toEqual(
+      orders.map((o) => [o.transaction_id, o.refund_amount, '1']),
+    );
+  });
+
+  it('runs two refunds of one transaction in the order sent: the second sees the first', async () => {
+    const txn = await pay(shop);
+    const answer = await batch(shop, 'refund_orders', [
+      orderOf(txn, { refund_amount: '7.00' }),
+      orderOf(txn, { refund_amount: '4.00' }),
+      orderOf(txn, { refund_amount: '3.00' }),
+    ]);
+    expect(answer.body.refund_orders.map((e: Record<string, string>) => [e.refund_amount, e.refund_status, (e.error_message ?? '').slice(0, 5)])).toEqual([
+      ['7.00', '1', ''],
+      ['4.00', '0', '5010:'],
+      ['3.00', '1', ''],
+    ]);
+    expect((await refundRows(txn.transaction_id)).map((r) => r.amount)).toEqual([700, 300]);
+  });
+});

@@ -1,7 +1,7 @@
 // The APM payment request (seed: /v1/authorise with payment_method): the seed's field list, the
 // `person` object checked field by field, and what the chosen method needs on top (a bank_code
 // from its list, the person's document, the shopper's email). The method must take the order's
-// currency and billing country (4016 otherwise).
+// currency and billing country (4018 otherwise).
 import Type, { type Static } from 'typebox';
 import type { ApmMethod, PersonField } from '../../connectors/simulator/apm.ts';
 import { SANDBOX_BANKS } from '../../connectors/simulator/apm.ts';

@@ -1,8 +1,13 @@
 // What every batch operation shares (seed "Batch operation rules"). The list is judged as a whole
 // first: missing, not a list of orders, empty or over the operation's limit → the request is
-// refused (400) and nothing is done. Then each order is validated and run on its own, in the
-// order sent; whatever refuses one order becomes that order's status and error_message, and the
-// others go on. The answer holds one entry per submitted order, in order.
+// refused (400) and nothing is done. Then each order is validated and run on its own; whatever
+// refuses one order becomes that order's status and error_message, and the others go on. The
+// answer holds one entry per submitted order, in order.
+//
+// Orders on one transaction run one after the other, in the order sent (two refunds of one
+// payment are two refunds, the second seeing the first). Orders on different transactions are
+// independent and run side by side, a few at a time: a 50-order batch then costs a few orders'
+// time, not fifty.
 import { AppError } from '../../domain/errors.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -30,6 +35,9 @@ export interface BatchAnswer extends Record<string, unknown> {
   readonly return_message: 'OK';
 }
 
+/** Transactions worked on at once in one batch; each holds a database connection while it runs. */
+export const BATCH_CONCURRENCY = 8;
+
 export async function runBatch<Order>(
   deps: Pick<Deps, 'log'>,
   account: AccountRow,
@@ -37,11 +45,30 @@ export async function runBatch<Order>(
   spec: BatchSpec<Order>,
 ): Promise<BatchAnswer> {
   const orders = ordersOf(body, spec);
-  const entries: Fields[] = [];
-  for (const [index, entry] of orders.entries()) {
-    entries.push({ ...echoOf(entry, spec.echo), ...(await runOne(deps, spec, entry, index)) });
-  }
+  const entries: Fields[] = new Array(orders.length);
+  const lanes = lanesOf(orders);
+  let next = 0;
+  const worker = async () => {
+    while (next < lanes.length) {
+      for (const index of lanes[next++]!) {
+        entries[index] = { ...echoOf(orders[index]!, spec.echo), ...(await runOne(deps, spec, orders[index]!, index)) };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lanes.length) }, worker));
   return { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: entries };
+}
+
+/** Indices of the orders grouped by the transaction they name, each group in the order sent. */
+function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
+  const lanes = new Map<string, number[]>();
+  orders.forEach((order, index) => {
+    const key = typeof order.transaction_id === 'string' ? `t:${order.transaction_id}` : `#${index}`;
+    const lane = lanes.get(key);
+    if (lane) lane.push(index);
+    else lanes.set(key, [index]);
+  });
+  return [...lanes.values()];
 }
 
 async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {

@@ -3,6 +3,6 @@
 import { batchRefusal } from '../../app/batch/batch.ts';
 import type { Operation } from '../operation.ts';
 
-export function batchOperation(name: string, list: string): Operation {
-  return { name, lists: new Set([list]), format: 'json', errorAnswer: batchRefusal(list) };
+export function batchOperation(name: string, list: string, options: { idempotencyKey?: boolean } = {}): Operation {
+  return { name, lists: new Set([list]), format: 'json', errorAnswer: batchRefusal(list), ...options };
 }

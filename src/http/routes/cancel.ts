@@ -5,7 +5,7 @@ import { cancelBatch } from '../../app/cancel/cancel.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation } from './batch.ts';
 
-export const cancelOperation = batchOperation('cancel', 'cancel_orders');
+export const cancelOperation = batchOperation('cancel', 'cancel_orders', { idempotencyKey: true });
 
 export function cancelRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/cancel', { config: { operation: cancelOperation } }, async (request, reply) =>

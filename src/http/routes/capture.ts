@@ -5,7 +5,7 @@ import { captureBatch } from '../../app/capture/capture.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation } from './batch.ts';
 
-export const captureOperation = batchOperation('capture', 'capture_orders');
+export const captureOperation = batchOperation('capture', 'capture_orders', { idempotencyKey: true });
 
 export function captureRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/capture', { config: { operation: captureOperation } }, async (request, reply) =>

@@ -5,7 +5,7 @@ import { refundBatch } from '../../app/refund/refund.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation } from './batch.ts';
 
-export const refundOperation = batchOperation('refund', 'refund_orders');
+export const refundOperation = batchOperation('refund', 'refund_orders', { idempotencyKey: true });
 
 export function refundRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/refund', { config: { operation: refundOperation } }, async (request, reply) =>

@@ -5,7 +5,7 @@ import { reviewBatch } from '../../app/review/review.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation } from './batch.ts';
 
-export const reviewOperation = batchOperation('review', 'review_orders');
+export const reviewOperation = batchOperation('review', 'review_orders', { idempotencyKey: true });
 
 export function reviewRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/review', { config: { operation: reviewOperation } }, async (request, reply) =>

@@ -1,0 +1,69 @@
+// Latency of the batch operations at the sizes merchants use: a 50-order refund batch and a
+// 100-order query, each sent one at a time, p50/p99 over many rounds.
+import { randomBytes } from 'node:crypto';
+import { sign } from '../src/sdk/index.ts';
+import { freshCard } from '../test/support/fixtures.ts';
+
+interface Account {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly secret: string;
+}
+
+async function post(url: string, path: string, account: Account, fields: Record<string, unknown>): Promise<{ ms: number; body: string }> {
+  const body = { merchant_id: account.merchant_id, account_id: account.account_id, ...fields };
+  const payload = JSON.stringify({ ...body, encryption_data: sign(body as never, account.secret) });
+  const started = performance.now();
+  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
+  const text = await response.text();
+  const ms = performance.now() - started;
+  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  return { ms, body: text };
+}
+
+const percentile = (samples: number[], p: number) => {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+};
+
+export interface LifecycleFigures {
+  readonly refund: { p50: number; p99: number; rounds: number };
+  readonly query: { p50: number; p99: number; rounds: number };
+}
+
+/** Needs the calling address (127.0.0.1) registered for the account's queries. */
+export async function lifecycleLatencies(url: string, account: Account, rounds = { refund: 100, query: 200 }): Promise<LifecycleFigures> {
+  const tag = randomBytes(3).toString('hex');
+  const orders: { transaction_id: string; order_no: string }[] = [];
+  for (let i = 0; i < 100; i++) {
+    const order_no = `BL-${tag}-${i}`;
+    const { body } = await post(url, '/v1/authorise', account, {
+      order_no,
+      currency: 'USD',
+      amount: '150.00',
+      card: freshCard(),
+      expiration_month: '12',
+      expiration_year: '2030',
+      security_code: '123',
+    });
+    orders.push({ order_no, transaction_id: /<transaction_id>([^<]+)</.exec(body)![1]! });
+  }
+
+  const refundTimes: number[] = [];
+  const refundOrders = orders.slice(0, 50).map((o) => ({ ...o, currency: 'USD', amount: '150.00', refund_amount: '1.00' }));
+  for (let i = 0; i < rounds.refund; i++) {
+    const { ms, body } = await post(url, '/v1/refund', account, { refund_orders: refundOrders });
+    if ((body.match(/"refund_status":"1"/g) ?? []).length !== 50) throw new Error(`refund batch ${i} did not refund 50 orders: ${body.slice(0, 300)}`);
+    refundTimes.push(ms);
+  }
+
+  const queryTimes: number[] = [];
+  const order_no = orders.map((o) => o.order_no).join(',');
+  for (let i = 0; i < rounds.query; i++) {
+    const { ms, body } = await post(url, '/v1/retrievalTrans', account, { order_no });
+    if ((body.match(/"query_result":"1"/g) ?? []).length !== 100) throw new Error(`query ${i} did not find 100 orders: ${body.slice(0, 300)}`);
+    queryTimes.push(ms);
+  }
+  const figures = (times: number[]) => ({ p50: percentile(times, 50), p99: percentile(times, 99), rounds: times.length });
+  return { refund: figures(refundTimes), query: figures(queryTimes) };
+}
