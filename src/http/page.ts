@@ -2,6 +2,7 @@
 // the next page. A shopper's page never answers in the merchants' XML or JSON.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../app/context.ts';
+import { AppError } from '../domain/errors.ts';
 import { pickLanguage } from '../web/i18n.ts';
 import type { Page } from '../web/layout.ts';
 import { messagePage } from '../web/pages/message.ts';
@@ -21,13 +22,15 @@ export function languageOf(request: FastifyRequest, stored: Readonly<Record<stri
   return pickLanguage([text(stored.browser_lang), text(stored.default_lang), request.headers['accept-language']]);
 }
 
-/** Route-level error handler of page routes: a fault is a page too, and its detail goes to the log only. */
+/** Route-level error handler of page routes: a refusal or a fault is a page too; a fault's detail goes to the log only. */
 export function pageErrorHandler(deps: Deps) {
-  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    request.log.error({ err: error }, 'page failed');
+  return (error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
+    const status = error instanceof AppError ? error.http : error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'page failed');
+    else request.log.info({ status }, 'page request refused');
     return sendPage(
       reply,
-      messagePage({ baseUrl: deps.config.baseUrl, lang: languageOf(request).lang, status: 500, title: 'errorTitle', text: 'errorText' }),
+      messagePage({ baseUrl: deps.config.baseUrl, lang: languageOf(request).lang, status, title: 'errorTitle', text: 'errorText' }),
     );
   };
 }

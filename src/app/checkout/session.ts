@@ -3,15 +3,14 @@
 // through a page URL whose token only that browser received.
 //
 // signInfo = "<session id>.<expiry, Unix seconds>.<MAC>", the MAC made with a gateway key (the
-// Vault's, per purpose). It expires HANDOFF_TTL after the session was created and opens the page
+// Vault's, per purpose). It expires HANDOFF_TTL_MS after the session was created and opens the page
 // once: the first hand-off POST marks the session, any later one is a replay.
 import { timingSafeEqual } from 'node:crypto';
-import { CODES } from '../../domain/errors.ts';
+import { AppError, CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { claimWaitingPayment, findSession, findSessionOfPayment, insertSession, markHandedOff } from '../../db/repositories/checkout.ts';
 import { findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
-import { AppError } from '../../domain/errors.ts';
 import type { Deps } from '../context.ts';
 import { fingerprintRequest } from '../authorise/steps.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';

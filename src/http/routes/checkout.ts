@@ -1,7 +1,7 @@
 // POST /v1/checkout, the redirect / iFrame payment: the merchant's signed request is answered
 // with the hand-off page; the shopper's browser posts that page back (signInfo, no merchant
 // signature) and lands on the hosted payment page, /checkout/:session/:token.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
 import { handOffFields } from '../../app/checkout/handoff.ts';
@@ -41,7 +41,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
 
   app.post('/v1/checkout', { config: { operation: checkoutOperation } }, async (request, reply) => {
     const body = request.body as Record<string, unknown>;
-    if (checkoutOperation.shopperPost!(body)) return handOff(request, body);
+    if (checkoutOperation.shopperPost!(body)) return handOff(request, reply, body);
     const { account } = signingOf(request);
     const { session, payment } = await createCheckout(deps, account, body);
     const fields = handOffFields({
@@ -59,22 +59,23 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
       frameAncestors: frameAncestors(account, payment.request.storefront_domains as string | undefined),
     });
     return sendPage(reply, page);
-
-    async function handOff(request: FastifyRequest, posted: Record<string, unknown>) {
-      const opened = await openHandOff(deps, posted.signInfo as string);
-      if (opened.ok) return redirect(reply, pageUrlOf(deps, opened.session));
-      request.log.info({ reason: opened.reason }, 'hand-off refused');
-      const lang = languageOf(request, posted).lang;
-      const [status, title, text] = (
-        {
-          forged: [403, 'forgedTitle', 'forgedText'],
-          expired: [410, 'expiredTitle', 'expiredText'],
-          replayed: [409, 'replayTitle', 'replayText'],
-        } as const
-      )[opened.reason];
-      return sendPage(reply, messagePage({ baseUrl, lang, status, title, text, sandbox }));
-    }
   });
+
+  /** The shopper's browser posts the hand-off page: the hosted page, once, or a page saying why not. */
+  async function handOff(request: FastifyRequest, reply: FastifyReply, posted: Record<string, unknown>) {
+    const opened = await openHandOff(deps, posted.signInfo as string);
+    if (opened.ok) return redirect(reply, pageUrlOf(deps, opened.session));
+    request.log.info({ reason: opened.reason }, 'hand-off refused');
+    const lang = languageOf(request, posted).lang;
+    const [status, title, text] = (
+      {
+        forged: [403, 'forgedTitle', 'forgedText'],
+        expired: [410, 'expiredTitle', 'expiredText'],
+        replayed: [409, 'replayTitle', 'replayText'],
+      } as const
+    )[opened.reason];
+    return sendPage(reply, messagePage({ baseUrl, lang, status, title, text, sandbox }));
+  }
 
   const pageRoute = { errorHandler: pageErrorHandler(deps) };
 
@@ -107,7 +108,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
   async function show(
     request: FastifyRequest,
     session: CheckoutSessionRow,
-    reply: Parameters<typeof sendPage>[0],
+    reply: FastifyReply,
     invalid?: Omit<Extract<PayResult, { kind: 'invalid' }>, 'kind'>,
   ) {
     const state = await hostedPageState(deps, directory, session);
