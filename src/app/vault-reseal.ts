@@ -1,39 +1,46 @@
 // After a new vault key is put first in ACQUIRO_VAULT_KEYS, rows sealed with older keys still open
 // (every configured key decrypts). Resealing moves them to the active key, so the old key can be
 // removed from the configuration.
-import { and, eq, ne } from 'drizzle-orm';
+import { ne, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { accountKeys, cardTokens } from '../db/schema.ts';
 import type { Deps } from './context.ts';
 
+/** A table of sealed values: its id (the sealing context), the ciphertext and the key id. */
+interface SealedColumns {
+  readonly table: PgTable;
+  readonly id: PgColumn;
+  readonly ciphertext: PgColumn;
+  readonly keyId: PgColumn;
+}
+
+const SEALED = {
+  tokens: { table: cardTokens, id: cardTokens.id, ciphertext: cardTokens.panCiphertext, keyId: cardTokens.vaultKeyId },
+  keys: { table: accountKeys, id: accountKeys.id, ciphertext: accountKeys.secretCiphertext, keyId: accountKeys.vaultKeyId },
+} satisfies Record<string, SealedColumns>;
+
+async function reseal(deps: Pick<Deps, 'database' | 'vault'>, sealed: SealedColumns, batch: number): Promise<number> {
+  const db = deps.database.db;
+  let done = 0;
+  for (;;) {
+    const rows = (await db
+      .select({ id: sealed.id, ciphertext: sealed.ciphertext, keyId: sealed.keyId })
+      .from(sealed.table)
+      .where(ne(sealed.keyId, deps.vault.activeKeyId))
+      .limit(batch)) as { id: string; ciphertext: string; keyId: string }[];
+    if (rows.length === 0) return done;
+    for (const row of rows) {
+      const fresh = deps.vault.seal(deps.vault.open(row, row.id), row.id);
+      // Only if no one resealed it meanwhile.
+      await db.execute(
+        sql`UPDATE ${sealed.table} SET ${sql.identifier(sealed.ciphertext.name)} = ${fresh.ciphertext}, ${sql.identifier(sealed.keyId.name)} = ${fresh.keyId}
+            WHERE ${sealed.id} = ${row.id} AND ${sealed.keyId} = ${row.keyId}`,
+      );
+      done += 1;
+    }
+  }
+}
+
 export async function resealAll(deps: Pick<Deps, 'database' | 'vault'>, batch = 500): Promise<{ tokens: number; keys: number }> {
-  const active = deps.vault.activeKeyId;
-  let tokens = 0;
-  let keys = 0;
-  for (;;) {
-    const rows = await deps.database.db.select().from(cardTokens).where(ne(cardTokens.vaultKeyId, active)).limit(batch);
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      const pan = deps.vault.open({ ciphertext: row.panCiphertext, keyId: row.vaultKeyId }, row.id);
-      const sealed = deps.vault.seal(pan, row.id);
-      await deps.database.db
-        .update(cardTokens)
-        .set({ panCiphertext: sealed.ciphertext, vaultKeyId: sealed.keyId })
-        .where(and(eq(cardTokens.id, row.id), eq(cardTokens.vaultKeyId, row.vaultKeyId)));
-      tokens += 1;
-    }
-  }
-  for (;;) {
-    const rows = await deps.database.db.select().from(accountKeys).where(ne(accountKeys.vaultKeyId, active)).limit(batch);
-    if (rows.length === 0) break;
-    for (const row of rows) {
-      const secret = deps.vault.open({ ciphertext: row.secretCiphertext, keyId: row.vaultKeyId }, row.id);
-      const sealed = deps.vault.seal(secret, row.id);
-      await deps.database.db
-        .update(accountKeys)
-        .set({ secretCiphertext: sealed.ciphertext, vaultKeyId: sealed.keyId })
-        .where(and(eq(accountKeys.id, row.id), eq(accountKeys.vaultKeyId, row.vaultKeyId)));
-      keys += 1;
-    }
-  }
-  return { tokens, keys };
+  return { tokens: await reseal(deps, SEALED.tokens, batch), keys: await reseal(deps, SEALED.keys, batch) };
 }
