@@ -4,9 +4,9 @@
 import { accounts } from '../../db/schema.ts';
 import { eq } from 'drizzle-orm';
 import { paymentsProcessingSince, updatePayment } from '../../db/repositories/payments.ts';
-import type { RiskAction } from '../../domain/risk.ts';
 import type { Deps } from '../context.ts';
 import { recordAuthorisation } from './record-authorisation.ts';
+import { storedRisk } from './waiting.ts';
 
 /** Longer than any connector's own request timeout, so no live request is second-guessed. */
 export const UNKNOWN_AFTER_MS = 30_000;
@@ -26,10 +26,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
       continue;
     }
     const [account] = await deps.database.db.select().from(accounts).where(eq(accounts.id, payment.accountId));
-    const risk =
-      payment.riskAction && payment.riskScore !== null
-        ? { score: payment.riskScore, action: payment.riskAction as RiskAction, reasons: payment.riskReasons ?? [] }
-        : undefined;
+    const risk = storedRisk(payment);
     await recordAuthorisation(deps, { account: account!, paymentId: payment.id, ...(risk ? { risk } : {}) }, answer.value);
     resolved += 1;
   }
