@@ -14,6 +14,21 @@ export type IdPrefix =
   | 'VD' // void of an authorisation
   | 'J'; // ledger journal
 
+// Randomness is drawn 4 KiB at a time: one system call serves 256 ids.
+const POOL_SIZE = 4096;
+let pool = randomBytes(POOL_SIZE);
+let used = 0;
+
+function randomChars(count: number): string {
+  if (used + count > POOL_SIZE) {
+    pool = randomBytes(POOL_SIZE);
+    used = 0;
+  }
+  let chars = '';
+  for (let i = 0; i < count; i++) chars += ALPHABET[pool[used++]! % 32];
+  return chars;
+}
+
 export function newId(prefix: IdPrefix, now: number = Date.now()): string {
   let time = '';
   let ms = now;
@@ -21,8 +36,5 @@ export function newId(prefix: IdPrefix, now: number = Date.now()): string {
     time = ALPHABET[ms % 32] + time;
     ms = Math.floor(ms / 32);
   }
-  const bytes = randomBytes(16);
-  let random = '';
-  for (let i = 0; i < 16; i++) random += ALPHABET[bytes[i]! % 32];
-  return prefix + time + random;
+  return prefix + time + randomChars(16);
 }

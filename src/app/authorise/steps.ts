@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import { assessRisk, issuerCountryOf, riskSettingsFor, SANDBOX_RISK_CARDS, type RiskDecision } from '../../domain/risk.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
-import { riskRecord } from '../../db/repositories/risk.ts';
+import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -127,10 +127,20 @@ export type Instrument =
   | { readonly card: ResolvedCard }
   | { readonly paymentMethod: string; readonly methodData: Readonly<Record<string, unknown>>; readonly returnUrl: string };
 
-/** Risk, then the processor: what to record for a claimed payment. */
-export async function decide(deps: Deps, account: AccountRow, order: OrderDetails, payment: PaymentRow, instrument: Instrument): Promise<Decision> {
+/**
+ * Risk, then the processor: what to record for a claimed payment. `facts` are the risk facts when
+ * the claim already read them (the direct card payment); otherwise they are read here.
+ */
+export async function decide(
+  deps: Deps,
+  account: AccountRow,
+  order: OrderDetails,
+  payment: PaymentRow,
+  instrument: Instrument,
+  facts?: RiskRecord,
+): Promise<Decision> {
   const card = 'card' in instrument ? instrument.card : undefined;
-  const risk = await assess(deps, account, order, payment.id, card);
+  const risk = assess(deps, account, order, card, facts ?? (await riskRecord(deps.database, riskProbe(deps, account, order, payment.id, card))));
   const context = {
     account,
     paymentId: payment.id,
@@ -179,14 +189,13 @@ async function callConnector(deps: Deps, connector: Connector, request: Authoris
   return { status: 'pending' };
 }
 
-/** The risk decision; without a card (APM) the card rules are skipped. */
-export async function assess(deps: Deps, account: AccountRow, order: OrderDetails, paymentId: string, card?: ResolvedCard): Promise<RiskDecision> {
+/** What the risk rules need to look up for this order: velocity caps, blocklist keys. */
+export function riskProbe(deps: Deps, account: AccountRow, order: OrderDetails, paymentId: string, card?: ResolvedCard): RiskProbe {
   const settings = riskSettingsFor(account.riskSettings);
   const pan = card?.details.pan;
-  const sandbox = deps.config.mode === 'sandbox';
   // Test cards keep their meaning under repeated test traffic (decisions §5): no velocity.
-  const countVelocity = !(sandbox && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
-  const facts = await riskRecord(deps.database, {
+  const countVelocity = !(deps.config.mode === 'sandbox' && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
+  return {
     accountId: account.id,
     paymentId,
     since: new Date(deps.clock.now().getTime() - settings.velocityWindowSeconds * 1000),
@@ -199,7 +208,13 @@ export async function assess(deps: Deps, account: AccountRow, order: OrderDetail
     email: order.shopperEmail,
     ip: order.shopperIp,
     country: order.billingCountry,
-  });
+  };
+}
+
+/** The risk decision from the facts; without a card (APM) the card rules are skipped. */
+function assess(deps: Deps, account: AccountRow, order: OrderDetails, card: ResolvedCard | undefined, facts: RiskRecord): RiskDecision {
+  const pan = card?.details.pan;
+  const sandbox = deps.config.mode === 'sandbox';
   const { card: _cardVelocity, ...shopperVelocity } = facts.velocity;
   const velocity = card ? facts.velocity : shopperVelocity;
   const issuerCountry = pan ? issuerCountryOf(pan.slice(0, 6)) : undefined;
@@ -213,7 +228,7 @@ export async function assess(deps: Deps, account: AccountRow, order: OrderDetail
       ...(issuerCountry ? { issuerCountry } : {}),
       ...(sandboxCard ? { sandboxCard } : {}),
     },
-    settings,
+    riskSettingsFor(account.riskSettings),
   );
 }
 

@@ -1,0 +1,30 @@
+// The hot path builds the rows it returns from what it wrote plus the database's stamps, rather
+// than reading them back: they must equal what is stored, column for column.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
+import { cardPaymentRequest } from '../../src/app/authorise/request.ts';
+import { findPayment } from '../../src/db/repositories/payments.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+describe('rows the authorisation returns', () => {
+  it.each([
+    ['captured', '4111111111111111', {}],
+    ['stored card, held for review', '4000000000004954', { token_flag: '1', shopper_email: 'a@b.co', notify_url: 'https://merchant.example/n' }],
+    ['declined', '4000000000000002', { note: 'n', cart_items: [{ basic_item_data: { name: 'Mug' } }] }],
+    ['waiting for 3-D Secure', '4000000000003220', {}],
+  ])('equal the stored row: %s', async (_name, card, extra) => {
+    const shop = await gw.merchant();
+    const [account] = await gw.database.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1', [shop.ids.account_id]);
+    const { account: row } = (await gw.gateway.server.directory.find(shop.ids.merchant_id, account!.id))!;
+    const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
+    const returned = await authoriseCard(gw.gateway.deps, row, body);
+    expect(returned).toEqual(await findPayment(gw.database.db, row.id, returned.id));
+  });
+});
