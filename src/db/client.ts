@@ -24,9 +24,16 @@ export interface Database {
    * once per connection; give it only to constant texts.
    */
   query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
+  /**
+   * A transaction of raw statements (the hot paths' short ones): `query` runs inside it; it commits
+   * when `work` resolves and rolls back when it throws.
+   */
+  transaction<T>(work: (query: RawQuery) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+export type RawQuery = <Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string) => Promise<Row[]>;
 
 export interface DatabaseOptions {
   /** postgres:// URL; absent → PGlite. */
@@ -59,6 +66,20 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     db,
     kind: 'postgres',
     query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows,
+    transaction: async (work) => {
+      const client = await pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => {});
+        throw error;
+      } finally {
+        client.release();
+      }
+    },
     ping: async () => {
       await pool.query('SELECT 1');
     },
@@ -75,6 +96,7 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     db,
     kind: 'pglite',
     query: async <Row>(text: string, params?: unknown[]) => (await client.query<Row>(text, params)).rows,
+    transaction: (work) => client.transaction((tx) => work(async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows)),
     ping: async () => {
       await client.query('SELECT 1');
     },

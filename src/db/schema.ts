@@ -73,6 +73,8 @@ export const payments = pgTable('payments', {
   currency: text('currency').notNull(),
   capturedAmount: money('captured_amount').notNull().default(0),
   refundedAmount: money('refunded_amount').notNull().default(0),
+  /** Pending and succeeded refunds: what is no longer available to refund (≤ captured). */
+  refundReserved: money('refund_reserved').notNull().default(0),
   requestFingerprint: text('request_fingerprint').notNull(),
   request: jsonb('request').$type<Record<string, unknown>>().notNull(),
   cardBrand: text('card_brand'),

@@ -21,6 +21,11 @@ const CAPTURED: readonly PaymentStatus[] = ['captured', 'partially_refunded', 'r
 const UNFINISHED: readonly PaymentStatus[] = ['processing', 'requires_authentication', 'requires_redirect'];
 
 /** Why `operation` cannot start on a payment in `status`; null when it can. */
+/** The states `operation` may start from. */
+export function startsFrom(operation: LifecycleOperation): readonly PaymentStatus[] {
+  return STARTS[operation];
+}
+
 export function refusalFor(operation: LifecycleOperation, status: PaymentStatus): Refusal | null {
   if (STARTS[operation].includes(status)) return null;
   if (status === 'cancelled') return { code: 'already_cancelled', detail: 'the transaction is already cancelled' };

@@ -87,6 +87,12 @@ describe('acquiro ledger check', () => {
       'hold',
     ],
     ['refunds above the capture', `UPDATE refunds SET amount = amount * 100`, `UPDATE refunds SET amount = amount / 100`, 'over_refund'],
+    [
+      'a reservation the refunds do not add up to',
+      `UPDATE payments SET refund_reserved = captured_amount WHERE status = 'partially_refunded'`,
+      `UPDATE payments p SET refund_reserved = (SELECT coalesce(sum(amount), 0) FROM refunds r WHERE r.payment_id = p.id AND r.status <> 'failed')`,
+      'reserved',
+    ],
   ])('fails with exit code 1 on %s', async (_name, breakIt, mendIt, problem) => {
     await gw.database.query(breakIt);
     try {

@@ -124,3 +124,10 @@ describe('concurrent workers', () => {
     await expectLedgerBalanced(gw);
   });
 });
+
+describe('the database itself refuses an over-refund', () => {
+  it('rejects a reservation above the captured amount, whatever the code does', async () => {
+    const txn = await pay(auto);
+    await expect(gw.database.query('UPDATE payments SET refund_reserved = captured_amount + 1 WHERE id = $1', [txn.transaction_id])).rejects.toThrow(/payments_refund_reserved_bounds/);
+  });
+});

@@ -52,6 +52,7 @@ export function paymentViolations(p: PaymentBooks): Violation[] {
   if (p.bookedRefunded !== p.refundedAmount) add('refunded', `${p.bookedRefunded} booked as refunded, the payment says ${p.refundedAmount}`);
   if (p.refundsSucceeded !== p.refundedAmount) add('refunded', `refunds that succeeded sum to ${p.refundsSucceeded}, the payment says ${p.refundedAmount}`);
   if (p.refundsReserved > p.capturedAmount) add('over_refund', `pending and succeeded refunds sum to ${p.refundsReserved}, above the ${p.capturedAmount} captured`);
+  if (p.refundReserved !== p.refundsReserved) add('reserved', `pending and succeeded refunds sum to ${p.refundsReserved}, the payment reserves ${p.refundReserved}`);
   if (p.capturedAmount > p.amount) add('over_capture', `${p.capturedAmount} captured of ${p.amount} authorised`);
   if (!stateMatches(p)) add('state', `a ${p.status} payment with ${p.capturedAmount} captured and ${p.refundedAmount} refunded`);
   return found;

@@ -1,5 +1,5 @@
-// Records what the processor said about a claimed refund, in one transaction under the payment's
-// lock: succeeded → the payment's refunded amount and state, the refund journal and the
+// Records what the processor said about a claimed refund, in one short transaction under the
+// refund's and the payment's locks (decided here, written by one statement): succeeded → the payment's refunded amount and state, the refund journal and the
 // refund.succeeded event; failed → the reservation is freed and refund.failed is written; pending
 // → asked again later by settlePendingRefunds, which moves it on the same way.
 import type { OperationOutcome } from '../../connectors/port.ts';
@@ -7,15 +7,15 @@ import { CODES } from '../../domain/errors.ts';
 import { refundEntries } from '../../domain/ledger.ts';
 import { statusAfterRefund } from '../../domain/lifecycle.ts';
 import { canMove, type PaymentStatus } from '../../domain/payment.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
-import { postJournal } from '../../db/repositories/ledger.ts';
-import { findPayment, lockPayment, updatePayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefund, updateRefund } from '../../db/repositories/refunds.ts';
-import type { RefundRow } from '../../db/schema.ts';
+import { newId } from '../../domain/ids.ts';
+import { journalRows } from '../../db/repositories/ledger.ts';
+import { findPayment } from '../../db/repositories/payments.ts';
+import { leaseDueRefunds, lockRefundAndPayment, settleRefund } from '../../db/repositories/refunds.ts';
+import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
 import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
-import { refundEventPayload, type RefundEventType } from './refund-answer.ts';
+import { refundEventPayload } from './refund-answer.ts';
 
 /** The processor's answer, or none that says what happened. */
 export type RefundAnswer = OperationOutcome | { readonly status: 'unknown' };
@@ -42,60 +42,54 @@ export async function askRefund(deps: Deps, refund: RefundRow, connectorName: st
 }
 
 export async function recordRefund(deps: Deps, claimed: RefundRow, answer: RefundAnswer): Promise<RefundRow> {
-  return deps.database.db.transaction(async (tx) => {
-    const payment = await lockPayment(tx, claimed.accountId, claimed.paymentId);
-    const refund = await lockRefund(tx, claimed.id);
-    if (!payment || !refund) throw new Error(`refund ${claimed.id} lost its payment`);
+  if (answer.status === 'unknown') return claimed;
+  return deps.database.transaction(async (query) => {
+    const locked = await lockRefundAndPayment(query, claimed.id);
+    if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
+    const { refund, payment } = locked;
     if (refund.status !== 'pending') return refund;
     const now = deps.clock.now();
-    let event: RefundEventType;
-    let settled: RefundRow;
-    let updatedPayment = payment;
-    switch (answer.status) {
-      case 'unknown':
-        return refund;
-      case 'pending':
-        return updateRefund(tx, refund.id, { connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) });
-      case 'succeeded': {
-        const refunded = payment.refundedAmount + refund.amount;
-        const status = statusAfterRefund(payment.capturedAmount, refunded);
-        if (!canMove(payment.status as PaymentStatus, status)) throw new Error(`payment ${payment.id} cannot move from ${payment.status} to ${status}`);
-        updatedPayment = await updatePayment(tx, payment.id, { refundedAmount: refunded, status });
-        settled = await updateRefund(tx, refund.id, {
-          status: 'succeeded',
-          connectorReference: answer.reference,
-          resultCode: CODES.success.code,
-          resultMessage: CODES.success.message,
-          settledAt: now,
-        });
-        await postJournal(tx, {
-          accountId: payment.accountId,
-          currency: payment.currency,
-          kind: 'refund',
-          paymentId: payment.id,
-          referenceId: refund.id,
-          entries: refundEntries(refund.amount),
-        });
-        event = 'refund.succeeded';
-        break;
-      }
-      case 'failed':
-        settled = await updateRefund(tx, refund.id, {
-          status: 'failed',
-          connectorReference: answer.reference ?? refund.connectorReference,
-          resultCode: CODES.processor_refused.code,
-          resultMessage: `refused by the processor: ${answer.reason}`,
-          settledAt: now,
-        });
-        event = 'refund.failed';
-        break;
+    if (answer.status === 'pending') {
+      const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) };
+      await settleRefund(query, { refund: waiting, payment, ledger: [] });
+      return waiting;
     }
-    await recordEvent(tx, {
-      accountId: payment.accountId,
-      type: event,
-      paymentId: payment.id,
-      payload: refundEventPayload(event, settled, updatedPayment),
-      notifyUrl: payment.notifyUrl,
+    if (answer.status === 'succeeded') {
+      const refunded = payment.refundedAmount + refund.amount;
+      const status = statusAfterRefund(payment.capturedAmount, refunded);
+      if (!canMove(payment.status as PaymentStatus, status)) throw new Error(`payment ${payment.id} cannot move from ${payment.status} to ${status}`);
+      const settled: RefundRow = {
+        ...refund,
+        status: 'succeeded',
+        connectorReference: answer.reference,
+        resultCode: CODES.success.code,
+        resultMessage: CODES.success.message,
+        settledAt: now,
+      };
+      const updated: PaymentRow = { ...payment, refundedAmount: refunded, status };
+      await settleRefund(query, {
+        refund: settled,
+        payment: updated,
+        ledger: journalRows('refund', refundEntries(refund.amount)),
+        event: { id: newId('EV'), type: 'refund.succeeded', payload: refundEventPayload('refund.succeeded', settled, updated) },
+      });
+      return settled;
+    }
+    // Failed: the reservation is freed, so the amount can be refunded again.
+    const settled: RefundRow = {
+      ...refund,
+      status: 'failed',
+      connectorReference: answer.reference ?? refund.connectorReference,
+      resultCode: CODES.processor_refused.code,
+      resultMessage: `refused by the processor: ${answer.reason}`,
+      settledAt: now,
+    };
+    const updated: PaymentRow = { ...payment, refundReserved: payment.refundReserved - refund.amount };
+    await settleRefund(query, {
+      refund: settled,
+      payment: updated,
+      ledger: [],
+      event: { id: newId('EV'), type: 'refund.failed', payload: refundEventPayload('refund.failed', settled, updated) },
     });
     return settled;
   });

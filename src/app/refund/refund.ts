@@ -5,10 +5,10 @@
 import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { refusalFor } from '../../domain/lifecycle.ts';
+import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { insertRefund, reservedRefunds } from '../../db/repositories/refunds.ts';
+import { claimRefund } from '../../db/repositories/refunds.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { runBatch, type BatchAnswer } from '../batch/batch.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, OrderFields, orderRef, refuse, type OrderRef } from '../batch/orders.ts';
@@ -49,27 +49,40 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
   });
 }
 
-/** Refunds `order.refundAmount` of one captured payment of `account`. */
+/**
+ * Refunds `order.refundAmount` of one captured payment of `account`: the claim is one statement
+ * (claimRefund); only when it claims nothing are the checks run one by one, to say why.
+ */
 export async function refund(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow> {
-  const { claimed, payment } = await deps.database.db.transaction(async (tx) => {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const now = deps.clock.now();
+    const claimed = await claimRefund(deps.database, {
+      id: newId('RF', now.getTime()),
+      accountId: account.id,
+      transactionId: order.transactionId,
+      orderNo: order.orderNo,
+      currency: order.currency,
+      amount: order.amount,
+      refundAmount: order.refundAmount,
+      reason: order.reason ?? null,
+      refundableFrom: startsFrom('refund'),
+      nextCheckAt: new Date(now.getTime() + UNKNOWN_AFTER_MS),
+    });
+    if (claimed) return recordRefund(deps, claimed.refund, await askRefund(deps, claimed.refund, claimed.connector, claimed.paymentReference));
+    await explainRefusal(deps, account, order);
+  }
+  throw new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
+}
+
+/** Throws the refusal the order deserves; returns when it turns out refundable (it changed meanwhile). */
+async function explainRefusal(deps: Deps, account: AccountRow, order: RefundOrder): Promise<void> {
+  await deps.database.db.transaction(async (tx) => {
     const payment = await lockOrder(tx, account.id, order);
     assertSameCurrency(payment, order);
     assertSameAmount(payment, order);
     refuse(refusalFor('refund', payment.status as PaymentStatus));
-    assertRefundable(payment, order.refundAmount, await reservedRefunds(tx, payment.id));
-    const now = deps.clock.now();
-    const claimed = await insertRefund(tx, {
-      id: newId('RF', now.getTime()),
-      paymentId: payment.id,
-      accountId: account.id,
-      amount: order.refundAmount,
-      currency: payment.currency,
-      reason: order.reason ?? null,
-      nextCheckAt: new Date(now.getTime() + UNKNOWN_AFTER_MS),
-    });
-    return { claimed, payment };
+    assertRefundable(payment, order.refundAmount, payment.refundReserved);
   });
-  return recordRefund(deps, claimed, await askRefund(deps, claimed, payment.connector, payment.connectorReference));
 }
 
 function assertRefundable(payment: PaymentRow, amount: number, reserved: number): void {

@@ -38,6 +38,8 @@ export interface PaymentBooks {
   readonly amount: number;
   readonly capturedAmount: number;
   readonly refundedAmount: number;
+  /** What the payment row reserves for refunds (payments.refund_reserved). */
+  readonly refundReserved: number;
   /** Outstanding authorisation hold (authorised_funds). */
   readonly held: number;
   readonly bookedCaptured: number;
@@ -69,7 +71,7 @@ export async function paymentBooks(db: Executor, afterId: string, limit: number)
           SELECT payment_id, sum(amount) AS captured FROM payment_operations
            WHERE kind = 'capture' AND status = 'succeeded' AND payment_id IN (SELECT id FROM page) GROUP BY payment_id)
         SELECT p.id, p.status, p.currency, p.amount::text AS amount, p.captured_amount::text AS captured_amount,
-               p.refunded_amount::text AS refunded_amount, coalesce(b.held, 0)::text AS held,
+               p.refunded_amount::text AS refunded_amount, p.refund_reserved::text AS refund_reserved, coalesce(b.held, 0)::text AS held,
                coalesce(b.captured, 0)::text AS booked_captured, coalesce(b.refunded, 0)::text AS booked_refunded,
                coalesce(r.succeeded, 0)::text AS refunds_succeeded, coalesce(r.reserved, 0)::text AS refunds_reserved,
                c.captured::text AS operation_captured
@@ -84,6 +86,7 @@ export async function paymentBooks(db: Executor, afterId: string, limit: number)
     amount: Number(r.amount),
     capturedAmount: Number(r.captured_amount),
     refundedAmount: Number(r.refunded_amount),
+    refundReserved: Number(r.refund_reserved),
     held: Number(r.held),
     bookedCaptured: Number(r.booked_captured),
     bookedRefunded: Number(r.booked_refunded),

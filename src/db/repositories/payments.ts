@@ -99,6 +99,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     currency: claim.currency,
     capturedAmount: 0,
     refundedAmount: 0,
+    refundReserved: 0,
     requestFingerprint: claim.requestFingerprint,
     request: claim.request,
     cardBrand: claim.card?.brand ?? null,

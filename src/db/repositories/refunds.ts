@@ -1,28 +1,136 @@
 // Refunds of captured money. The claim (a pending row) and the settlement are written under the
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import { rowsOf, type Db, type Executor } from '../client.ts';
+import type { Database, Db, Executor, RawQuery } from '../client.ts';
+import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
 
-/** Pending and succeeded refunds of a payment: what is no longer available to refund. */
-export async function reservedRefunds(tx: Executor, paymentId: string): Promise<number> {
-  const [row] = await rowsOf<{ total: string }>(
-    tx,
-    sql`SELECT coalesce(sum(amount), 0)::text AS total FROM refunds WHERE payment_id = ${paymentId} AND status IN ('pending', 'succeeded')`,
+const toRefund = rowMapper(refunds);
+const toPayment = rowMapper(payments);
+
+// The statements of a refund order, as constant raw SQL prepared once per connection (a 50-order
+// batch runs them fifty times): claim, then lock and settle.
+
+// Claims a refund with one conditional update: the payment is this account's, named by both keys
+// with its currency and amount, in a refundable state, with enough left. Under concurrency the
+// database re-checks the condition against the latest row, so refunds never exceed the capture
+// (and payments_refund_reserved_bounds would refuse it anyway).
+const CLAIM_REFUND_SQL = `WITH reserved AS (
+    UPDATE payments SET refund_reserved = refund_reserved + $6, version = version + 1, updated_at = now()
+    WHERE account_id = $1 AND id = $2 AND order_no = $3 AND currency = $4 AND amount = $5
+      AND status = ANY ($7::text[]) AND captured_amount - refund_reserved >= $6
+    RETURNING id, account_id, currency, connector, connector_reference
+  ), claimed AS (
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at)
+    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10 FROM reserved r
+    RETURNING *
+  )
+  SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference FROM claimed, reserved`;
+
+export interface RefundClaim {
+  readonly id: string;
+  readonly accountId: string;
+  readonly transactionId: string;
+  readonly orderNo: string;
+  readonly currency: string;
+  readonly amount: number;
+  readonly refundAmount: number;
+  readonly reason: string | null;
+  readonly refundableFrom: readonly string[];
+  readonly nextCheckAt: Date;
+}
+
+/** The claimed refund and what asking the processor needs; null when nothing was claimed. */
+export async function claimRefund(
+  database: Database,
+  claim: RefundClaim,
+): Promise<{ refund: RefundRow; connector: string; paymentReference: string | null } | null> {
+  const [row] = await database.query<Record<string, unknown>>(
+    CLAIM_REFUND_SQL,
+    [
+      claim.accountId,
+      claim.transactionId,
+      claim.orderNo,
+      claim.currency,
+      claim.amount,
+      claim.refundAmount,
+      claim.refundableFrom,
+      claim.id,
+      claim.reason,
+      claim.nextCheckAt,
+    ],
+    'claim_refund',
   );
-  return Number(row!.total);
+  if (!row) return null;
+  return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
 }
 
-export async function insertRefund(tx: Executor, row: NewRefund): Promise<RefundRow> {
-  const [inserted] = await tx.insert(refunds).values(row).returning();
-  return inserted!;
+const LOCK_REFUND_SQL = `SELECT to_jsonb(r) AS refund, to_jsonb(p) AS payment
+  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1 FOR UPDATE OF r, p`;
+
+/** Locks a refund and its payment for the rest of the transaction. */
+export async function lockRefundAndPayment(query: RawQuery, refundId: string): Promise<{ refund: RefundRow; payment: PaymentRow } | null> {
+  const [row] = await query<{ refund: Record<string, unknown>; payment: Record<string, unknown> }>(LOCK_REFUND_SQL, [refundId], 'lock_refund');
+  return row ? { refund: toRefund(row.refund), payment: toPayment(row.payment) } : null;
 }
 
-export async function lockRefund(tx: Executor, id: string): Promise<RefundRow | null> {
-  const [row] = await tx.select().from(refunds).where(eq(refunds.id, id)).for('update');
-  return row ?? null;
+export interface RefundSettlement {
+  readonly refund: RefundRow;
+  readonly payment: PaymentRow;
+  readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];
+  readonly event?: { id: string; type: string; payload: Record<string, unknown> };
+}
+
+// Writes a settlement decided under the locks: the refund, the payment's amounts and state, the
+// refund journal and the event, in one statement.
+const SETTLE_REFUND_SQL = `WITH refund AS (
+    UPDATE refunds SET status = $2, connector_reference = $3, result_code = $4, result_message = $5, settled_at = $6,
+      next_check_at = $7, updated_at = now()
+    WHERE id = $1
+    RETURNING id
+  ), payment AS (
+    UPDATE payments SET status = $9, refunded_amount = $10, refund_reserved = $11, version = version + 1, updated_at = now()
+    WHERE id = $8
+    RETURNING id, account_id, currency, notify_url
+  ), journal AS (
+    INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
+    SELECT e.journal_id, p.account_id, e.book, e.kind, p.currency, e.amount, p.id, $1
+    FROM payment p CROSS JOIN unnest($12::text[], $13::text[], $14::text[], $15::bigint[]) AS e(journal_id, book, kind, amount)
+  ), event AS (
+    INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
+    SELECT $16, p.account_id, $17, p.id, $18::jsonb, p.notify_url, CASE WHEN p.notify_url IS NULL THEN 'no_target' ELSE 'pending' END
+    FROM payment p WHERE $17::text IS NOT NULL
+  )
+  SELECT (SELECT count(*) FROM refund) AS refunds`;
+
+export async function settleRefund(query: RawQuery, settlement: RefundSettlement): Promise<void> {
+  const { refund, payment, ledger, event } = settlement;
+  await query(
+    SETTLE_REFUND_SQL,
+    [
+      refund.id,
+      refund.status,
+      refund.connectorReference,
+      refund.resultCode,
+      refund.resultMessage,
+      refund.settledAt,
+      refund.nextCheckAt,
+      payment.id,
+      payment.status,
+      payment.refundedAmount,
+      payment.refundReserved,
+      ledger.map((e) => e.journalId),
+      ledger.map((e) => e.book),
+      ledger.map((e) => e.kind),
+      ledger.map((e) => e.amount),
+      event?.id ?? null,
+      event?.type ?? null,
+      event ? JSON.stringify(event.payload) : null,
+    ],
+    'settle_refund',
+  );
 }
 
 export async function updateRefund(tx: Executor, id: string, changes: Partial<NewRefund>): Promise<RefundRow> {
