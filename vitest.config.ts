@@ -11,7 +11,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], exclude: ['src/app/**'] } },
       { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
-      { extends: true, test: { name: 'postgres', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'postgres' } } },
+      {
+        extends: true,
+        test: { name: 'postgres', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'postgres' }, globalSetup: ['test/support/postgres-setup.ts'] },
+      },
       // Shopper pages in headless Chromium against a listening gateway: once, on PGlite, one file at a time.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, fileParallelism: false } },
     ],
