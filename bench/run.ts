@@ -76,35 +76,15 @@ async function peakRate(url: string, payloads: string[], seconds = SECONDS): Pro
   return result.requests.average;
 }
 
-/** Open loop: one request every 1/rate seconds whatever the answers do; latency from when it was due. */
-async function evenLatency(url: string, payloads: string[], rate: number, seconds: number) {
+/**
+ * Open loop: `send(i)` every 1/rate seconds whatever the answers do, for two warm-up seconds (not
+ * measured: connections open, queues settle) and then `seconds`; latency counts from when each
+ * request was due.
+ */
+async function evenLatency(rate: number, seconds: number, send: (i: number) => Promise<unknown>) {
   const times: number[] = [];
-  const total = Math.round(rate * (seconds + 2));
-  const warm = Math.round(rate * 2); // the first two seconds open connections and let queues settle
-  const start = performance.now();
-  const inFlight: Promise<void>[] = [];
-  for (let i = 0; i < total; i++) {
-    const due = start + (i * 1000) / rate;
-    const wait = due - performance.now();
-    if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
-    inFlight.push(
-      fetch(`${url}/v1/authorise`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payloads[i % payloads.length]! })
-        .then((response) => response.text())
-        .then(() => {
-          if (i >= warm) times.push(performance.now() - due);
-        }),
-    );
-  }
-  await Promise.all(inFlight);
-  times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
-}
-
-/** The same even arrivals, as raw SQL: the database's own latency at that rate. */
-async function rawEvenLatency(pool: pg.Pool, ids: Ids, rate: number, seconds: number) {
-  const times: number[] = [];
-  const total = Math.round(rate * (seconds + 2));
   const warm = Math.round(rate * 2);
+  const total = warm + Math.round(rate * seconds);
   const start = performance.now();
   const inFlight: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
@@ -112,7 +92,7 @@ async function rawEvenLatency(pool: pg.Pool, ids: Ids, rate: number, seconds: nu
     const wait = due - performance.now();
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     inFlight.push(
-      rawAuthorisation(pool, ids.account_id, ids.merchant_id).then(() => {
+      send(i).then(() => {
         if (i >= warm) times.push(performance.now() - due);
       }),
     );
@@ -121,6 +101,9 @@ async function rawEvenLatency(pool: pg.Pool, ids: Ids, rate: number, seconds: nu
   times.sort((a, b) => a - b);
   return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
 }
+
+const authorise = (url: string, payload: string) =>
+  fetch(`${url}/v1/authorise`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload }).then((response) => response.text());
 
 async function rawRate(pool: pg.Pool, ids: Ids, seconds = SECONDS): Promise<number> {
   let done = 0;
@@ -171,9 +154,10 @@ async function main() {
     const peak = median(http);
     const rawPeak = median(raw);
     await vacuum();
-    const half = await evenLatency(server.url, bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3))), peak / 2, SECONDS);
+    const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
+    const half = await evenLatency(peak / 2, SECONDS, (i) => authorise(server.url, halfPayloads[i]!));
     await vacuum();
-    const rawHalf = await rawEvenLatency(pool, ids, peak / 2, SECONDS);
+    const rawHalf = await evenLatency(peak / 2, SECONDS, () => rawAuthorisation(pool, ids.account_id, ids.merchant_id));
     log(`  median: HTTP ${peak.toFixed(0)}/s, raw SQL ${rawPeak.toFixed(0)}/s`);
     log(`  at half rate (${(peak / 2).toFixed(0)}/s, even arrivals): p50 ${half.p50.toFixed(1)} ms, p99 ${half.p99.toFixed(1)} ms`);
     log(`    the same statements raw at that rate: p50 ${rawHalf.p50.toFixed(1)} ms, p99 ${rawHalf.p99.toFixed(1)} ms (the database's own share)`);
