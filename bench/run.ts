@@ -13,7 +13,9 @@
 //   BENCH_ROUNDS        alternating HTTP/raw rounds (default 3)
 //   BENCH_CONNECTIONS   concurrent HTTP connections and SQL clients (default 32)
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import { sign } from '../src/sdk/index.ts';
@@ -125,7 +127,8 @@ async function main() {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const poolSize = String(Math.min(CONNECTIONS, 20));
   const env = { DATABASE_URL: schemaUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ACQUIRO_DB_POOL_SIZE: poolSize };
-  const server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' });
+  const logFile = join(tmpdir(), `acquiro-bench-${schema}.log`);
+  const server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' }, { logFile });
   const pool = new pg.Pool({ connectionString: schemaUrl, max: Number(poolSize) });
   try {
     const created = JSON.parse((await acquiro(['merchants', 'create', '--name', 'Bench', '--rate-limit', '1000000', '--json'], env)).stdout) as Record<string, string>;
@@ -175,6 +178,7 @@ async function main() {
   } finally {
     await pool.end();
     await server.stop();
+    rmSync(logFile, { force: true });
     await admin.query(`DROP SCHEMA ${schema} CASCADE`);
     await admin.end();
   }

@@ -1,6 +1,6 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,16 +54,26 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `npm start`'s entry point and waits until GET /health answers 200. */
-export async function startServer(env: Record<string, string>): Promise<RunningServer> {
+/**
+ * Starts `npm start`'s entry point and waits until GET /health answers 200. With `logFile`, its
+ * output goes to that file, as in production, instead of a pipe this process must keep draining
+ * (a load generator that is busy would otherwise stall the server's log writes).
+ */
+export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
   const port = await freePort();
+  const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const child = spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
+    stdio: file === undefined ? 'pipe' : ['ignore', file, file],
   });
   let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  if (file !== undefined) {
+    child.on('exit', () => closeSync(file));
+    output = `(output in ${options.logFile})`;
+  }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 30_000;
