@@ -3,10 +3,11 @@
 // the abstract namespace, so binding is atomic and the kernel frees it when the owner dies,
 // leaving no stale lock behind. The same socket lets a second process (the CLI) run its command
 // inside the owner, authenticated by a token only the data directory's user can read.
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
+import { sameSecret } from '../domain/signature.ts';
 
 export interface CommandResult {
   readonly stdout: string;
@@ -82,9 +83,7 @@ function serve(socket: net.Socket, token: string, runner: () => CommandRunner | 
   readLine(socket)
     .then(async (line) => {
       const request = JSON.parse(line) as { token?: unknown; argv?: unknown };
-      const given = Buffer.from(String(request.token ?? ''));
-      const expected = Buffer.from(token);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      if (!sameSecret(String(request.token ?? ''), token)) {
         return { stdout: '', stderr: 'refused: wrong admin token\n', exitCode: 77 };
       }
       const run = runner();

@@ -65,6 +65,13 @@ export function matchingSecret(body: SignedBody, signature: unknown, secretKeys:
   return found;
 }
 
+/** Whether two secrets (tokens, MACs) are equal, in time that does not depend on where they differ. */
+export function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
 export function verify(body: SignedBody, secretKey: string): boolean {
   return matchingSecret(body, body.encryption_data, [secretKey]) === 0;
 }

@@ -4,8 +4,7 @@ import { expireAbandonedPayments } from '../app/apm/expire.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
-import { purgeKeysBefore } from '../db/repositories/idempotency.ts';
-import { KEY_DAYS } from '../http/plugins/idempotency.ts';
+import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
 
 export const PERIODIC_TASKS: readonly PeriodicTask[] = [

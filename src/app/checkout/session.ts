@@ -5,9 +5,9 @@
 // signInfo = "<session id>.<expiry, Unix seconds>.<MAC>", the MAC made with a gateway key (the
 // Vault's, per purpose). It expires HANDOFF_TTL_MS after the session was created and opens the page
 // once: the first hand-off POST marks the session, any later one is a replay.
-import { timingSafeEqual } from 'node:crypto';
 import { AppError, CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
+import { sameSecret } from '../../domain/signature.ts';
 import { claimWaitingPayment, findSession, findSessionOfPayment, insertSession, markHandedOff } from '../../db/repositories/checkout.ts';
 import { findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
@@ -92,7 +92,7 @@ export type HandOff =
 /** The shopper's browser posts the hand-off: checks signInfo and opens the session, once. */
 export async function openHandOff(deps: Deps, signInfo: string): Promise<HandOff> {
   const parts = /^(CS[0-9A-Z]{26})\.([0-9]{1,12})\.([A-Za-z0-9_-]{43})$/.exec(signInfo);
-  if (!parts || !sameText(deps.vault.mac('checkout-handoff', `${parts[1]}.${parts[2]}`), parts[3]!)) return { ok: false, reason: 'forged' };
+  if (!parts || !sameSecret(deps.vault.mac('checkout-handoff', `${parts[1]}.${parts[2]}`), parts[3]!)) return { ok: false, reason: 'forged' };
   const now = deps.clock.now();
   if (Number(parts[2]) * 1000 <= now.getTime()) return { ok: false, reason: 'expired' };
   const opened = await markHandedOff(deps.database.db, parts[1]!, now);
@@ -104,7 +104,7 @@ export async function openHandOff(deps: Deps, signInfo: string): Promise<HandOff
 export async function sessionOfPage(deps: Deps, sessionId: string, token: string): Promise<CheckoutSessionRow | null> {
   if (!/^CS[0-9A-Z]{26}$/.test(sessionId)) return null;
   const session = await findSession(deps.database.db, sessionId);
-  if (!session?.handedOffAt || !sameText(pageTokenOf(deps, session), token)) return null;
+  if (!session?.handedOffAt || !sameSecret(pageTokenOf(deps, session), token)) return null;
   return session;
 }
 
@@ -116,10 +116,4 @@ export function pageTokenOf(deps: Pick<Deps, 'vault'>, session: CheckoutSessionR
 
 export function pageUrlOf(deps: Pick<Deps, 'vault' | 'config'>, session: CheckoutSessionRow): string {
   return `${deps.config.baseUrl}/checkout/${session.id}/${pageTokenOf(deps, session)}`;
-}
-
-function sameText(a: string, b: string): boolean {
-  const x = Buffer.from(a);
-  const y = Buffer.from(b);
-  return x.length === y.length && timingSafeEqual(x, y);
 }

@@ -2,6 +2,9 @@ import { and, eq, lt } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { idempotencyKeys } from '../schema.ts';
 
+/** How long a key is remembered; after that the same key is a new request. */
+export const KEY_DAYS = 7;
+
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
 /** Claims the key; null when another request holds it (the caller reads that one). */

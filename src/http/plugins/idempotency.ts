@@ -2,7 +2,7 @@
 // (capture, cancel, review, refund). The first request with a key claims it and its answer is
 // kept; a repeat with the same body, for instance after a lost answer, gets that answer and does
 // nothing again; a repeat with another body is refused (4016); a repeat that arrives while the
-// first is still running waits for its answer. Keys are kept for KEY_DAYS days.
+// first is still running waits for its answer. Keys are kept for KEY_DAYS days (idempotency repository).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
@@ -11,7 +11,6 @@ import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { claimKey, completeKey, findKey, releaseKey } from '../../db/repositories/idempotency.ts';
 import { operationOf } from '../operation.ts';
 
-export const KEY_DAYS = 7;
 const KEY = /^[\x21-\x7e]{1,255}$/;
 const WAIT_MS = 15_000;
 
