@@ -75,6 +75,17 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'add', '--kind', 'bin', '--value', '41x')).stderr).toMatch(/a BIN is 6 to 8 digits/);
   });
 
+  it.each(['6', '7', '8'])('blocks a BIN of %s digits by the card number it starts', async (digits) => {
+    const card = freshCard('4242424');
+    const bin = card.slice(0, Number(digits));
+    expect((await pay({ card })).body.risk_action).toBe('accept');
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'bin', '--value', bin)).exitCode).toBe(0);
+    expect((await pay({ card })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    const neighbour = freshCard(card.slice(0, Number(digits) - 1) + String((Number(card[Number(digits) - 1]) + 1) % 10));
+    expect((await pay({ card: neighbour })).body.risk_action).toBe('accept');
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'bin', '--value', bin)).exitCode).toBe(0);
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

@@ -204,7 +204,7 @@ export function riskProbe(deps: Deps, account: AccountRow, order: OrderDetails, 
       : {}),
     // Without a card (APM) the card and BIN match nothing, and the card velocity rule is skipped.
     card: card?.fingerprint ?? '',
-    bin: pan?.slice(0, 6) ?? '',
+    bin: pan?.slice(0, 8) ?? '',
     email: order.shopperEmail,
     ip: order.shopperIp,
     country: order.billingCountry,

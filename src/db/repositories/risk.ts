@@ -11,6 +11,7 @@ export interface RiskProbe {
   /** Velocity is not counted when absent (sandbox test cards). */
   readonly velocity?: { cardCap: number; emailCap: number; ipCap: number };
   readonly card: string;
+  /** The card's first eight digits (or fewer): a blocked BIN of six, seven or eight digits matches its prefix. */
   readonly bin: string;
   readonly email?: string | undefined;
   readonly ip?: string | undefined;
@@ -34,7 +35,7 @@ export function riskFactsColumns(offset: number): string {
       WHERE shopper_ip = ${$(9)} AND created_at >= ${$(2)} AND id <> ${$(3)} LIMIT ${$(8)}) AS seen) END AS risk_ip,
     (SELECT coalesce(array_agg(DISTINCT kind ORDER BY kind), '{}') FROM risk_blocklist
       WHERE (account_id IS NULL OR account_id = ${$(1)})
-        AND ((kind = 'card' AND value = ${$(5)}) OR (kind = 'bin' AND value = ${$(10)}) OR (kind = 'email' AND value = ${$(7)})
+        AND ((kind = 'card' AND value = ${$(5)}) OR (kind = 'bin' AND value IN (left(${$(10)}, 6), left(${$(10)}, 7), left(${$(10)}, 8))) OR (kind = 'email' AND value = ${$(7)})
           OR (kind = 'ip' AND value = ${$(9)}) OR (kind = 'country' AND value = ${$(11)}))) AS risk_blocked`;
 }
 
