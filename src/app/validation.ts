@@ -1,6 +1,6 @@
 // Request validation shared by every operation: a TypeBox schema checks shapes and formats, and
 // the first failure becomes a 400 whose message names the field (`4001:order_no is required`).
-// Bodies reach here normalised: every leaf is a string (decisions §2 signs them as text).
+// Bodies reach here normalised: every leaf is a string (docs/signing.md signs them as text).
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import ipaddr from 'ipaddr.js';

@@ -48,7 +48,7 @@ export const DEFAULT_RISK_SETTINGS: RiskSettings = {
   blocklistScore: 100,
 };
 
-/** Sandbox-only verdicts for the test cards of decisions §5, keyed by full card number. */
+/** Sandbox-only verdicts for the sandbox test cards (docs/api/authorise.md), keyed by full card number. */
 export const SANDBOX_RISK_CARDS: ReadonlyMap<string, { readonly name: string; readonly score: number }> = new Map([
   ['4100000000000019', { name: 'sandbox_high_risk_card', score: 100 }],
   ['4000000000004954', { name: 'sandbox_elevated_risk_card', score: 60 }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { canonicalString, sign, verify } from '../sdk/index.ts';
 import { matchingSecret } from './signature.ts';
 
-// decisions §2, worked example.
+// docs/signing.md, worked example.
 const example = {
   merchant_id: 'M100001',
   account_id: 'A100001',
@@ -13,7 +13,7 @@ const example = {
 };
 
 describe('encryption_data', () => {
-  it('reproduces the worked example of decisions §2', () => {
+  it('reproduces the worked example of docs/signing.md', () => {
     expect(canonicalString(example)).toBe(
       'account_id=A100001&capture_orders[0].amount=10.00&capture_orders[0].currency=USD&capture_orders[0].order_no=ORD-1&capture_orders[0].transaction_id=T0001&capture_orders[1].amount=5.50&capture_orders[1].currency=EUR&capture_orders[1].order_no=ORD-2&capture_orders[1].transaction_id=T0002&merchant_id=M100001',
     );

@@ -1,4 +1,4 @@
-// The `encryption_data` signature (decisions §2): flatten the body tree to `path=value` leaves,
+// The `encryption_data` signature (docs/signing.md): flatten the body tree to `path=value` leaves,
 // drop the top-level encryption_data and every null or empty leaf, sort by path in byte order,
 // join with `&`, HMAC-SHA256 with the account's secret key, lowercase hex.
 import { createHmac, timingSafeEqual } from 'node:crypto';

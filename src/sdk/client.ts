@@ -114,7 +114,7 @@ export class AcquiroClient {
 }
 
 /**
- * Checks a notification body (decisions §7): the signature over the whole body, and a
+ * Checks a notification body (docs/notifications.md): the signature over the whole body, and a
  * notify_time no older than `toleranceSeconds` (and not from the future beyond it).
  */
 export function verifyNotification(

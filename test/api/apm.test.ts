@@ -1,4 +1,4 @@
-// APM payments through /v1/authorise (decisions §4 and §5): the answer with issuer_url, each
+// APM payments through /v1/authorise (docs/apm.md): the answer with issuer_url, each
 // sandbox method and the fields it needs, the issuer page's approve / decline / abandon, the
 // shopper's return, the merchant's events, expiry of unpaid payments, idempotency and refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

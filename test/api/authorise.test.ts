@@ -17,7 +17,7 @@ afterAll(() => gw?.close());
 
 const rows = (sql: string, params: unknown[] = []) => gw.database.query<Record<string, any>>(sql, params);
 
-describe('test cards (decisions §5)', () => {
+describe('test cards (docs/api/authorise.md)', () => {
   it.each([
     ['4111111111111111', '123', '1', '0000:Success', 'accept', 'captured'],
     ['5555555555554444', '123', '1', '0000:Success', 'accept', 'captured'],
@@ -52,7 +52,7 @@ describe('test cards (decisions §5)', () => {
 });
 
 describe('the answer', () => {
-  it('carries every field of the seed, with the card masked and the risk decision', async () => {
+  it('carries every documented field, with the card masked and the risk decision', async () => {
     const body = cardPayment(shop.ids, { note: 'gift wrap', subscription: { contract_name: 'monthly box', interval: 'month' } });
     const answer = await shop.post('/v1/authorise', body);
     expect(Object.keys(answer.body)).toEqual(
@@ -87,7 +87,7 @@ describe('the answer', () => {
   });
 });
 
-describe('body formats (decisions §1)', () => {
+describe('body formats (docs/api/authorise.md, Request)', () => {
   it.each(['json', 'form', 'xml', 'json-as-form'] as const)('takes a %s body with nested objects and lists', async (format) => {
     const body = cardPayment(shop.ids, {
       cart_items: [{ basic_item_data: { name: 'Mug', quantity: '2', price: { amount_usd: '5.00', currency: 'USD' } } }],

@@ -1,5 +1,5 @@
 // A card number or CVC never reaches a log line, an answer, an event or a stored row in clear
-// (decisions §3). Drive every test card and the error paths through every format, then search.
+// (docs/operations.md, Logs). Drive every test card and the error paths through every format, then search.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../src/connectors/simulator/cards.ts';
 import { cardPayment, freshCard } from '../support/fixtures.ts';

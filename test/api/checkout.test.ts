@@ -1,5 +1,5 @@
 // /v1/checkout, the redirect / iFrame payment, through the HTTP interface: the hand-off page
-// against the seed's field lists, the session's protection (forged, expired, replayed), and the
+// against every documented fields, the session's protection (forged, expired, replayed), and the
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/app/checkout/handoff.ts';
@@ -44,7 +44,7 @@ async function paymentOf(order: unknown) {
   return row!;
 }
 
-describe('the hand-off page (seed: redirect payment response)', () => {
+describe('the hand-off page (redirect payment response)', () => {
   const rich = {
     note: 'gift wrap',
     shopper_id: 'S-77',
@@ -97,7 +97,7 @@ describe('the hand-off page (seed: redirect payment response)', () => {
     const names = hiddenFields(handOffPage.raw).map(([name]) => name);
     expect(new Set(names).size).toBe(names.length);
     for (const name of [...ROUTING_FIELDS, ...ALIAS_FIELDS, 'allParams']) expect(fields.has(name), name).toBe(true);
-    // The seed's lists, spelled out, so a change to our constants cannot hide a missing field.
+    // The documented lists, spelled out, so a change to our constants cannot hide a missing field.
     expect([...ROUTING_FIELDS]).toEqual(
       'gbc_id connector_code account_name service pm_id apm_type descriptor orderprefix rrtimezone ordernumlength sendbgoods replacename send_bank_website replace_up_id replace_match_address to_pass_page'.split(' '),
     );
@@ -168,7 +168,7 @@ describe('the hand-off page (seed: redirect payment response)', () => {
     expect(fields.get('gbc_id')).toBe(fields.get('signInfo')!.split('.')[0]);
     expect(fields.get('connector_code')).toBe('simulator');
     expect(fields.get('descriptor')).toBe('LOJAS AURORA');
-    // allParams repeats the aliases, in the seed's order, values URL-encoded.
+    // allParams repeats the aliases, in the documented order, values URL-encoded.
     const all = new URLSearchParams(fields.get('allParams'));
     expect([...all.keys()]).toEqual([...ALIAS_FIELDS]);
     for (const name of ALIAS_FIELDS) expect(all.get(name), name).toBe(fields.get(name));

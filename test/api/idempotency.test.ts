@@ -1,4 +1,4 @@
-// decisions §4: order_no is unique per account. A repeat with the same fields returns the stored
+// order_no is unique per account. A repeat with the same fields returns the stored
 // outcome and charges nothing again, also when the copies arrive at once; different fields are
 // refused and the original is untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// Where notifications may go (decisions §6): in live mode a notify_url that is not https, carries
+// Where notifications may go (docs/notifications.md): in live mode a notify_url that is not https, carries
 // credentials or resolves to an internal address is never contacted, and refused at submission
 // when the URL itself shows it. The resolver and the socket are spies here: no traffic is ever
 // sent to a private range.

@@ -1,4 +1,4 @@
-// Notifications to notify_url (decisions §7), through a real receiver on loopback: the signed
+// Notifications to notify_url (docs/notifications.md), through a real receiver on loopback: the signed
 // body, acknowledgement, retries on the documented schedule with a fake clock, replay, leases.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';

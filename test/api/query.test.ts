@@ -1,6 +1,6 @@
 // /v1/retrievalTrans through the HTTP interface: registered IPs only (trusted proxies' forwarded
 // address included), selection by order_no, transaction_id or a paged time window, every field
-// of the seed's query record, and nothing of another account.
+// of the documented query record, and nothing of another account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -91,7 +91,7 @@ describe('selecting by order_no or transaction_id', () => {
     declined = await pay(shop, { card: '4000000000000002' });
   });
 
-  it('answers one entry per key, in the order asked, with every field of the seed', async () => {
+  it('answers one entry per key, in the order asked, with every documented field', async () => {
     const answer = await query(shop, { order_no: [captured.order_no, 'ORD-unknown', authorised.order_no].join(',') });
     expect(answer.status).toBe(200);
     expect(answer.signed).toBe(true);

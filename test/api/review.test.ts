@@ -1,5 +1,5 @@
 // /v1/review through the HTTP interface: approving and rejecting payments that risk held for
-// review (the review test card of decisions §5), on auto- and manual-capture accounts.
+// review (the review test card of docs/api/authorise.md), on auto- and manual-capture accounts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';

@@ -1,4 +1,4 @@
-// decisions §2 and §3: who is asking (404 for an unknown pair), whether they signed (401), and
+// docs/signing.md: who is asking (404 for an unknown pair), whether they signed (401), and
 // that nothing is stored for a refused request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateKey } from '../../src/app/merchants/credentials.ts';

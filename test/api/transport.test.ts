@@ -1,5 +1,5 @@
 // What happens before an operation sees the body: size, readability, XML safety, duplicate keys,
-// and the per-account rate limit (decisions §1 and §3).
+// and the per-account rate limit (docs/api/authorise.md, Request and Refused request).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/sdk/index.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -74,7 +74,7 @@ describe('rate limit per account', () => {
     expect((await bystander.post('/v1/authorise', cardPayment(bystander.ids))).status).toBe(200);
   });
 
-  it('allows the decisions §3 floor of 100 requests per second by default', () => {
+  it('allows the documented floor of 100 requests per second by default', () => {
     expect(gw.config.rateLimitPerSecond).toBeGreaterThanOrEqual(100);
   });
 });

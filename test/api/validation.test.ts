@@ -1,4 +1,4 @@
-// Bad input of every kind the seed's format rules imply: a 400 whose result_info names the field,
+// Bad input of every kind the documented format rules imply: a 400 whose result_info names the field,
 // and nothing stored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardPayment } from '../support/fixtures.ts';
@@ -56,7 +56,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['CVC of 4 digits on Visa', withField({ security_code: '1234' }), '4007:security_code must be 3 digits for this card'],
   ['CVC of 3 digits on Amex', withField({ card: '378282246310005', security_code: '123' }), '4007:security_code must be 4 digits for this card'],
   ['token_id malformed', withField({ token_id: 'abc' }), '4002:token_id is invalid: expected a token_id this gateway issued'],
-  // the seed's format rules
+  // the documented format rules
   ['items with three parts', withField({ items: 'Mug#,#SKU#,#5.00' }), '4002:items is invalid: expected records name#,#item number#,#unit price#,#quantity joined by #;#'],
   ['items with a zero quantity', withField({ items: 'Mug#,#SKU#,#5.00#,#0' }), '4002:items is invalid: expected records name#,#item number#,#unit price#,#quantity joined by #;#'],
   ['items price too precise', withField({ items: 'Mug#,#SKU#,#5.001#,#1' }), '4003:items[0] unit price is invalid: expected at most the decimals USD has'],
@@ -110,7 +110,7 @@ describe('refusals name the field', () => {
     }
   });
 
-  it('accepts every optional field of the seed at once', async () => {
+  it('accepts every optional documented field at once', async () => {
     const answer = await shop.post(
       '/v1/authorise',
       cardPayment(shop.ids, {

@@ -1,5 +1,5 @@
 // The `acquiro` command as operators use it: on the database a server uses, with or without that
-// server running, never corrupting an embedded data directory (decisions §6).
+// server running, never corrupting an embedded data directory (docs/notifications.md).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/sdk/index.ts';
 import { cardPayment } from '../support/fixtures.ts';

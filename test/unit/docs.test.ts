@@ -47,3 +47,18 @@ describe('signed examples in docs/', () => {
     expect(verify(body, EXAMPLE_KEY)).toBe(true);
   });
 });
+
+describe('the repository stands on its own', () => {
+  // Docs and comments cite only what the repository holds: no product-decision sections or
+  // specification documents kept elsewhere.
+  const root = new URL('../../', import.meta.url);
+  const files = ['docs', 'src', 'test'].flatMap((dir) =>
+    readdirSync(new URL(`${dir}/`, root), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.md') || f.endsWith('.ts'))
+      .map((f) => `${dir}/${f}`),
+  );
+  it.each(files)('%s cites no outside document', (file) => {
+    const text = readFileSync(new URL(file, root), 'utf8');
+    expect(text).not.toMatch(new RegExp(['decisions ' + '§', '\\bthe ' + 'seed\\b', '\\bseed' + "'s\\b", '\\(seed' + '[:)\\s]'].join('|'), 'i'));
+  });
+});

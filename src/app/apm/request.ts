@@ -1,4 +1,4 @@
-// The APM payment request (seed: /v1/authorise with payment_method): the seed's field list, the
+// The APM payment request (/v1/authorise with payment_method, docs/apm.md): every documented field, the
 // `person` object checked field by field, and what the chosen method needs on top (a bank_code
 // from its list, the person's document, the shopper's email). The method must take the order's
 // currency and billing country (4018 otherwise).

@@ -1,5 +1,5 @@
-// The direct card payment request (seed: /v1/authorise) and its format rules. Every field of the
-// seed is accepted; optional ones are checked when present. The schema checks shapes; `toCommand`
+// The direct card payment request (/v1/authorise, docs/api/authorise.md) and its format rules. Every documented
+// field is accepted; optional ones are checked when present. The schema checks shapes; `toCommand`
 // checks what a schema cannot (currency exponents, real dates, card checks) and builds the command.
 import Type, { type Static } from 'typebox';
 import { AppError } from '../../domain/errors.ts';

@@ -193,7 +193,7 @@ async function callConnector(deps: Deps, connector: Connector, request: Authoris
 export function riskProbe(deps: Deps, account: AccountRow, order: OrderDetails, paymentId: string, card?: ResolvedCard): RiskProbe {
   const settings = riskSettingsFor(account.riskSettings);
   const pan = card?.details.pan;
-  // Test cards keep their meaning under repeated test traffic (decisions §5): no velocity.
+  // Test cards keep their meaning under repeated test traffic (docs/api/authorise.md): no velocity.
   const countVelocity = !(deps.config.mode === 'sandbox' && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
   return {
     accountId: account.id,

@@ -1,5 +1,5 @@
-// The read operations answer only callers whose IP address the account registered (seed
-// "Batch operation rules" 3; `acquiro ips add`). The address is the socket's, or the one a
+// The read operations answer only callers whose IP address the account registered
+// (`acquiro ips add`). The address is the socket's, or the one a
 // trusted proxy forwarded (ACQUIRO_TRUSTED_PROXIES; Fastify's request.ip).
 import ipaddr from 'ipaddr.js';
 import { AppError } from '../../domain/errors.ts';

@@ -1,4 +1,4 @@
-// What every batch operation shares (seed "Batch operation rules"). The list is judged as a whole
+// What every batch operation shares (the batch rules of docs/api/query.md). The list is judged as a whole
 // first: missing, not a list of orders, empty or over the operation's limit → the request is
 // refused (400) and nothing is done. Then each order is validated and run on its own; whatever
 // refuses one order becomes that order's status and error_message, and the others go on. The

@@ -1,4 +1,4 @@
-// How the read operations (query, refund search) select what to answer (decisions §4): a
+// How the read operations (query, refund search) select what to answer (docs/apm.md): a
 // comma-separated list of at most 100 keys of one kind, or a time window (`start_time`,
 // `end_time`, `YYYYMMDDhhmmss` UTC, both inclusive to the second) read 100 per `page` (1-based).
 import { AppError } from '../../domain/errors.ts';

@@ -1,4 +1,4 @@
-// The fields of the hand-off page's hidden form (seed: "Redirect payment response"), in the seed's
+// The fields of the hand-off page's hidden form (the redirect payment response of docs/api/checkout.md), in the documented
 // order: the fixed routing fields, every request field echoed under its own name, the alias
 // names, and allParams. A name is written once: where an alias or routing field has the name of a
 // request field (return_url, cancel_url, default_lang, service), it carries that field's value.

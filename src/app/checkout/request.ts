@@ -1,4 +1,4 @@
-// The redirect / iFrame payment request (seed: /v1/checkout): the direct payment's fields less
+// The redirect / iFrame payment request (/v1/checkout, docs/api/checkout.md): the direct payment's fields less
 // the card group and accept, plus where the shopper goes afterwards (return_url, cancel_url) and
 // the page's language (default_lang). The card is typed on the hosted page, never sent here.
 import Type, { type Static } from 'typebox';

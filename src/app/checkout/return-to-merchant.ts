@@ -1,7 +1,7 @@
 // Where the shopper goes when a payment they were sent away for has an outcome (hosted page,
 // 3-D Secure challenge, APM issuer page): the merchant's return_url — cancel_url when the shopper
 // gave up and the merchant gave one — with the outcome in the query, signed with the account's
-// current key like any answer (decisions §2), over every query parameter of the final URL (the
+// current key like any answer (docs/signing.md), over every query parameter of the final URL (the
 // merchant's own ones included), so `verify(Object.fromEntries(url.searchParams), secret)` holds.
 // The notification stays the authoritative word; this only tells the shop's page what to show.
 import { CODES } from '../../domain/errors.ts';

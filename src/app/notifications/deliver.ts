@@ -1,4 +1,4 @@
-// Delivers the outbox to merchants (decisions §7): claim due events with a lease, send each one
+// Delivers the outbox to merchants (docs/notifications.md): claim due events with a lease, send each one
 // outside any transaction, record the attempt and schedule the next one. A worker that dies
 // between claim and record leaves its lease to run out; the event is then due again (the receiver
 // may see that notify_id twice, which is why it stays the same). Every time is the injected
@@ -61,7 +61,7 @@ export async function replayNotification(deps: DeliveryDeps, notifyId: string, o
   return { refused: !row ? 'not_found' : row.notify_url === null ? 'no_target' : 'in_flight' };
 }
 
-/** The body as sent: the event, its notify_id and notify_time, signed over the whole (decisions §2). */
+/** The body as sent: the event, its notify_id and notify_time, signed over the whole (docs/signing.md). */
 export function notificationBody(claim: Pick<Claim, 'id' | 'payload' | 'notifyTime'>, secret: string): Record<string, unknown> {
   const body = { ...claim.payload, notify_id: claim.id, notify_time: claim.notifyTime };
   return { ...body, encryption_data: sign(body as SignedBody, secret) };

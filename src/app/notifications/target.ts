@@ -3,7 +3,7 @@
 // (server-side request forgery). Live mode: https only, no credentials in the URL, and every
 // address the name resolves to — checked when connecting, not only when the URL was submitted —
 // must be public unicast. Sandbox mode also allows plain http and loopback, for a receiver on the
-// developer's own machine (decisions §6); other internal ranges stay refused there too.
+// developer's own machine (docs/notifications.md); other internal ranges stay refused there too.
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
 import { invalid } from '../validation.ts';

@@ -1,4 +1,4 @@
-// The body of a payment notification (decisions §7), less notify_id, notify_time and
+// The body of a payment notification (docs/notifications.md), less notify_id, notify_time and
 // encryption_data, which delivery adds. Built from the row as committed.
 import { codeText } from '../../domain/errors.ts';
 import { maskFrom } from '../../domain/card.ts';

@@ -1,5 +1,5 @@
 // /v1/retrievalTrans: the state of an account's transactions, for merchants to synchronise their
-// own records (seed "Batch operation rules" 3). Registered IPs only. Selection per decisions §4;
+// own records. Registered IPs only. Selection as docs/api/query.md says;
 // one entry per requested key, in the order asked (query_result 0 for a key that matches no
 // transaction of this account), or one page of a time window, oldest first.
 import { formatAmount } from '../../domain/money.ts';
@@ -37,7 +37,7 @@ export async function queryTransactions(
   });
 }
 
-/** A transaction as the query answers it: the seed's record, with the risk engine's checks. */
+/** A transaction as the query answers it: the documented record, with the risk engine's checks. */
 export function queriedOrder(payment: PaymentRow): Record<string, unknown> {
   return {
     transaction_id: payment.id,

@@ -1,4 +1,4 @@
-// /v1/refundSearch ("Search a refund transaction", which the seed names without a shape):
+// /v1/refundSearch ("Search a refund transaction", an operation the interface names without giving it a shape):
 // an account's refunds by refund_reference_id, by the transaction_id or order_no they refund,
 // or by a time window of their creation, paged like the query. Registered IPs only, as for the
 // query. docs/api/refund-search.md.

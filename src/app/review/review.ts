@@ -1,5 +1,5 @@
 // /v1/review: decides payments that risk held for review (status pending_review, such as the
-// review test card of decisions §5). `review_flag` 1 approves: the payment is captured on an
+// review test card of docs/api/authorise.md). `review_flag` 1 approves: the payment is captured on an
 // auto-capture account, or becomes authorised (awaiting /v1/capture) on a manual one. 0 rejects:
 // the authorisation is voided at the processor and the hold released (cancelled, 3002).
 import Type from 'typebox';

@@ -1,4 +1,4 @@
-// How the sandbox processor answers each test card (decisions §5, plus a few of our own).
+// How the sandbox processor answers each test card (the table in docs/api/authorise.md).
 // Any other card that passes the Luhn check is approved.
 import type { DeclineReason } from '../port.ts';
 

@@ -1,4 +1,4 @@
-// Turns a request body into a tree by its content, whatever the Content-Type says (decisions §1):
+// Turns a request body into a tree by its content, whatever the Content-Type says (docs/api/authorise.md, Request):
 // first non-blank character `{` → JSON, `<` → XML, anything else → form with bracket notation.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import qs from 'qs';

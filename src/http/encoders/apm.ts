@@ -1,4 +1,4 @@
-// The APM payment answer (`respon`): the seed's fields (merchant_id, account_id, order_no, amount,
+// The APM payment answer (`respon`): the documented fields (merchant_id, account_id, order_no, amount,
 // currency, issuer_url), then what a merchant needs to follow the payment up: transaction_id,
 // payment_method, order_status and result_info. encryption_data is added when it is sent.
 import type { PaymentRow } from '../../db/schema.ts';

@@ -1,4 +1,4 @@
-// The direct payment answer (`respon`): every field the seed lists, empty when it does not apply.
+// The direct payment answer (`respon`): every field docs/api/authorise.md lists, empty when it does not apply.
 import { maskedCard, resultInfo } from '../../app/payments/events.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';

@@ -1,5 +1,5 @@
 // A small XML writer for our own answers: known element names, escaped text, lists as repeated
-// elements of the list's name (decisions §1 and §2).
+// elements of the list's name (docs/api/authorise.md, docs/signing.md).
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
 

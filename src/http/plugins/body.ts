@@ -1,4 +1,4 @@
-// Every body goes through one parser that reads it by content (decisions §1); the Content-Type
+// Every body goes through one parser that reads it by content (docs/api/authorise.md, Request); the Content-Type
 // header is not trusted to say what the body is.
 import type { FastifyInstance } from 'fastify';
 import { decodeBody } from '../body/decode.ts';

@@ -19,7 +19,7 @@ export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/authorise', { config: { operation: authoriseOperation } }, async (request, reply) => {
     const body = request.body as Record<string, unknown>;
     const { account } = signingOf(request);
-    // decisions §4: an APM payment when payment_method names one; "card" (or none) is a card payment.
+    // docs/apm.md: an APM payment when payment_method names one; "card" (or none) is a card payment.
     if (body.payment_method !== undefined && body.payment_method !== 'card') {
       return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, body)));
     }
