@@ -6,6 +6,7 @@ import { resealAll } from '../app/vault-reseal.ts';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
+import { balanceCommands } from './commands/balance.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import { notificationCommands } from './commands/notifications.ts';
@@ -25,6 +26,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   riskCommands(program, deps, io);
   notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);
+  balanceCommands(program, deps, io);
   storefrontCommands(program, deps, io);
 
   program

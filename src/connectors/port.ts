@@ -88,9 +88,29 @@ export type OperationOutcome =
   | { readonly status: 'pending'; readonly reference: string }
   | { readonly status: 'failed'; readonly reason: string; readonly reference?: string };
 
+/**
+ * When the processor pays out captured money and lets go of uncaptured holds, in days of the
+ * injected clock (docs/ledger.md, Settlement). Each connector states its own acquirer's terms.
+ */
+export interface ConnectorSchedule {
+  /** Days after capture until the money is available to the merchant. */
+  readonly settlementDays: number;
+  /** Days an authorisation stays capturable before the hold is released. */
+  readonly authorisationExpiryDays: number;
+}
+
+/** The schedule of a connector that states none. */
+export const DEFAULT_SCHEDULE: ConnectorSchedule = { settlementDays: 2, authorisationExpiryDays: 7 };
+
+export function scheduleOf(connector: Connector | undefined): ConnectorSchedule {
+  return connector?.schedule ?? DEFAULT_SCHEDULE;
+}
+
 export interface Connector {
   /** Named in answers (`connector`) and stored with each payment. */
   readonly name: string;
+  /** Settlement and authorisation-expiry terms; DEFAULT_SCHEDULE when absent. */
+  readonly schedule?: ConnectorSchedule;
   authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>>;
   capture(request: CaptureRequest): Promise<Result<OperationOutcome>>;
   /** Releases an authorisation that was not captured (void). */

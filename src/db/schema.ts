@@ -116,6 +116,19 @@ export const ledgerEntries = pgTable('ledger_entries', {
   createdAt: createdAt(),
 });
 
+/** Per account and currency: what payouts may draw on (0009). Pending is derived from the journal. */
+export const accountBalances = pgTable(
+  'account_balances',
+  {
+    accountId: text('account_id').notNull(),
+    currency: text('currency').notNull(),
+    available: money('available').notNull().default(0),
+    reserved: money('reserved').notNull().default(0),
+    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.accountId, t.currency] })],
+);
+
 export const events = pgTable('events', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),

@@ -6,24 +6,50 @@
 //   authorised_funds     memo asset: funds held on the shopper's card, not yet captured
 //   authorisation_hold   memo liability, the other side of a hold
 //   processor_receivable asset: captured money the processor owes us
-//   merchant_balance     liability: what we owe the merchant (their balance is its credit side)
-//   fee_revenue          income: our fees
+//   merchant_balance     liability: captured money we owe the merchant, not yet settled (pending)
+//   merchant_available   liability: settled money the merchant may be paid out (available)
+//   merchant_reserved    liability: available money a payout has reserved (reserved)
+//   fee_revenue          income: our fees, in the platform account (PLATFORM_ACCOUNT_ID)
 //   payouts_in_transit   asset: money sent to the merchant, not yet confirmed
+//   payouts_paid         asset: money paid out to merchants' beneficiaries (its credit side)
+//   sandbox_funding      equity: money a sandbox operator credited with `acquiro balance topup`
 
 export type Book =
   | 'authorised_funds'
   | 'authorisation_hold'
   | 'processor_receivable'
   | 'merchant_balance'
+  | 'merchant_available'
+  | 'merchant_reserved'
   | 'fee_revenue'
-  | 'payouts_in_transit';
+  | 'payouts_in_transit'
+  | 'payouts_paid'
+  | 'sandbox_funding';
+
+/** Our own account: fee_revenue lives here, never in a merchant's books. */
+export const PLATFORM_ACCOUNT_ID = 'platform';
+/** The platform account's merchant: disabled, it signs nothing and lists nowhere. */
+export const PLATFORM_MERCHANT_ID = 'platform';
+
+/** The books kept in the platform account whoever's movement writes them. */
+export const PLATFORM_BOOKS: readonly Book[] = ['fee_revenue'];
 
 export interface Entry {
   readonly book: Book;
   readonly amount: number;
 }
 
-export type JournalKind = 'authorisation' | 'capture' | 'release' | 'refund' | 'fee' | 'payout';
+export type JournalKind =
+  | 'authorisation'
+  | 'capture'
+  | 'release'
+  | 'refund'
+  | 'fee'
+  | 'payout'
+  | 'settlement'
+  | 'topup'
+  | 'payout_reserve'
+  | 'payout_release';
 
 export function isBalanced(entries: readonly Entry[]): boolean {
   return entries.reduce((sum, entry) => sum + entry.amount, 0) === 0;
@@ -71,4 +97,44 @@ export function refundEntries(amount: number): Entry[] {
 /** The fee on a captured amount, in basis points, rounded half up to the minor unit. */
 export function feeFor(amount: number, feeBps: number): number {
   return Math.floor((amount * feeBps + 5_000) / 10_000);
+}
+
+/** Pending money that has settled becomes available (a negative amount moves a debt). */
+export function settlementEntries(amount: number): Entry[] {
+  return [
+    { book: 'merchant_balance', amount },
+    { book: 'merchant_available', amount: -amount },
+  ];
+}
+
+/** Sandbox funding credited straight to the available balance. */
+export function topupEntries(amount: number): Entry[] {
+  return [
+    { book: 'sandbox_funding', amount },
+    { book: 'merchant_available', amount: -amount },
+  ];
+}
+
+/** A payout takes what it will pay out of the available balance. */
+export function reserveEntries(amount: number): Entry[] {
+  return [
+    { book: 'merchant_available', amount },
+    { book: 'merchant_reserved', amount: -amount },
+  ];
+}
+
+/** A failed or cancelled payout gives its reservation back. */
+export function releaseReservationEntries(amount: number): Entry[] {
+  return [
+    { book: 'merchant_reserved', amount },
+    { book: 'merchant_available', amount: -amount },
+  ];
+}
+
+/** A completed payout: the reservation leaves the merchant's books as money paid out. */
+export function payoutEntries(amount: number): Entry[] {
+  return [
+    { book: 'merchant_reserved', amount },
+    { book: 'payouts_paid', amount: -amount },
+  ];
 }

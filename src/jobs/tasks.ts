@@ -1,6 +1,7 @@
 // Every periodic task a worker runs. Areas add theirs here.
 import { deliverDueNotifications } from '../app/notifications/deliver.ts';
 import { expireAbandonedPayments } from '../app/apm/expire.ts';
+import { settleBalances } from '../app/balances/settle.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
@@ -19,4 +20,6 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
     run: (deps) => purgeKeysBefore(deps.database.db, new Date(deps.clock.now().getTime() - KEY_DAYS * 86_400_000)),
   },
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
+  // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement).
+  { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
 ];

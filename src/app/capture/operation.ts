@@ -146,7 +146,7 @@ async function applyOperation(tx: Tx, account: AccountRow, payment: PaymentRow, 
   if (!canMove(payment.status as PaymentStatus, target)) {
     throw new Error(`payment ${payment.id} cannot move from ${payment.status} to ${target}`);
   }
-  const journal = { accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id };
+  const journal = { key: operation.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id };
   let updated: PaymentRow;
   if (operation.kind === 'capture') {
     updated = await updatePayment(tx, payment.id, {

@@ -1,9 +1,10 @@
 // `acquiro ledger check`: proves the books. Every journal sums to zero in its one currency, and
 // every payment's books agree with its row: the hold outstanding only while it is authorised or
 // held for review, the captured and refunded amounts as booked, refunds (pending and succeeded)
-// never above what was captured, and the state matching the amounts. docs/ledger.md.
+// never above what was captured, and the state matching the amounts; every balance row (available,
+// reserved) equals the sum of its books' entries. docs/ledger.md.
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { countJournals, journalProblems, paymentBooks, type PaymentBooks } from '../../db/repositories/ledger-audit.ts';
+import { balanceProblems, countBalances, countJournals, journalProblems, paymentBooks, type PaymentBooks } from '../../db/repositories/ledger-audit.ts';
 import type { Deps } from '../context.ts';
 
 export interface Violation {
@@ -17,6 +18,8 @@ export interface LedgerReport {
   readonly ok: boolean;
   readonly journals: number;
   readonly payments: number;
+  /** Balance rows (account and currency), each equal to the sum of its entries when ok. */
+  readonly balances: number;
   /** The first violations found (at most `limit`). */
   readonly violations: readonly Violation[];
 }
@@ -27,6 +30,13 @@ const HELD_STATES: readonly string[] = ['authorised', 'pending_review'] satisfie
 export async function checkLedger(deps: Pick<Deps, 'database'>, limit = 100): Promise<LedgerReport> {
   const db = deps.database.db;
   const violations: Violation[] = (await journalProblems(db, limit)).map((p) => ({ id: p.journal_id, problem: `journal_${p.problem}`, detail: p.detail }));
+  for (const b of await balanceProblems(db, limit)) {
+    violations.push({
+      id: `${b.account_id}/${b.currency}`,
+      problem: 'balance',
+      detail: `stored available ${b.stored_available} and reserved ${b.stored_reserved}, the entries say ${b.booked_available} and ${b.booked_reserved}`,
+    });
+  }
   let payments = 0;
   let after = '';
   for (;;) {
@@ -36,7 +46,13 @@ export async function checkLedger(deps: Pick<Deps, 'database'>, limit = 100): Pr
     if (page.length < PAGE) break;
     after = page[page.length - 1]!.id;
   }
-  return { ok: violations.length === 0, journals: await countJournals(db), payments, violations: violations.slice(0, limit) };
+  return {
+    ok: violations.length === 0,
+    journals: await countJournals(db),
+    payments,
+    balances: await countBalances(db),
+    violations: violations.slice(0, limit),
+  };
 }
 
 /** What is wrong with one payment's books, if anything. */

@@ -1,7 +1,8 @@
 // Merchants, accounts and their secret keys: used by the CLI and by the first start's demo.
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { rowsOf, type Executor } from '../../db/client.ts';
 import { nextAccountId, nextMerchantId } from '../../db/repositories/accounts.ts';
 import { accountKeys, accounts, merchants } from '../../db/schema.ts';
@@ -102,10 +103,11 @@ export async function listMerchants(deps: Pick<Deps, 'database'>) {
     })
     .from(merchants)
     .leftJoin(accounts, eq(accounts.merchantId, merchants.id))
+    .where(ne(merchants.id, PLATFORM_MERCHANT_ID))
     .orderBy(asc(merchants.id), asc(accounts.id));
 }
 
 export async function hasMerchants(deps: Pick<Deps, 'database'>): Promise<boolean> {
-  const [row] = await rowsOf<{ present: boolean }>(deps.database.db, sql`SELECT EXISTS (SELECT 1 FROM merchants) AS present`);
+  const [row] = await rowsOf<{ present: boolean }>(deps.database.db, sql`SELECT EXISTS (SELECT 1 FROM merchants WHERE id <> ${PLATFORM_MERCHANT_ID}) AS present`);
   return Boolean(row?.present);
 }

@@ -144,11 +144,11 @@ function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): NonNullable<Out
 
 /** The journal of the state just reached: a hold when authorised, the capture (and fee) when captured. */
 function journalsFor(account: AccountRow, payment: PaymentRow): JournalRow[] {
-  if (payment.status === 'authorised' || payment.status === 'pending_review') return journalRows('authorisation', holdEntries(payment.amount));
+  if (payment.status === 'authorised' || payment.status === 'pending_review') return journalRows('authorisation', holdEntries(payment.amount), payment.id);
   if (payment.status === 'captured') {
     return [
-      ...journalRows('capture', captureEntries(payment.capturedAmount)),
-      ...journalRows('fee', feeEntries(feeFor(payment.capturedAmount, account.feeBps))),
+      ...journalRows('capture', captureEntries(payment.capturedAmount), payment.id),
+      ...journalRows('fee', feeEntries(feeFor(payment.capturedAmount, account.feeBps)), payment.id),
     ];
   }
   return [];

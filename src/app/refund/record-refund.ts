@@ -70,7 +70,7 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
       await settleRefund(query, {
         refund: settled,
         payment: updated,
-        ledger: journalRows('refund', refundEntries(refund.amount)),
+        ledger: journalRows('refund', refundEntries(refund.amount), refund.id),
         event: { id: newId('EV'), type: 'refund.succeeded', payload: refundEventPayload('refund.succeeded', settled, updated) },
       });
       return settled;

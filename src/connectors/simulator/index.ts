@@ -68,6 +68,9 @@ export function createSimulator(options: SimulatorOptions): Connector {
 
   return {
     name: 'simulator',
+    // The sandbox settles two days after capture and lets an uncaptured hold go after seven, on
+    // the injected clock: `FakeClock.advance` (tests) moves both.
+    schedule: { settlementDays: 2, authorisationExpiryDays: 7 },
     authorise,
     capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),

@@ -1,11 +1,12 @@
 // The reads behind `acquiro ledger check` and `acquiro ledger balance`: journals that do not sum to
 // zero, entries that disagree with their payment, and each payment's books beside its row.
 import { sql } from 'drizzle-orm';
+import { PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS } from '../../domain/ledger.ts';
 import { rowsOf, type Executor } from '../client.ts';
 
 export interface JournalProblem {
   readonly journal_id: string;
-  readonly problem: 'unbalanced' | 'mixed' | 'payment_mismatch';
+  readonly problem: 'unbalanced' | 'mixed' | 'payment_mismatch' | 'platform_book';
   readonly detail: string;
 }
 
@@ -17,11 +18,15 @@ export async function journalProblems(db: Executor, limit: number): Promise<Jour
         UNION ALL
         (SELECT journal_id, 'mixed', 'one journal spans several currencies, accounts or payments'
            FROM ledger_entries GROUP BY journal_id
-           HAVING count(DISTINCT currency) > 1 OR count(DISTINCT account_id) > 1 OR count(DISTINCT coalesce(payment_id, '')) > 1 LIMIT ${limit})
+           HAVING count(DISTINCT currency) > 1 OR count(DISTINCT account_id) FILTER (WHERE account_id <> ${PLATFORM_ACCOUNT_ID}) > 1
+               OR count(DISTINCT coalesce(payment_id, '')) > 1 LIMIT ${limit})
         UNION ALL
         (SELECT DISTINCT e.journal_id, 'payment_mismatch', 'entry of payment ' || e.payment_id || ' in another account or currency, or of no payment'
            FROM ledger_entries e LEFT JOIN payments p ON p.id = e.payment_id
-          WHERE e.payment_id IS NOT NULL AND (p.id IS NULL OR p.account_id <> e.account_id OR p.currency <> e.currency) LIMIT ${limit})`,
+          WHERE e.payment_id IS NOT NULL AND (p.id IS NULL OR (p.account_id <> e.account_id AND e.account_id <> ${PLATFORM_ACCOUNT_ID}) OR p.currency <> e.currency) LIMIT ${limit})
+        UNION ALL
+        (SELECT journal_id, 'platform_book', book || ' booked outside the platform account, or the platform account holding ' || book
+           FROM ledger_entries WHERE (book IN (${sql.join(PLATFORM_BOOKS.map((b) => sql`${b}`), sql`, `)})) <> (account_id = ${PLATFORM_ACCOUNT_ID}) LIMIT ${limit})`,
   );
 }
 
@@ -104,4 +109,46 @@ export async function bookTotals(db: Executor, accountId: string): Promise<{ cur
         GROUP BY currency, book ORDER BY currency, book`,
   );
   return rows.map((row) => ({ ...row, total: Number(row.total) }));
+}
+
+/** Balance rows that differ from the sum of their books' entries (available, reserved). */
+export interface BalanceProblem {
+  readonly account_id: string;
+  readonly currency: string;
+  readonly stored_available: string;
+  readonly booked_available: string;
+  readonly stored_reserved: string;
+  readonly booked_reserved: string;
+}
+
+export async function balanceProblems(db: Executor, limit: number): Promise<BalanceProblem[]> {
+  return rowsOf<BalanceProblem>(
+    db,
+    sql`WITH booked AS (
+          SELECT account_id, currency,
+                 -coalesce(sum(amount) FILTER (WHERE book = 'merchant_available'), 0) AS available,
+                 -coalesce(sum(amount) FILTER (WHERE book = 'merchant_reserved'), 0) AS reserved
+            FROM ledger_entries WHERE book IN ('merchant_available', 'merchant_reserved') GROUP BY account_id, currency)
+        SELECT coalesce(b.account_id, k.account_id) AS account_id, coalesce(b.currency, k.currency) AS currency,
+               coalesce(b.available, 0)::text AS stored_available, coalesce(k.available, 0)::text AS booked_available,
+               coalesce(b.reserved, 0)::text AS stored_reserved, coalesce(k.reserved, 0)::text AS booked_reserved
+          FROM account_balances b FULL JOIN booked k ON k.account_id = b.account_id AND k.currency = b.currency
+         WHERE coalesce(b.available, 0) <> coalesce(k.available, 0) OR coalesce(b.reserved, 0) <> coalesce(k.reserved, 0)
+         LIMIT ${limit}`,
+  );
+}
+
+export async function countBalances(db: Executor): Promise<number> {
+  const [row] = await rowsOf<{ n: string }>(db, sql`SELECT count(*)::text AS n FROM account_balances`);
+  return Number(row!.n);
+}
+
+/** The fees taken on an account's captures, per currency (the merchant's side of fee journals). */
+export async function feesCharged(db: Executor, accountId: string): Promise<Record<string, number>> {
+  const rows = await rowsOf<{ currency: string; total: string }>(
+    db,
+    sql`SELECT currency, sum(amount)::text AS total FROM ledger_entries
+        WHERE account_id = ${accountId} AND book = 'merchant_balance' AND kind = 'fee' GROUP BY currency`,
+  );
+  return Object.fromEntries(rows.map((r) => [r.currency, Number(r.total)]));
 }

@@ -6,6 +6,7 @@
 // tenth more.
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.ts';
+import { journalAccountSql } from './ledger.ts';
 import { payments, type PaymentRow } from '../schema.ts';
 import { riskFactsColumns, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
 
@@ -158,7 +159,7 @@ export const OUTCOME_SQL = `WITH updated AS (
     RETURNING id, account_id, currency, notify_url, version, updated_at
   ), journal AS (
     INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id)
-    SELECT e.journal_id, u.account_id, e.book, e.kind, u.currency, e.amount, u.id
+    SELECT e.journal_id, ${journalAccountSql('e.book', 'u.account_id')}, e.book, e.kind, u.currency, e.amount, u.id
     FROM updated u CROSS JOIN unnest($14::text[], $15::text[], $16::text[], $17::bigint[]) AS e(journal_id, book, kind, amount)
   ), event AS (
     INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)

@@ -2,6 +2,7 @@
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
+import { journalAccountSql } from './ledger.ts';
 import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
@@ -96,7 +97,7 @@ const SETTLE_REFUND_SQL = `WITH refund AS (
     RETURNING id, account_id, currency, notify_url
   ), journal AS (
     INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
-    SELECT e.journal_id, p.account_id, e.book, e.kind, p.currency, e.amount, p.id, $1
+    SELECT e.journal_id, ${journalAccountSql('e.book', 'p.account_id')}, e.book, e.kind, p.currency, e.amount, p.id, $1
     FROM payment p CROSS JOIN unnest($12::text[], $13::text[], $14::text[], $15::bigint[]) AS e(journal_id, book, kind, amount)
   ), event AS (
     INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
