@@ -6,6 +6,7 @@ import { resealAll } from '../app/vault-reseal.ts';
 import { AppError } from '../domain/errors.ts';
 import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
+import { accountSettingsCommands } from './commands/account-settings.ts';
 import { balanceCommands } from './commands/balance.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
@@ -23,6 +24,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .configureOutput({ writeOut: io.out, writeErr: io.err });
 
   merchantCommands(program, deps, io);
+  accountSettingsCommands(program, deps, io);
   riskCommands(program, deps, io);
   notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);

@@ -32,8 +32,17 @@ export interface Database {
   ping(): Promise<void>;
   /** The connection pool's use, for /metrics (PostgreSQL; PGlite has no pool). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
+  /**
+   * Calls `onNotify` on every NOTIFY on `channel`, from any process on this database (PostgreSQL:
+   * over a connection of its own, outside the pool; PGlite: within the owning process, where every
+   * command runs). Answers the function that stops listening.
+   */
+  listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }
+
+/** Channel names are fixed identifiers: never built from input. */
+const CHANNEL = /^[a-z_]+$/;
 
 export type RawQuery = <Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string) => Promise<Row[]>;
 
@@ -86,6 +95,18 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await pool.query('SELECT 1');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
+    listen: async (channel, onNotify) => {
+      if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
+      const client = new pg.Client({ connectionString: url, ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}) });
+      // A lost listening connection only slows invalidation down to the cache's own expiry.
+      client.on('error', () => {});
+      client.on('notification', (message) => {
+        if (message.channel === channel) onNotify();
+      });
+      await client.connect();
+      await client.query(`LISTEN ${channel}`);
+      return () => client.end().catch(() => {});
+    },
     close: () => pool.end(),
   };
 }
@@ -102,6 +123,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     transaction: (work) => client.transaction((tx) => work(async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows)),
     ping: async () => {
       await client.query('SELECT 1');
+    },
+    listen: async (channel, onNotify) => {
+      if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
+      return client.listen(channel, () => onNotify());
     },
     close: () => client.close(),
   };

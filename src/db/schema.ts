@@ -1,5 +1,6 @@
 // Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
 // when the two disagree.
+import type { FeeSchedule } from '../domain/ledger.ts';
 import type { RiskReason } from '../domain/risk.ts';
 import { bigint, bigserial, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
@@ -22,6 +23,8 @@ export const accounts = pgTable('accounts', {
   connector: text('connector').notNull().default('simulator'),
   rateLimitPerSecond: integer('rate_limit_per_second'),
   feeBps: integer('fee_bps').notNull().default(0),
+  /** Per currency: a fixed part in minor units plus basis points (0009); else fee_bps alone. */
+  fees: jsonb('fees').$type<FeeSchedule>().notNull().default({}),
   riskSettings: jsonb('risk_settings').$type<Record<string, unknown>>().notNull().default({}),
   storefrontDomains: text('storefront_domains').array().notNull().default([]),
   createdAt: createdAt(),

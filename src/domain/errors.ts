@@ -54,6 +54,7 @@ export const CODES = {
   invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
   ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
   account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },
+  account_disabled: { code: '4410', message: 'Merchant or account disabled', http: 403 },
   body_too_large: { code: '4413', message: 'Body larger than 1 MiB', http: 413 },
   unreadable_body: { code: '4415', message: 'Unreadable body', http: 415 },
   rate_limited: { code: '4429', message: 'Too many requests', http: 429 },

@@ -99,6 +99,24 @@ export function feeFor(amount: number, feeBps: number): number {
   return Math.floor((amount * feeBps + 5_000) / 10_000);
 }
 
+/** An account's fee in one currency: a fixed part (minor units) plus basis points of the amount. */
+export interface CurrencyFee {
+  readonly fixed: number;
+  readonly bps: number;
+}
+
+export type FeeSchedule = Readonly<Record<string, CurrencyFee>>;
+
+/**
+ * The fee on a captured amount: the currency's own fee when the account sets one (fixed plus
+ * percentage, never more than the amount itself), else the account's basis points alone.
+ */
+export function feeOf(amount: number, currency: string, account: { readonly feeBps: number; readonly fees: FeeSchedule }): number {
+  const own = account.fees[currency];
+  if (!own) return feeFor(amount, account.feeBps);
+  return Math.min(amount, own.fixed + feeFor(amount, own.bps));
+}
+
 /** Pending money that has settled becomes available (a negative amount moves a debt). */
 export function settlementEntries(amount: number): Entry[] {
   return [

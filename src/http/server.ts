@@ -35,7 +35,13 @@ export async function buildServer(deps: Deps): Promise<Server> {
     return503OnClosing: true,
   });
   const directory = new AccountDirectory(deps);
+  // Without the listener (a database that cannot LISTEN), changes reach the cache within its TTL.
+  const unwatch = await directory.watch().catch((error: unknown) => {
+    deps.log.warn({ err: error }, 'account changes will be seen within the cache TTL only');
+    return async () => {};
+  });
   installBodyParsing(app);
+  app.addHook('onClose', async () => unwatch());
   installErrorHandling(app);
   installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
   installIdempotency(app, deps);

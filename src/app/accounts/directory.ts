@@ -1,13 +1,17 @@
 // Finds the account a signed request names, with its usable secret keys, decrypted. A short-lived
-// cache keeps the hot path off the database; a rotated or new key is seen within the TTL.
+// cache keeps the hot path off the database; a rotated or new key is seen within the TTL, and an
+// operator's change (disable, enable, fees: announceAccountChange) empties the cache of every
+// process at once, through LISTEN on the database.
 import type { AccountRow } from '../../db/schema.ts';
-import { findAccountWithKeys } from '../../db/repositories/accounts.ts';
+import { ACCOUNTS_CHANNEL, findAccountWithKeys } from '../../db/repositories/accounts.ts';
 import type { Deps } from '../context.ts';
 
 export interface SigningAccount {
   readonly account: AccountRow;
   /** The current key first, then rotated keys in their grace period. */
   readonly secrets: readonly string[];
+  /** The account or its merchant is disabled: its requests are refused (account_disabled). */
+  readonly disabled: boolean;
 }
 
 const TTL_MS = 5_000;
@@ -22,7 +26,20 @@ export class AccountDirectory {
   }
 
   /** null for an unknown pair, a disabled account or a disabled merchant: callers answer 404 alike. */
-  find(merchantId: string, accountId: string): Promise<SigningAccount | null> {
+  async find(merchantId: string, accountId: string): Promise<SigningAccount | null> {
+    const found = await this.lookup(merchantId, accountId);
+    return found && !found.disabled ? found : null;
+  }
+
+  /** Empties the cache whenever any process announces an account change; answers how to stop. */
+  async watch(): Promise<() => Promise<void>> {
+    const listen = this.#deps.database.listen;
+    if (!listen) return async () => {};
+    return listen(ACCOUNTS_CHANNEL, () => this.forget());
+  }
+
+  /** null for an unknown pair; a disabled account or merchant is found, marked `disabled`. */
+  lookup(merchantId: string, accountId: string): Promise<SigningAccount | null> {
     const key = `${merchantId}\u0000${accountId}`;
     const now = Date.now();
     const hit = this.#cache.get(key);
@@ -40,8 +57,8 @@ export class AccountDirectory {
 
   async #load(merchantId: string, accountId: string): Promise<SigningAccount | null> {
     const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.clock.now());
-    if (!found || found.account.status !== 'active' || found.merchantStatus !== 'active') return null;
+    if (!found) return null;
     const secrets = found.keys.map((key) => this.#deps.vault.open({ ciphertext: key.secretCiphertext, keyId: key.vaultKeyId }, key.id));
-    return { account: found.account, secrets };
+    return { account: found.account, secrets, disabled: found.account.status !== 'active' || found.merchantStatus !== 'active' };
   }
 }

@@ -7,7 +7,7 @@ import { eq } from 'drizzle-orm';
 import type { Connector, OperationOutcome } from '../../connectors/port.ts';
 import { AppError, CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { captureEntries, feeEntries, feeFor, releaseEntries } from '../../domain/ledger.ts';
+import { captureEntries, feeEntries, feeOf, releaseEntries } from '../../domain/ledger.ts';
 import { canMove, type PaymentStatus } from '../../domain/payment.ts';
 import type { Tx } from '../../db/client.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
@@ -158,7 +158,7 @@ async function applyOperation(tx: Tx, account: AccountRow, payment: PaymentRow, 
     // The hold becomes captured money; an uncaptured rest is released; the fee is on what was captured.
     await postJournal(tx, { ...journal, kind: 'capture', entries: [...releaseEntries(operation.amount), ...captureEntries(operation.amount)] });
     await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount - operation.amount) });
-    await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeFor(operation.amount, account.feeBps)) });
+    await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeOf(operation.amount, payment.currency, account)) });
   } else {
     const rejected = operation.origin === 'review_reject' ? { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message } : {};
     updated = await updatePayment(tx, payment.id, { status: 'cancelled', ...rejected });

@@ -7,7 +7,7 @@
 import type { AuthoriseOutcome, DeclineReason } from '../../connectors/port.ts';
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
-import { captureEntries, feeEntries, feeFor, holdEntries } from '../../domain/ledger.ts';
+import { captureEntries, feeEntries, feeOf, holdEntries } from '../../domain/ledger.ts';
 import { canMove, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
 import { journalRows, type JournalRow } from '../../db/repositories/ledger.ts';
@@ -148,7 +148,7 @@ function journalsFor(account: AccountRow, payment: PaymentRow): JournalRow[] {
   if (payment.status === 'captured') {
     return [
       ...journalRows('capture', captureEntries(payment.capturedAmount), payment.id),
-      ...journalRows('fee', feeEntries(feeFor(payment.capturedAmount, account.feeBps)), payment.id),
+      ...journalRows('fee', feeEntries(feeOf(payment.capturedAmount, payment.currency, account)), payment.id),
     ];
   }
   return [];

@@ -22,3 +22,7 @@ CREATE TABLE account_balances (
 -- A journal's id is its key: a retried movement cannot be written twice.
 DROP INDEX ledger_entries_journal;
 CREATE UNIQUE INDEX ledger_entries_journal_book ON ledger_entries (journal_id, book);
+
+-- Fees per currency, a fixed part in minor units plus basis points of the captured amount:
+-- {"USD": {"fixed": 30, "bps": 290}}. A currency without an entry pays fee_bps alone.
+ALTER TABLE accounts ADD COLUMN fees jsonb NOT NULL DEFAULT '{}';

@@ -38,3 +38,11 @@ export async function accountIpList(db: Executor, accountId: string): Promise<st
   const rows = await db.select({ cidr: accountIps.cidr }).from(accountIps).where(eq(accountIps.accountId, accountId)).orderBy(asc(accountIps.cidr));
   return rows.map((row) => row.cidr);
 }
+
+/** Every process's account directory forgets what it cached (LISTEN acquiro_accounts). */
+export const ACCOUNTS_CHANNEL = 'acquiro_accounts';
+
+/** Tells every process, when the caller's transaction commits, that an account changed. */
+export async function announceAccountChange(db: Executor): Promise<void> {
+  await db.execute(sql`SELECT pg_notify(${ACCOUNTS_CHANNEL}, '')`);
+}

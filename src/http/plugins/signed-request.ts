@@ -24,7 +24,7 @@ async function verify(request: FastifyRequest, directory: AccountDirectory): Pro
   const body = (request.body ?? {}) as SignedBody;
   const merchantId = identity(body, 'merchant_id');
   const accountId = identity(body, 'account_id');
-  const found = await directory.find(merchantId, accountId);
+  const found = await directory.lookup(merchantId, accountId);
   if (!found) throw new AppError('account_not_found', 'unknown merchant_id/account_id');
   const index = matchingSecret(body, body.encryption_data, found.secrets);
   if (index === -1) {
@@ -36,6 +36,8 @@ async function verify(request: FastifyRequest, directory: AccountDirectory): Pro
     });
   }
   request.signing = { account: found.account, secret: found.secrets[index]! };
+  // Told only to a caller who signed with the account's key: a disabled merchant learns why.
+  if (found.disabled) throw new AppError('account_disabled');
   request.body = normaliseBody(body);
 }
 

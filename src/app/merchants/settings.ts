@@ -1,0 +1,65 @@
+// What operators change on a live merchant: disable or re-enable it (or one account), and the
+// fees per currency. Each change is announced (announceAccountChange), so every process's account
+// directory drops its cache at once: a disabled merchant's next request is refused.
+import { and, eq } from 'drizzle-orm';
+import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID, type CurrencyFee, type FeeSchedule } from '../../domain/ledger.ts';
+import { announceAccountChange } from '../../db/repositories/accounts.ts';
+import { accounts, merchants } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+
+type Db = Pick<Deps, 'database'>;
+export type Status = 'active' | 'disabled';
+
+/** Sets a merchant's status, or one account's when `accountId` is given. */
+export async function setStatus(deps: Db, merchantId: string, accountId: string | undefined, status: Status): Promise<{ merchant_id: string; account_id?: string; status: Status }> {
+  if (merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no merchant ${merchantId}`);
+  return deps.database.db.transaction(async (tx) => {
+    if (accountId) {
+      const changed = await tx
+        .update(accounts)
+        .set({ status })
+        .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+        .returning({ id: accounts.id });
+      if (changed.length === 0) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+    } else {
+      const changed = await tx.update(merchants).set({ status }).where(eq(merchants.id, merchantId)).returning({ id: merchants.id });
+      if (changed.length === 0) throw new AppError('account_not_found', `no merchant ${merchantId}`);
+    }
+    await announceAccountChange(tx);
+    return { merchant_id: merchantId, ...(accountId ? { account_id: accountId } : {}), status };
+  });
+}
+
+async function accountOf(deps: Db, merchantId: string, accountId: string) {
+  const [row] = await deps.database.db
+    .select({ fees: accounts.fees, feeBps: accounts.feeBps })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  return row;
+}
+
+export interface FeesView {
+  /** Basis points charged in a currency without a fee of its own. */
+  readonly default_bps: number;
+  readonly currencies: FeeSchedule;
+}
+
+export async function showFees(deps: Db, merchantId: string, accountId: string): Promise<FeesView> {
+  const row = await accountOf(deps, merchantId, accountId);
+  return { default_bps: row.feeBps, currencies: row.fees };
+}
+
+/** Sets (or, with `fee` null, removes) the fee of one currency. */
+export async function setCurrencyFee(deps: Db, merchantId: string, accountId: string, currency: string, fee: CurrencyFee | null): Promise<FeesView> {
+  await accountOf(deps, merchantId, accountId);
+  return deps.database.db.transaction(async (tx) => {
+    const [row] = await tx.select({ fees: accounts.fees, feeBps: accounts.feeBps }).from(accounts).where(eq(accounts.id, accountId)).for('update');
+    const { [currency]: _previous, ...others } = row!.fees;
+    const fees: FeeSchedule = fee ? { ...others, [currency]: fee } : others;
+    await tx.update(accounts).set({ fees }).where(eq(accounts.id, accountId));
+    await announceAccountChange(tx);
+    return { default_bps: row!.feeBps, currencies: fees };
+  });
+}

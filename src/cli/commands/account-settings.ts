@@ -1,0 +1,66 @@
+// `acquiro merchants disable|enable` and `acquiro accounts fees show|set|remove`: what an
+// operator changes on a merchant already taking payments. Every process sees it at once.
+import type { Command } from 'commander';
+import { setCurrencyFee, setStatus, showFees, type FeesView, type Status } from '../../app/merchants/settings.ts';
+import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
+import { show, usageError, type CommandDeps, type Output } from '../io.ts';
+
+const sub = (program: Command, name: string, description: string): Command =>
+  program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
+
+function percentToBps(text: string): number {
+  if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(text) || Number(text) > 100) throw usageError(`--percent ${text} is a percentage from 0 to 100 with at most two decimals`);
+  return Math.round(Number(text) * 100);
+}
+
+function feesText(view: FeesView): string {
+  const lines = Object.entries(view.currencies)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([currency, fee]) => `${currency}  ${formatAmount(fee.fixed, currency)} + ${(fee.bps / 100).toFixed(2)}%`);
+  return [...lines, `other currencies  ${(view.default_bps / 100).toFixed(2)}%`].join('\n');
+}
+
+export function accountSettingsCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const merchants = sub(program, 'merchants', 'merchants and their first account');
+  for (const [name, status] of [['disable', 'disabled'], ['enable', 'active']] as const satisfies readonly (readonly [string, Status])[]) {
+    merchants
+      .command(name)
+      .description(
+        status === 'disabled'
+          ? "refuse every request of a merchant (or of one account) from now on, with code 4410; nothing is deleted"
+          : 'accept requests of a disabled merchant (or account) again',
+      )
+      .requiredOption('--merchant-id <id>')
+      .option('--account-id <id>', 'only this account of the merchant')
+      .option('--json', 'print JSON')
+      .action(async (opts: { merchantId: string; accountId?: string; json?: boolean }) => {
+        const done = await setStatus(deps, opts.merchantId, opts.accountId, status);
+        show(io, Boolean(opts.json), done, () => `${opts.accountId ? `account ${opts.accountId}` : `merchant ${opts.merchantId}`} ${status === 'active' ? 'enabled' : 'disabled'}`);
+      });
+  }
+
+  const fees = sub(program, 'accounts', 'accounts of a merchant').command('fees').description('fees on captured payments, per currency: fixed plus a percentage');
+  const feeCommand = (name: string, description: string) =>
+    fees.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  feeCommand('show', "print the account's fees").action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+    const view = await showFees(deps, opts.merchantId, opts.accountId);
+    show(io, Boolean(opts.json), view, () => feesText(view));
+  });
+  feeCommand('set', 'set the fee of one currency')
+    .requiredOption('--currency <code>', 'ISO 4217 currency code')
+    .option('--fixed <amount>', 'fixed part per capture, e.g. 0.30', '0')
+    .option('--percent <p>', 'percentage of the captured amount, e.g. 2.9', '0')
+    .action(async (opts: { merchantId: string; accountId: string; currency: string; fixed: string; percent: string; json?: boolean }) => {
+      if (!isCurrency(opts.currency)) throw usageError(`--currency ${opts.currency} is not an ISO 4217 currency code`);
+      const parsed = /^0+(\.0+)?$/.test(opts.fixed) ? { minor: 0 } : parseAmount(opts.fixed, opts.currency);
+      if ('problem' in parsed) throw usageError(`--fixed ${opts.fixed} is not an amount in ${opts.currency}`);
+      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, { fixed: parsed.minor, bps: percentToBps(opts.percent) });
+      show(io, Boolean(opts.json), view, () => feesText(view));
+    });
+  feeCommand('remove', "remove one currency's fee: it pays the account's default percentage again")
+    .requiredOption('--currency <code>')
+    .action(async (opts: { merchantId: string; accountId: string; currency: string; json?: boolean }) => {
+      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, null);
+      show(io, Boolean(opts.json), view, () => feesText(view));
+    });
+}

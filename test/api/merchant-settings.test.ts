@@ -1,0 +1,100 @@
+// What operators change on a merchant already taking payments, through the CLI: disable and
+// enable (a disabled merchant's or account's requests refused with 4410, from the next request,
+// although the server caches accounts), and fees per currency (fixed plus a percentage).
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import type { SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { booksOf, pay } from '../support/lifecycle.ts';
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+const acquiro = (...argv: string[]) => runCommand(argv, gw.gateway.deps);
+const ids = (client: SignedClient) => ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
+const authorise = (client: SignedClient) => client.post('/v1/authorise', cardPayment(client.ids));
+
+/** The announcement reaches the server's cache asynchronously (LISTEN): within a second, not a TTL. */
+async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await sleep(20);
+  }
+}
+
+describe('acquiro merchants disable|enable', () => {
+  it("refuses a disabled merchant's requests with 4410, signed, and accepts them again once enabled", async () => {
+    const shop = await gw.merchant();
+    expect((await authorise(shop)).body.result_info).toBe('0000:Success'); // cached now
+    const disabled = await acquiro('merchants', 'disable', '--merchant-id', shop.ids.merchant_id);
+    expect([disabled.exitCode, disabled.stdout]).toEqual([0, `merchant ${shop.ids.merchant_id} disabled\n`]);
+    expect(await within(2_000, async () => (await authorise(shop)).status === 403)).toBe(true);
+    const refused = await authorise(shop);
+    expect([refused.status, refused.body.result_info, refused.signed]).toEqual([403, '4410:Merchant or account disabled', true]);
+    const before = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE account_id = $1`, [shop.ids.account_id]);
+    await authorise(shop);
+    expect(await gw.database.query(`SELECT count(*)::int AS n FROM payments WHERE account_id = $1`, [shop.ids.account_id])).toEqual(before);
+
+    expect((await acquiro('merchants', 'enable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
+    expect(await within(2_000, async () => (await authorise(shop)).status === 200)).toBe(true);
+  });
+
+  it('disables one account of a merchant, not the others', async () => {
+    const shop = await gw.merchant();
+    const result = await acquiro('merchants', 'disable', ...ids(shop), '--json');
+    expect(JSON.parse(result.stdout)).toEqual({ merchant_id: shop.ids.merchant_id, account_id: shop.ids.account_id, status: 'disabled' });
+    expect(await within(2_000, async () => (await authorise(shop)).status === 403)).toBe(true);
+    const other = await gw.merchant();
+    expect((await authorise(other)).status).toBe(200);
+  });
+
+  it('refuses an unknown merchant, and an account of another merchant', async () => {
+    const [mine, theirs] = [await gw.merchant(), await gw.merchant()];
+    expect((await acquiro('merchants', 'disable', '--merchant-id', 'M999')).stderr).toBe('error: no merchant M999\n');
+    const cross = await acquiro('merchants', 'disable', '--merchant-id', mine.ids.merchant_id, '--account-id', theirs.ids.account_id);
+    expect([cross.exitCode, cross.stderr]).toEqual([1, `error: no account ${theirs.ids.account_id} under merchant ${mine.ids.merchant_id}\n`]);
+    expect((await authorise(theirs)).status).toBe(200);
+  });
+});
+
+describe('acquiro accounts fees', () => {
+  it('charges a currency its fixed fee plus percentage, other currencies the default, from the next capture', async () => {
+    const shop = await gw.merchant({ feeBps: 100 });
+    const set = await acquiro('accounts', 'fees', 'set', ...ids(shop), '--currency', 'USD', '--fixed', '0.30', '--percent', '2.9');
+    expect(set.stdout).toBe('USD  0.30 + 2.90%\nother currencies  1.00%\n');
+    expect(JSON.parse((await acquiro('accounts', 'fees', 'show', ...ids(shop), '--json')).stdout)).toEqual({
+      default_bps: 100,
+      currencies: { USD: { fixed: 30, bps: 290 } },
+    });
+    let usd = await pay(shop, { amount: '100.00' });
+    expect(await within(2_000, async () => {
+      if ((await booksOf(gw, usd.transaction_id)).fee_revenue === -320) return true;
+      usd = await pay(shop, { amount: '100.00' });
+      return false;
+    })).toBe(true);
+    const eur = await pay(shop, { amount: '100.00', currency: 'EUR' });
+    expect((await booksOf(gw, eur.transaction_id)).fee_revenue).toBe(-100);
+
+    expect((await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD')).stdout).toBe('other currencies  1.00%\n');
+  });
+
+  it.each([
+    [['--currency', 'USD', '--percent', '100.01'], /--percent 100.01 is a percentage from 0 to 100/],
+    [['--currency', 'USD', '--fixed', '0.001'], /--fixed 0.001 is not an amount in USD/],
+    [['--currency', 'XYZ', '--fixed', '1.00'], /--currency XYZ is not an ISO 4217 currency code/],
+  ])('refuses %o and changes nothing', async (args, message) => {
+    const shop = await gw.merchant();
+    const result = await acquiro('accounts', 'fees', 'set', ...ids(shop), ...args);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(message);
+    expect(JSON.parse((await acquiro('accounts', 'fees', 'show', ...ids(shop), '--json')).stdout).currencies).toEqual({});
+  });
+});
