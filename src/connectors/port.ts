@@ -43,9 +43,25 @@ export interface ExternalAuthentication {
   readonly dsTransId?: string;
 }
 
+/** Who starts a charge: the shopper at checkout, or the merchant alone (a recurring charge: no CVC). */
+export type Initiator = 'shopper' | 'merchant';
+
+/** A card stored for later charges (credential-on-file), as the card networks require it flagged. */
+export interface StoredCredential {
+  /** `first`: the shopper's payment that stores the card; `subsequent`: a later charge of it. */
+  readonly usage: 'first' | 'subsequent';
+  /** The network's id of the first payment, which every merchant-initiated charge quotes. */
+  readonly networkTransactionId?: string;
+}
+
 export interface AuthoriseRequest {
   /** Our transaction id: the processor's idempotency key for this payment. */
   readonly paymentId: string;
+  /** The shopper when absent. */
+  readonly initiator?: Initiator;
+  readonly storedCredential?: StoredCredential;
+  /** Aborted at the core's deadline for this call: a connector that overruns answers `timeout` (the outcome is pending). */
+  readonly signal?: AbortSignal;
   readonly orderNo: string;
   readonly amount: Money;
   /** Authorise and capture in one step (sale). */
@@ -63,7 +79,15 @@ export interface AuthoriseRequest {
 }
 
 export type AuthoriseOutcome =
-  | { readonly status: 'approved'; readonly reference: string; readonly captured: boolean; readonly authCode?: string; readonly threeDS?: string }
+  | {
+      readonly status: 'approved';
+      readonly reference: string;
+      readonly captured: boolean;
+      readonly authCode?: string;
+      readonly threeDS?: string;
+      /** The card network's id of this payment, quoted by later merchant-initiated charges of a stored card. */
+      readonly networkTransactionId?: string;
+    }
   | { readonly status: 'declined'; readonly reason: DeclineReason; readonly reference?: string; readonly message?: string; readonly threeDS?: string }
   | { readonly status: 'action_required'; readonly action: 'authenticate' | 'redirect'; readonly reference: string; readonly url: string }
   | { readonly status: 'pending'; readonly reference?: string };
@@ -87,6 +111,76 @@ export type OperationOutcome =
   | { readonly status: 'succeeded'; readonly reference: string }
   | { readonly status: 'pending'; readonly reference: string }
   | { readonly status: 'failed'; readonly reason: string; readonly reference?: string };
+
+/** Person fields an APM may require (the `person` object of the APM request). */
+export type PersonField = 'document_type' | 'document_number' | 'email';
+export type ApmType = 'redirect' | 'bank_redirect' | 'voucher' | 'wallet';
+
+/** An alternative payment method a connector offers; each connector states its own. */
+export interface ApmMethod {
+  readonly name: string;
+  readonly type: ApmType;
+  readonly label: string;
+  /** ISO 4217 codes it takes; undefined: any. */
+  readonly currencies?: readonly string[];
+  /** Billing countries it serves; undefined: any. */
+  readonly countries?: readonly string[];
+  readonly needs: {
+    readonly bankCode?: boolean;
+    readonly person?: readonly PersonField[];
+    readonly shopperEmail?: boolean;
+  };
+  /** Minutes an unpaid payment waits for the shopper before it fails as abandoned (2009). */
+  readonly ttlMinutes: number;
+}
+
+export interface Bank {
+  readonly code: string;
+  readonly name: string;
+}
+
+/** What the connector's acquirer knows of a card before it is charged (its BIN tables). */
+export interface CardFacts {
+  /** ISO 3166 alpha-2 country of the issuer, when known. */
+  readonly issuerCountry?: string;
+  /** A verdict the acquirer attaches to this card, scored by the risk rules (the sandbox's risk test cards). */
+  readonly verdict?: { readonly name: string; readonly score: number };
+  /** A documented test card: velocity is not counted, so its meaning survives repeated test traffic. */
+  readonly testCard?: boolean;
+}
+
+/** A payment waiting for a third party (the issuer's ACS, an APM provider) to finish. */
+export interface CompletionRequest {
+  readonly paymentId: string;
+  readonly reference: string;
+  readonly amount: Money;
+  readonly capture: boolean;
+}
+
+/** What the third party said, as the connector's own page or callback received it. */
+export type AuthenticationResult = Readonly<Record<string, unknown>>;
+
+// Payouts: a port of its own, so a payout rail can be a different provider from the acquirer.
+export interface PayoutRequest {
+  /** Our payout id: the rail's idempotency key. */
+  readonly payoutId: string;
+  readonly amount: Money;
+  readonly beneficiary: Readonly<Record<string, unknown>>;
+  readonly reference: string;
+  readonly signal?: AbortSignal;
+}
+
+export type PayoutOutcome =
+  | { readonly status: 'processing'; readonly reference: string }
+  | { readonly status: 'completed'; readonly reference: string }
+  | { readonly status: 'failed'; readonly reference?: string; readonly failureType: string; readonly failureReason: string }
+  | { readonly status: 'returned'; readonly reference: string; readonly failureReason: string };
+
+export interface PayoutPort {
+  readonly name: string;
+  createPayout(request: PayoutRequest): Promise<Result<PayoutOutcome>>;
+  payoutStatus(request: { readonly payoutId: string; readonly reference?: string }): Promise<Result<PayoutOutcome>>;
+}
 
 /**
  * When the processor pays out captured money and lets go of uncaptured holds, in days of the
@@ -119,4 +213,19 @@ export interface Connector {
   /** Asks the processor what became of a payment whose outcome we do not know. */
   paymentStatus(request: { readonly paymentId: string; readonly reference?: string }): Promise<Result<AuthoriseOutcome>>;
   refundStatus(request: { readonly refundId: string; readonly reference: string }): Promise<Result<OperationOutcome>>;
+  /** The alternative payment methods this connector offers (none when absent). */
+  paymentMethods?(): readonly ApmMethod[];
+  /** The banks a method offers the shopper (none when absent). */
+  banks?(method: string): readonly Bank[];
+  /** The acquirer's facts about a card number, for the risk rules. */
+  cardFacts?(pan: string): CardFacts;
+  /** The outcome of a payment once the issuer's 3-D Secure challenge finished: the connector decides, never the core. */
+  completeAuthentication?(request: CompletionRequest & { readonly result: AuthenticationResult }): Promise<Result<AuthoriseOutcome>>;
+  /** The outcome of an APM payment once the shopper came back from the provider. */
+  completeRedirect?(request: CompletionRequest & { readonly result: AuthenticationResult }): Promise<Result<AuthoriseOutcome>>;
+  /** Its payout rail, when it pays out. */
+  readonly payouts?: PayoutPort;
 }
+
+/** How long the core waits for one connector call before its outcome is pending. */
+export const CONNECTOR_CALL_TIMEOUT_MS = 30_000;

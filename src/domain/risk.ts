@@ -48,12 +48,6 @@ export const DEFAULT_RISK_SETTINGS: RiskSettings = {
   blocklistScore: 100,
 };
 
-/** Sandbox-only verdicts for the sandbox test cards (docs/api/authorise.md), keyed by full card number. */
-export const SANDBOX_RISK_CARDS: ReadonlyMap<string, { readonly name: string; readonly score: number }> = new Map([
-  ['4100000000000019', { name: 'sandbox_high_risk_card', score: 100 }],
-  ['4000000000004954', { name: 'sandbox_elevated_risk_card', score: 60 }],
-]);
-
 export interface RiskFacts {
   readonly amount: Money;
   /** Previous payments in the velocity window; undefined when the rule does not apply. */
@@ -61,7 +55,7 @@ export interface RiskFacts {
   readonly blocklistHits: readonly string[];
   readonly billingCountry?: string;
   readonly issuerCountry?: string;
-  /** Sandbox test-card verdict, when the card is one. */
+  /** The acquirer's verdict on this card, when it has one (the connector's cardFacts). */
   readonly sandboxCard?: { readonly name: string; readonly score: number };
 }
 
@@ -113,18 +107,4 @@ export function riskSettingsFor(overrides: Readonly<Record<string, unknown>>): R
     merged[key] = typeof base === 'object' && base !== null ? { ...base, ...(value as object) } : value;
   }
   return merged as unknown as RiskSettings;
-}
-
-/** Issuing country by BIN for the sandbox's cards. A live deployment plugs in a BIN service. */
-const SANDBOX_BINS: ReadonlyMap<string, string> = new Map([
-  ['411111', 'US'],
-  ['555555', 'US'],
-  ['378282', 'US'],
-  ['400000', 'US'],
-  ['410000', 'US'],
-  ['424242', 'US'],
-]);
-
-export function issuerCountryOf(bin: string): string | undefined {
-  return SANDBOX_BINS.get(bin);
 }

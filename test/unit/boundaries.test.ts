@@ -25,4 +25,14 @@ describe('dependency boundaries', () => {
     const local = importsOf(file).filter((spec) => spec.startsWith('.'));
     expect(local.filter((spec) => !['../domain/signature.ts', './client.ts'].includes(spec))).toEqual([]);
   });
+
+  // The sandbox lives behind the connector seam: only the simulator itself, the sandbox's own
+  // pages and routes, and the registry that plugs it in may know it exists.
+  const SANDBOX_PLACES = ['connectors/simulator/', 'web/pages/sandbox/', 'http/routes/sandbox.ts', 'connectors/registry.ts'];
+  const everything = files('').filter((file) => !SANDBOX_PLACES.some((place) => file.startsWith(place)));
+  it.each(everything)('%s does not import the sandbox simulator', (file) => {
+    const simulator = new URL('connectors/simulator/', SRC).href;
+    const local = importsOf(file).filter((spec) => spec.startsWith('.'));
+    expect(local.filter((spec) => new URL(spec, new URL(file, SRC)).href.startsWith(simulator))).toEqual([]);
+  });
 });

@@ -9,13 +9,13 @@ import type { Deps } from '../context.ts';
 import { claimOnce, decide, fingerprintRequest } from '../authorise/steps.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
-import { methodNamed } from './methods.ts';
+import { banksOf, methodNamed } from './methods.ts';
 import { apmCommand } from './request.ts';
 
 export async function authoriseApm(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<PaymentRow> {
   const now = deps.clock.now();
-  const method = methodNamed(account, body.payment_method);
-  const command = apmCommand(body, method, now);
+  const method = methodNamed(deps.connectors, account, body.payment_method);
+  const command = apmCommand(body, method, now, banksOf(deps.connectors, account, method));
   const { order } = command;
   assertNotifyTarget(deps.config, order.notifyUrl, 'notify_url');
   const requestFingerprint = fingerprintRequest(deps, body, 'apm');

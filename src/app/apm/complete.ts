@@ -1,8 +1,8 @@
-// The shopper's answer on the issuer's page completes an APM payment: approved (captured when
-// the account captures automatically and risk accepted it), declined (2001), or abandoned
-// (2009). Recorded like every authorisation, with the merchant's event. Only APM payments that
+// The shopper's answer on the issuer's page goes to the payment's connector, which answers the
+// outcome: approved (captured when the account captures automatically and risk accepted it),
+// declined (2001), or abandoned (2009). Recorded like every authorisation, with the merchant's event. Only APM payments that
 // still wait for the shopper are touched: a hosted-page payment is never completed from here.
-import type { AuthoriseOutcome } from '../../connectors/port.ts';
+import { connectorCompletion } from '../payments/completion.ts';
 import { paymentById } from '../../db/repositories/checkout.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -14,10 +14,8 @@ export type IssuerAnswer = 'approve' | 'decline' | 'abandon';
 export async function completeApm(deps: Deps, paymentId: string, answer: IssuerAnswer): Promise<PaymentRow | null> {
   const waiting = await waitingPayment(deps, paymentId, 'requires_redirect', (payment) => payment.kind === 'apm');
   if (!waiting) return paymentById(deps.database.db, paymentId);
-  const { context, capture, reference } = waiting;
-  const outcome: AuthoriseOutcome =
-    answer === 'approve'
-      ? { status: 'approved', reference, captured: capture }
-      : { status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference };
+  const outcome = await connectorCompletion(deps, waiting, 'completeRedirect', { answer });
+  if (!outcome) return waiting.payment;
+  const { context } = waiting;
   return recordAuthorisation(deps, context, outcome);
 }

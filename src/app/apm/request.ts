@@ -3,8 +3,7 @@
 // from its list, the person's document, the shopper's email). The method must take the order's
 // currency and billing country (4018 otherwise).
 import Type, { type Static } from 'typebox';
-import type { ApmMethod, PersonField } from '../../connectors/simulator/apm.ts';
-import { SANDBOX_BANKS } from '../../connectors/simulator/apm.ts';
+import type { ApmMethod, Bank, PersonField } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { checkBirthDate, OrderFields, orderDetails, type OrderDetails } from '../authorise/request.ts';
 import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from '../validation.ts';
@@ -90,7 +89,8 @@ export interface ApmCommand {
 
 const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code', 'token_id'] as const;
 
-export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now: Date): ApmCommand {
+/** `banks`: those the account's connector offers for the method. */
+export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now: Date, banks: readonly Bank[] = []): ApmCommand {
   const card = CARD_FIELDS.find((field) => body[field] !== undefined);
   if (card) throw invalid(card, `no ${card} with payment_method ${method.name}`);
   const parsed = apmPaymentRequest.parse(body);
@@ -102,7 +102,7 @@ export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now
     checkDocument(parsed.person.document_type, parsed.person.document_number);
   }
   checkMethodTakes(method, order);
-  checkMethodNeeds(method, parsed);
+  checkMethodNeeds(method, parsed, banks);
   return {
     order,
     returnUrl: parsed.return_url,
@@ -128,11 +128,11 @@ function checkMethodTakes(method: ApmMethod, order: OrderDetails): void {
   }
 }
 
-function checkMethodNeeds(method: ApmMethod, body: ApmPaymentBody): void {
+function checkMethodNeeds(method: ApmMethod, body: ApmPaymentBody, banks: readonly Bank[]): void {
   if (method.needs.bankCode) {
     if (!body.bank_code) throw new AppError('missing_field', `bank_code is required for ${method.name}`, { field: 'bank_code' });
-    if (!SANDBOX_BANKS.some((bank) => bank.code === body.bank_code)) {
-      throw invalid('bank_code', `one of ${SANDBOX_BANKS.map((bank) => bank.code).join(', ')}`);
+    if (!banks.some((bank) => bank.code === body.bank_code)) {
+      throw invalid('bank_code', `one of ${banks.map((bank) => bank.code).join(', ')}`);
     }
   }
   if (method.needs.shopperEmail && !body.shopper_email) {

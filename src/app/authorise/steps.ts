@@ -2,10 +2,9 @@
 // claim the order once, resolve the card, assess risk, call the processor outside any transaction.
 // Each pipeline composes them and then records the outcome (recordAuthorisation).
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector } from '../../connectors/port.ts';
-import { TEST_CARDS } from '../../connectors/simulator/cards.ts';
+import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, CardFacts, Connector } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
-import { assessRisk, issuerCountryOf, riskSettingsFor, SANDBOX_RISK_CARDS, type RiskDecision } from '../../domain/risk.ts';
+import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
 import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
@@ -15,7 +14,6 @@ import type { Deps } from '../context.ts';
 import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '../payments/record-authorisation.ts';
 import type { CardSource, OrderDetails } from './request.ts';
 
-const TEST_CARD_NUMBERS = new Set(TEST_CARDS.map((card) => card.number));
 
 /** Authorisations in flight in this process, so a concurrent twin can wait on the first one. */
 const inFlight = new Map<string, Promise<PaymentRow>>();
@@ -189,12 +187,17 @@ async function callConnector(deps: Deps, connector: Connector, request: Authoris
   return { status: 'pending' };
 }
 
+/** What the account's acquirer knows of the card (its BIN tables); nothing when it says nothing. */
+function cardFactsOf(deps: Deps, account: AccountRow, pan: string): CardFacts {
+  return deps.connectors.get(account.connector)?.cardFacts?.(pan) ?? {};
+}
+
 /** What the risk rules need to look up for this order: velocity caps, blocklist keys. */
 export function riskProbe(deps: Deps, account: AccountRow, order: OrderDetails, paymentId: string, card?: ResolvedCard): RiskProbe {
   const settings = riskSettingsFor(account.riskSettings);
   const pan = card?.details.pan;
   // Test cards keep their meaning under repeated test traffic (docs/api/authorise.md): no velocity.
-  const countVelocity = !(deps.config.mode === 'sandbox' && pan !== undefined && TEST_CARD_NUMBERS.has(pan));
+  const countVelocity = !(deps.config.mode === 'sandbox' && pan !== undefined && cardFactsOf(deps, account, pan).testCard === true);
   return {
     accountId: account.id,
     paymentId,
@@ -217,8 +220,9 @@ function assess(deps: Deps, account: AccountRow, order: OrderDetails, card: Reso
   const sandbox = deps.config.mode === 'sandbox';
   const { card: _cardVelocity, ...shopperVelocity } = facts.velocity;
   const velocity = card ? facts.velocity : shopperVelocity;
-  const issuerCountry = pan ? issuerCountryOf(pan.slice(0, 6)) : undefined;
-  const sandboxCard = sandbox && pan ? SANDBOX_RISK_CARDS.get(pan) : undefined;
+  const known: CardFacts = pan ? cardFactsOf(deps, account, pan) : {};
+  const issuerCountry = known.issuerCountry;
+  const sandboxCard = sandbox ? known.verdict : undefined;
   return assessRisk(
     {
       amount: order.amount,

@@ -77,7 +77,7 @@ export async function optimisePaymentMethods(deps: Deps, account: AccountRow, bo
 
   const offered = [
     { name: 'card', type: 'card', label: 'Card' },
-    ...methodsOf(account).filter(
+    ...methodsOf(deps.connectors, account).filter(
       (method) => (!method.currencies || method.currencies.includes(currency)) && (!method.countries || (country !== undefined && method.countries.includes(country))),
     ),
   ];

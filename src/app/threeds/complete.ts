@@ -1,11 +1,13 @@
-// The end of a 3-D Secure challenge: the issuer's result completes the payment. Authenticated,
-// it is approved (captured when the account captures automatically and risk accepted it);
-// otherwise it fails with 2007. On the hosted page a failure leaves room for another try
+// The end of a 3-D Secure challenge: the issuer's result goes to the payment's connector, which
+// answers the outcome (the core never decides "approved" itself). Approved, the payment is
+// captured when the account captures automatically and risk accepted it; declined, it fails
+// with 2007. On the hosted page a failure leaves room for another try
 // (settleAttempt); everywhere else the outcome is recorded, with the merchant's event.
 //
 // A challenge the shopper never finishes is failed as abandoned after CHALLENGE_TTL_MS by the
 // expire-abandoned-payments task.
-import type { AuthoriseOutcome } from '../../connectors/port.ts';
+import type { AuthenticationResult } from '../../connectors/port.ts';
+import { connectorCompletion } from '../payments/completion.ts';
 import { findSessionOfPayment, paymentById } from '../../db/repositories/checkout.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import { settleAttempt } from '../checkout/attempt.ts';
@@ -15,19 +17,16 @@ import { waitingPayment } from '../payments/waiting.ts';
 
 export const CHALLENGE_TTL_MS = 30 * 60_000;
 
-export interface ChallengeResult {
-  readonly authenticated: boolean;
-  readonly threeDS: string;
-}
+/** What the ACS told us, passed on to the connector as it came. */
+export type ChallengeResult = AuthenticationResult;
 
 /** The payment after the challenge; unchanged when it was not waiting for one. */
 export async function completeChallenge(deps: Deps, paymentId: string, result: ChallengeResult): Promise<PaymentRow | null> {
   const waiting = await waitingPayment(deps, paymentId, 'requires_authentication');
   if (!waiting) return paymentById(deps.database.db, paymentId);
-  const { payment, context, capture, reference } = waiting;
-  const outcome: AuthoriseOutcome = result.authenticated
-    ? { status: 'approved', reference, captured: capture, threeDS: result.threeDS }
-    : { status: 'declined', reason: 'authentication_failed', reference, threeDS: result.threeDS };
+  const { payment, context } = waiting;
+  const outcome = await connectorCompletion(deps, waiting, 'completeAuthentication', result);
+  if (!outcome) return payment; // no answer yet: the challenge can be answered again, or expires
   if (payment.kind === 'checkout') {
     const session = await findSessionOfPayment(deps.database.db, payment.id);
     if (session) return settleAttempt(deps, session.id, context, outcome);

@@ -2,33 +2,15 @@
 // unpaid one waits. Each answers with an issuer page the shopper approves, declines or leaves
 // (docs/apm.md); one bank, SBX009, is "offline" and declines at once.
 
-export type ApmType = 'redirect' | 'bank_redirect' | 'voucher' | 'wallet';
+import type { ApmMethod, Bank } from '../port.ts';
 
-/** Person fields a method requires (the `person` object of the APM request). */
-export type PersonField = 'document_type' | 'document_number' | 'email';
+export type { ApmMethod, ApmType, PersonField } from '../port.ts';
 
-export interface ApmMethod {
-  readonly name: string;
-  readonly type: ApmType;
-  readonly label: string;
-  /** ISO 4217 codes it takes; undefined: any. */
-  readonly currencies?: readonly string[];
-  /** Billing countries it serves; undefined: any. */
-  readonly countries?: readonly string[];
-  readonly needs: {
-    readonly bankCode?: boolean;
-    readonly person?: readonly PersonField[];
-    readonly shopperEmail?: boolean;
-  };
-  /** Minutes an unpaid payment waits for the shopper before it fails as abandoned (2009). */
-  readonly ttlMinutes: number;
-}
-
-export const SANDBOX_BANKS = [
+export const SANDBOX_BANKS: readonly Bank[] = [
   { code: 'SBX001', name: 'Sandbox Bank' },
   { code: 'SBX002', name: 'Test Savings Bank' },
   { code: 'SBX009', name: 'Offline Bank (declines at once)' },
-] as const;
+];
 export const OFFLINE_BANK = 'SBX009';
 
 export const SANDBOX_METHODS: readonly ApmMethod[] = [

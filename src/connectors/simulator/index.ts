@@ -4,8 +4,10 @@
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it. That memory is per process: after a restart the processor "has no record".
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
-import { OFFLINE_BANK } from './apm.ts';
+import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
+import { sandboxCardFacts } from './risk.ts';
+import { simulatedPayouts } from './payouts.ts';
 import { simulateRefund, simulateRefundStatus } from './refunds.ts';
 
 export interface SimulatorOptions {
@@ -82,5 +84,21 @@ export function createSimulator(options: SimulatorOptions): Connector {
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
     refundStatus: async (request) => ok(simulateRefundStatus(request.reference)),
+    paymentMethods: () => SANDBOX_METHODS,
+    banks: (method) => (SANDBOX_METHODS.find((m) => m.name === method)?.needs.bankCode ? SANDBOX_BANKS : []),
+    cardFacts: sandboxCardFacts,
+    // The sandbox ACS page tells the simulator the cardholder's result; it approves only an authenticated one.
+    completeAuthentication: async (request) => {
+      const threeDS = typeof request.result.threeDS === 'string' ? request.result.threeDS : '';
+      if (request.result.authenticated !== true) return ok({ status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
+      return ok({ status: 'approved', reference: request.reference, captured: request.capture, threeDS });
+    },
+    // The sandbox issuer page's answer: approve, decline, or leave.
+    completeRedirect: async (request) => {
+      const answer = request.result.answer;
+      if (answer === 'approve') return ok({ status: 'approved', reference: request.reference, captured: request.capture });
+      return ok({ status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
+    },
+    payouts: simulatedPayouts,
   };
 }

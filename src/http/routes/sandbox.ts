@@ -43,7 +43,7 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
     if (payment.status !== 'requires_authentication') return challengeOver(request, reply, payment);
     const result = answerChallenge({ cancel: body.action === 'cancel', code: typeof body.code === 'string' ? body.code.trim() : '' });
     if (!result) return sendPage(reply, await challenge(payment, true));
-    const after = (await completeChallenge(deps, payment.id, result)) ?? payment;
+    const after = (await completeChallenge(deps, payment.id, { ...result })) ?? payment;
     return goOn(request, reply, after, await shopperNextUrl(deps, directory, after));
   });
 
