@@ -11,8 +11,6 @@ const example = {
   ],
 };
 
-const SECOND_EXAMPLE_SIGNATURE = '9a8c93d4f22c623f784ea1fac7726b2568f1f121e6f8a0afcadbff3389799410';
-
 describe('encryption_data', () => {
   it('reproduces the worked example of decisions §2', () => {
     expect(canonicalString(example)).toBe(
@@ -22,14 +20,23 @@ describe('encryption_data', () => {
   });
 
   it('escapes %, & and = in values, and nothing else (docs/signing.md, the second worked example)', () => {
-    const body = { merchant_id: 'M100001', account_id: 'A100001', note: 'gift&notify_url=http://x.example/?a=1', custom: '100% cotton; 5+5 <b>' };
+    const body = {
+      merchant_id: 'M100001',
+      account_id: 'A100001',
+      order_no: 'ORD-2',
+      currency: 'USD',
+      amount: '42.50',
+      note: 'gift&notify_url=http://x.example/',
+      custom: 'size=M; 100% cotton',
+      account_owner: [{ last_name: 'Smith&amount=0.01' }],
+    };
     expect(canonicalString(body)).toBe(
-      'account_id=A100001&custom=100%25 cotton; 5+5 <b>&merchant_id=M100001&note=gift%26notify_url%3Dhttp://x.example/?a%3D1',
+      'account_id=A100001&account_owner[0].last_name=Smith%26amount%3D0.01&amount=42.50&currency=USD&custom=size%3DM; 100%25 cotton&merchant_id=M100001&note=gift%26notify_url%3Dhttp://x.example/&order_no=ORD-2',
     );
-    expect(sign(body, 'sk_test_4f3c2b1a')).toBe(SECOND_EXAMPLE_SIGNATURE);
+    expect(sign(body, 'sk_test_4f3c2b1a')).toBe('b2b46792de8048ad3da31f3c80198637aafac784183f9607312f970bf955fa2c');
     expect(escapeValue('%26')).toBe('%2526');
     expect(escapeValue('a=b&c%d')).toBe('a%3Db%26c%25d');
-    expect(escapeValue('plain text + ?#/é')).toBe('plain text + ?#/é');
+    expect(escapeValue('plain text + ?#/é <b>')).toBe('plain text + ?#/é <b>');
   });
 
   it('keeps a value from posing as further pairs', () => {
