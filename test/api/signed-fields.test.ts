@@ -30,6 +30,23 @@ const rows = (sql: string, params: unknown[] = []) => gw.database.query<Record<s
 const count = async (table: string) => Number((await rows(`SELECT count(*)::text AS n FROM ${table}`))[0]!.n);
 const stored = async () => ({ payments: await count('payments'), sessions: await count('checkout_sessions'), operations: await count('payment_operations'), refunds: await count('refunds') });
 
+/**
+ * docs/signing.md as a merchant would write it, apart from the gateway's code: leaves as
+ * `path=value`, values escaping `%`, `&` and `=`, sorted by path, joined with `&`, HMAC-SHA256.
+ */
+function merchantSignature(body: Record<string, unknown>, secret: string): string {
+  const pairs: [string, string][] = [];
+  const leaves = (path: string, node: unknown): void => {
+    if (node === null || node === undefined || node === '') return;
+    if (Array.isArray(node)) node.forEach((child, i) => leaves(`${path}[${i}]`, child));
+    else if (typeof node === 'object') for (const [key, child] of Object.entries(node)) leaves(`${path}.${key}`, child);
+    else pairs.push([path, String(node).replace(/%/g, '%25').replace(/&/g, '%26').replace(/=/g, '%3D')]);
+  };
+  for (const [key, value] of Object.entries(body)) if (key !== 'encryption_data') leaves(key, value);
+  pairs.sort(([p], [q]) => (Buffer.from(p) < Buffer.from(q) ? -1 : 1));
+  return createHmac('sha256', secret).update(pairs.map(([path, value]) => `${path}=${value}`).join('&'), 'utf8').digest('hex');
+}
+
 function checkout(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return { ...shop.ids, order_no: orderNo('CO'), currency: 'USD', amount: '42.50', return_url: 'https://shop.example/return', ...overrides };
 }
@@ -83,9 +100,30 @@ describe('a signed body cannot be rearranged (issue 8, item 1)', () => {
     const answer = await shop.post('/v1/authorise', { ...body, encryption_data }, { format });
     expect([answer.status, answer.body.result_info]).toEqual([200, '0000:Success']);
     expect(answer.body.note).toBe('fish & chips = 100% tasty');
-    expect(answer.signed).toBe(true);
+    expect(answer.body.encryption_data).toBe(merchantSignature(answer.body, shop.secret));
     const [payment] = await rows('SELECT request FROM payments WHERE order_no = $1', [order]);
     expect(payment!.request).toMatchObject({ note: 'fish & chips = 100% tasty', custom: 'a=b&c=d%26', account_owner: [{ last_name: 'Smith&Jones' }] });
+  });
+
+  it('signs the return to return_url by the same rule, the merchant\'s own parameters holding & and = included', async () => {
+    const page = await shop.post('/v1/checkout', checkout({ return_url: 'https://shop.example/return?next=%2Fcart%3Fstep%3D2%26gift%3D1' }));
+    const opened = await gw.gateway.server.app.inject({
+      method: 'POST',
+      url: '/v1/checkout',
+      payload: new URLSearchParams(hiddenFields(page.raw)).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const pagePath = new URL(opened.headers.location!, 'http://gateway.test').pathname;
+    await gw.gateway.server.app.inject({
+      method: 'POST',
+      url: `${pagePath}/pay`,
+      payload: new URLSearchParams({ holder_name: 'Ana Lima', card_number: '4111 1111 1111 1111', expiry: '12 / 30', security_code: '123' }).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    const back = await gw.gateway.server.app.inject({ method: 'GET', url: pagePath });
+    const returned = Object.fromEntries(new URL(back.headers.location!).searchParams);
+    expect(returned).toMatchObject({ next: '/cart?step=2&gift=1', result_info: '0000:Success' });
+    expect(returned.encryption_data).toBe(merchantSignature(returned, shop.secret));
   });
 });
 
