@@ -5,7 +5,7 @@ import Type, { type TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { admitFields } from '../../src/app/request-fields.ts';
 import { Text } from '../../src/app/validation.ts';
-import { AppError } from '../../src/domain/errors.ts';
+import type { AppError } from '../../src/domain/errors.ts';
 import type { Operation } from '../../src/http/operation.ts';
 import { authoriseOperation } from '../../src/http/routes/authorise.ts';
 import { cancelOperation } from '../../src/http/routes/cancel.ts';
