@@ -30,6 +30,7 @@ export const CODES = {
   authentication_failed: { code: '2007', message: '3-D Secure authentication failed' },
   processor_error: { code: '2008', message: 'Declined: processor error' },
   payment_abandoned: { code: '2009', message: 'Shopper abandoned or let the payment expire' },
+  authorisation_expired: { code: '2010', message: 'Authorisation expired uncaptured: the hold was released' },
 
   risk_rejected: { code: '3001', message: 'Rejected by risk' },
   review_rejected: { code: '3002', message: 'Rejected on review' },

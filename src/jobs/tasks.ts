@@ -2,6 +2,7 @@
 import { deliverDueNotifications } from '../app/notifications/deliver.ts';
 import { expireAbandonedPayments } from '../app/apm/expire.ts';
 import { settleBalances } from '../app/balances/settle.ts';
+import { expireAuthorisations } from '../app/capture/expire-authorisations.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
@@ -22,4 +23,6 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
   // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement).
   { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
+  // Uncaptured authorisations are voided when their connector's expiry passes.
+  { name: 'expire-authorisations', intervalMs: 60_000, run: (deps) => expireAuthorisations(deps) },
 ];

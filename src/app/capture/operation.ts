@@ -160,7 +160,12 @@ async function applyOperation(tx: Tx, account: AccountRow, payment: PaymentRow, 
     await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount - operation.amount) });
     await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeOf(operation.amount, payment.currency, account)) });
   } else {
-    const rejected = operation.origin === 'review_reject' ? { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message } : {};
+    const rejected =
+      operation.origin === 'review_reject'
+        ? { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message }
+        : operation.origin === 'expiry'
+          ? { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message }
+          : {};
     updated = await updatePayment(tx, payment.id, { status: 'cancelled', ...rejected });
     await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount) });
   }

@@ -26,3 +26,8 @@ CREATE UNIQUE INDEX ledger_entries_journal_book ON ledger_entries (journal_id, b
 -- Fees per currency, a fixed part in minor units plus basis points of the captured amount:
 -- {"USD": {"fixed": 30, "bps": 290}}. A currency without an entry pays fee_bps alone.
 ALTER TABLE accounts ADD COLUMN fees jsonb NOT NULL DEFAULT '{}';
+
+-- An authorisation never captured is voided when its connector's expiry passes (origin 'expiry').
+ALTER TABLE payment_operations DROP CONSTRAINT IF EXISTS payment_operations_origin_check;
+ALTER TABLE payment_operations ADD CONSTRAINT payment_operations_origin_check
+  CHECK (origin IN ('capture', 'cancel', 'review_approve', 'review_reject', 'expiry'));

@@ -1,0 +1,48 @@
+// An authorisation never captured on a manual-capture account expires on its connector's
+// schedule (the sandbox's seven days, moved here by the injected clock): voided at the
+// processor, cancelled with 2010, the hold released in the books, the merchant notified.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
+import type { SignedClient } from '../support/client.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
+
+const DAY = 86_400_000;
+const clock = new FakeClock(new Date());
+const processor = scriptedProcessor();
+let gw: TestGateway;
+let manual: SignedClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, connectors: processor.connectors });
+  manual = await gw.merchant({ captureMode: 'manual' });
+});
+afterAll(() => gw?.close());
+
+describe('authorisation expiry', () => {
+  it('voids an uncaptured authorisation after seven days, releases its hold and notifies the merchant', async () => {
+    const held = await pay(manual, { amount: '12.00' });
+    const captured = await pay(manual, { amount: '5.00' });
+    await capture(manual, captured);
+    const auto = await pay(await gw.merchant(), { amount: '3.00' });
+
+    clock.advance(6 * DAY);
+    expect(await expireAuthorisations(gw.gateway.deps)).toBe(0);
+    expect((await paymentRow(gw, held.transaction_id)).status).toBe('authorised');
+
+    clock.advance(DAY + 60_000);
+    const voidsBefore = processor.calls.cancel;
+    expect(await expireAuthorisations(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+    expect(processor.calls.cancel).toBeGreaterThan(voidsBefore);
+    expect(await paymentRow(gw, held.transaction_id)).toMatchObject({ status: 'cancelled', result_code: '2010' });
+    expect(await booksOf(gw, held.transaction_id)).toEqual({});
+    expect(await eventTypes(gw, held.transaction_id)).toEqual(['payment.authorised', 'payment.cancelled']);
+    expect((await paymentRow(gw, captured.transaction_id)).status).toBe('captured');
+    expect((await paymentRow(gw, auto.transaction_id)).status).toBe('captured');
+
+    const late = await capture(manual, held);
+    expect(late.capture_status).not.toBe('succeeded');
+    expect(await expireAuthorisations(gw.gateway.deps)).toBe(0);
+    await expectLedgerBalanced(gw);
+  });
+});
