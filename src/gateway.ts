@@ -1,6 +1,7 @@
 // The composition root: opens the database, migrates, wires use cases to the HTTP server.
 import type { Logger } from 'pino';
 import { systemClock, type Clock, type Connectors, type Deps } from './app/context.ts';
+import { probeSealedData } from './app/vault-probe.ts';
 import { Vault } from './app/vault.ts';
 import type { Config } from './config.ts';
 import { createConnectors } from './connectors/registry.ts';
@@ -44,6 +45,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ownsDatabase = !options.database;
   const database = options.database ?? (await openConfiguredDatabase(options.config));
   const deps = await createDeps({ ...options, database });
+  if (deps.config.mode === 'live') await probeSealedData(deps);
   const server = await buildServer(deps);
   return {
     deps,

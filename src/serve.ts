@@ -28,7 +28,8 @@ export async function serve(config: Config, print: (text: string) => void = (tex
   try {
     const database = await openConfiguredDatabase(config);
     const gateway = await createGateway({ config, log, database });
-    if (!(await hasMerchants(gateway.deps))) {
+    // Live mode creates no merchant of its own: live merchants are set up by an operator, on a live connector.
+    if (config.mode === 'sandbox' && !(await hasMerchants(gateway.deps))) {
       const demo = await createMerchant(gateway.deps, 'Demo merchant');
       print(
         `\nCreated a demo merchant (sandbox credentials; keep the secret key secret):\n` +

@@ -3,7 +3,7 @@
 // removed from the configuration.
 import { ne, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
-import { accountKeys, cardTokens } from '../db/schema.ts';
+import { accountKeys, accounts, cardTokens } from '../db/schema.ts';
 import type { Deps } from './context.ts';
 
 /** A table of sealed values: its id (the sealing context), the ciphertext and the key id. */
@@ -17,6 +17,7 @@ interface SealedColumns {
 const SEALED = {
   tokens: { table: cardTokens, id: cardTokens.id, ciphertext: cardTokens.panCiphertext, keyId: cardTokens.vaultKeyId },
   keys: { table: accountKeys, id: accountKeys.id, ciphertext: accountKeys.secretCiphertext, keyId: accountKeys.vaultKeyId },
+  connectors: { table: accounts, id: accounts.id, ciphertext: accounts.connectorCredentials, keyId: accounts.connectorCredentialsKey },
 } satisfies Record<string, SealedColumns>;
 
 async function reseal(deps: Pick<Deps, 'database' | 'vault'>, sealed: SealedColumns, batch: number): Promise<number> {
@@ -41,6 +42,10 @@ async function reseal(deps: Pick<Deps, 'database' | 'vault'>, sealed: SealedColu
   }
 }
 
-export async function resealAll(deps: Pick<Deps, 'database' | 'vault'>, batch = 500): Promise<{ tokens: number; keys: number }> {
-  return { tokens: await reseal(deps, SEALED.tokens, batch), keys: await reseal(deps, SEALED.keys, batch) };
+export async function resealAll(deps: Pick<Deps, 'database' | 'vault'>, batch = 500): Promise<{ tokens: number; keys: number; connectors: number }> {
+  return {
+    tokens: await reseal(deps, SEALED.tokens, batch),
+    keys: await reseal(deps, SEALED.keys, batch),
+    connectors: await reseal(deps, SEALED.connectors, batch),
+  };
 }

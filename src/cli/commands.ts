@@ -39,6 +39,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .action(async () => {
       const done = await resealAll(deps);
       io.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
+      if (done.connectors > 0) io.out(`resealed ${done.connectors} connector credentials\n`);
     });
 
   program

@@ -229,3 +229,24 @@ export interface Connector {
 
 /** How long the core waits for one connector call before its outcome is pending. */
 export const CONNECTOR_CALL_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs one connector call with a deadline: the call gets a signal aborted at the deadline, and a
+ * call that has not answered by then (or throws) is a `timeout`/`network` error: its outcome is
+ * pending, never success.
+ */
+export async function withDeadline<T>(call: (signal: AbortSignal) => Promise<Result<T>>, ms: number): Promise<Result<T>> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const overrun = new Promise<Result<T>>((resolve) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      resolve(err({ kind: 'timeout', message: `no answer within ${ms} ms` }));
+    }, ms);
+  });
+  try {
+    return await Promise.race([call(controller.signal).catch((error: unknown) => err({ kind: 'network' as const, message: String(error) })), overrun]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

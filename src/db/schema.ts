@@ -21,6 +21,9 @@ export const accounts = pgTable('accounts', {
   status: text('status').$type<'active' | 'disabled'>().notNull().default('active'),
   captureMode: text('capture_mode').$type<'auto' | 'manual'>().notNull().default('auto'),
   connector: text('connector').notNull().default('simulator'),
+  /** The account's credentials with its connector, sealed by the vault (context: the account id) (0009). */
+  connectorCredentials: text('connector_credentials'),
+  connectorCredentialsKey: text('connector_credentials_key'),
   rateLimitPerSecond: integer('rate_limit_per_second'),
   feeBps: integer('fee_bps').notNull().default(0),
   /** Per currency: a fixed part in minor units plus basis points (0009); else fee_bps alone. */

@@ -15,6 +15,8 @@ export interface AccountSettings {
   readonly rateLimitPerSecond?: number;
   readonly feeBps?: number;
   readonly name?: string;
+  /** The connector that processes its payments; the sandbox simulator when absent (sandbox only). */
+  readonly connector?: string;
 }
 
 export interface Credentials {
@@ -24,6 +26,16 @@ export interface Credentials {
 }
 
 type KeyDeps = Pick<Deps, 'vault' | 'config'>;
+
+/** Live money never meets the sandbox simulator: a live account names a live connector. */
+export function assertConnectorForMode(deps: Pick<Deps, 'config'>, connector: string): void {
+  if (deps.config.mode === 'live' && connector === 'simulator') {
+    throw new AppError(
+      'invalid_field',
+      'live mode: the sandbox simulator cannot process live payments; name the connector of your acquirer (--connector NAME), registered for live mode',
+    );
+  }
+}
 
 function newSecret(deps: KeyDeps): string {
   return `sk_${deps.config.mode === 'live' ? 'live' : 'test'}_${randomBytes(24).toString('base64url')}`;
@@ -38,12 +50,14 @@ async function addKey(tx: Executor, deps: KeyDeps, accountId: string): Promise<s
 }
 
 async function insertAccount(tx: Executor, deps: KeyDeps, merchantId: string, settings: AccountSettings): Promise<Credentials> {
+  assertConnectorForMode(deps, settings.connector ?? 'simulator');
   const accountId = await nextAccountId(tx);
   await tx.insert(accounts).values({
     id: accountId,
     merchantId,
     name: settings.name ?? 'default',
     captureMode: settings.captureMode ?? 'auto',
+    ...(settings.connector ? { connector: settings.connector } : {}),
     ...(settings.rateLimitPerSecond ? { rateLimitPerSecond: settings.rateLimitPerSecond } : {}),
     ...(settings.feeBps !== undefined ? { feeBps: settings.feeBps } : {}),
   });

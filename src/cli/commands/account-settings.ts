@@ -1,6 +1,8 @@
 // `acquiro merchants disable|enable` and `acquiro accounts fees show|set|remove`: what an
 // operator changes on a merchant already taking payments. Every process sees it at once.
+import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { setConnector, showConnector, type ConnectorView } from '../../app/merchants/connector.ts';
 import { setCurrencyFee, setStatus, showFees, type FeesView, type Status } from '../../app/merchants/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { show, usageError, type CommandDeps, type Output } from '../io.ts';
@@ -63,4 +65,43 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
       const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, null);
       show(io, Boolean(opts.json), view, () => feesText(view));
     });
+
+  const connector = sub(program, 'accounts', 'accounts of a merchant').command('connector').description("the connector that processes an account's payments, and its credentials");
+  const connectorText = (view: ConnectorView) => `account ${view.account_id}: connector ${view.connector}, credentials ${view.credentials.join(', ') || '(none)'}`;
+  connector
+    .command('show')
+    .description('print the connector and the names of its stored credentials (never their values)')
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--account-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const view = await showConnector(deps, opts.merchantId, opts.accountId);
+      show(io, Boolean(opts.json), view, () => connectorText(view));
+    });
+  connector
+    .command('set')
+    .description('route the account to a connector, with its credentials sealed by the vault (refused for the simulator in live mode)')
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--account-id <id>')
+    .requiredOption('--connector <name>', 'a connector registered in this mode')
+    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file, never typed on the command line')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; accountId: string; connector: string; credentialsFile?: string; json?: boolean }) => {
+      const credentials = opts.credentialsFile ? await readCredentials(opts.credentialsFile) : undefined;
+      const view = await setConnector(deps, opts.merchantId, opts.accountId, opts.connector, credentials);
+      show(io, Boolean(opts.json), view, () => connectorText(view));
+    });
+}
+
+async function readCredentials(path: string): Promise<Record<string, string>> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(path, 'utf8'));
+  } catch {
+    throw usageError(`--credentials-file ${path} is not a readable JSON file`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
+    throw usageError(`--credentials-file ${path} must hold one JSON object whose values are text`);
+  }
+  return parsed as Record<string, string>;
 }

@@ -39,10 +39,12 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .addOption(captureMode())
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
+        ...(opts.connector ? { connector: opts.connector } : {}),
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
       });
@@ -67,10 +69,12 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .addOption(captureMode())
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
-    .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+    .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
       const created = await createAccount(deps, opts.merchantId, {
         name: opts.name,
+        ...(opts.connector ? { connector: opts.connector } : {}),
         captureMode: opts.captureMode,
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),

@@ -31,3 +31,8 @@ ALTER TABLE accounts ADD COLUMN fees jsonb NOT NULL DEFAULT '{}';
 ALTER TABLE payment_operations DROP CONSTRAINT IF EXISTS payment_operations_origin_check;
 ALTER TABLE payment_operations ADD CONSTRAINT payment_operations_origin_check
   CHECK (origin IN ('capture', 'cancel', 'review_approve', 'review_reject', 'expiry'));
+
+-- Each account's credentials with its connector (API keys of the acquirer), sealed by the vault
+-- like cards and secret keys (context: the account id), resealed by `acquiro vault reseal`.
+ALTER TABLE accounts ADD COLUMN connector_credentials text;
+ALTER TABLE accounts ADD COLUMN connector_credentials_key text;

@@ -1,0 +1,82 @@
+// Each account's connector and its sealed credentials (`acquiro accounts connector`), and live
+// mode's honesty: no live merchant on the sandbox simulator, no start on data it cannot decrypt,
+// and no 500 for a configuration problem (an account whose connector this process lacks).
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { createGateway } from '../../src/gateway.ts';
+import { signedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(() => gw?.close());
+
+const acquiro = (...argv: string[]) => runCommand(argv, gw.gateway.deps);
+const live = () => ({ ...gw.gateway.deps, config: { ...gw.gateway.deps.config, mode: 'live' as const } });
+const file = (content: string) => {
+  const path = join(mkdtempSync(join(tmpdir(), 'acquiro-creds-')), 'credentials.json');
+  writeFileSync(path, content, { mode: 0o600 });
+  return path;
+};
+
+describe('acquiro accounts connector', () => {
+  it('stores the credentials sealed, shows only their names, and refuses an unknown connector', async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const set = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', file('{"api_key":"ak_live_secret_123","region":"eu"}'));
+    expect([set.exitCode, set.stdout]).toEqual([0, `account ${shop.ids.account_id}: connector simulator, credentials api_key, region\n`]);
+    const [row] = await gw.database.query<{ connector_credentials: string }>(`SELECT connector_credentials FROM accounts WHERE id = $1`, [shop.ids.account_id]);
+    expect(row!.connector_credentials).not.toContain('ak_live_secret_123');
+    expect(JSON.parse((await acquiro('accounts', 'connector', 'show', ...ids, '--json')).stdout)).toEqual({
+      account_id: shop.ids.account_id,
+      connector: 'simulator',
+      credentials: ['api_key', 'region'],
+    });
+
+    const unknown = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'acme');
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: no connector acme is registered in sandbox mode\n']);
+    const bad = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', file('["x"]'));
+    expect(bad.stderr).toMatch(/must hold one JSON object whose values are text/);
+  });
+});
+
+describe('live mode', () => {
+  const simulatorRefusal =
+    'error: live mode: the sandbox simulator cannot process live payments; name the connector of your acquirer (--connector NAME), registered for live mode\n';
+
+  it('refuses to put a merchant on the sandbox simulator', async () => {
+    expect(await runCommand(['merchants', 'create', '--name', 'Live shop'], live())).toMatchObject({ exitCode: 1, stderr: simulatorRefusal });
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    expect(await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator'], live())).toMatchObject({ exitCode: 1, stderr: simulatorRefusal });
+    expect(await runCommand(['balance', 'topup', ...ids, '--currency', 'USD', '--amount', '1.00'], live())).toMatchObject({ exitCode: 1 });
+  });
+
+  it('refuses to start on a database whose sealed data its vault keys cannot open, saying what to do', async () => {
+    await gw.merchant(); // a secret key sealed with the sandbox's vault key
+    const config = { ...gw.config, mode: 'live' as const, vaultKeys: [{ id: 'k-new', key: randomBytes(32) }] };
+    await expect(createGateway({ config, database: gw.database })).rejects.toThrow(
+      /the database holds data sealed with vault key \S+, which ACQUIRO_VAULT_KEYS cannot open: start with the keys this database was sealed with/,
+    );
+  });
+
+  it('answers a payment of an account whose connector it lacks without a 500', async () => {
+    const shop = await gw.merchant(); // on the simulator, which a live process does not have
+    const gateway = await createGateway({ config: { ...gw.config, mode: 'live' }, database: gw.database });
+    try {
+      const client = signedClient(gateway.server.app, shop.credentials);
+      const answer = await client.post('/v1/authorise', cardPayment(client.ids));
+      expect(answer.status).toBe(200);
+      expect(answer.body.result_info).toBe('2008:Declined: processor error');
+    } finally {
+      await gateway.server.app.close();
+    }
+  });
+});
