@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalString, sign, verify } from '../sdk/index.ts';
-import { matchingSecret } from './signature.ts';
+import { canonicalString, matchingSecret, sign, verify } from './signature.ts';
 
 // decisions §2, worked example.
 const example = {
