@@ -123,7 +123,7 @@ export class AcquiroClient {
   async checkout(order: CheckoutOrder): Promise<string> {
     const { status, statusText, text } = await this.#post('/v1/checkout', order, {});
     if (status === 200 && /^\s*<!doctype html/i.test(text)) return text;
-    let answer: Record<string, unknown> = {};
+    let answer: Record<string, unknown>;
     try {
       answer = parseAnswer(text);
     } catch {
