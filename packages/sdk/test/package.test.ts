@@ -133,9 +133,9 @@ async function node(binary: string, program: string): Promise<Record<string, unk
 }
 
 describe.each([
-  ['the machine', systemNode()],
-  ['the pinned Node 24', PINNED_NODE],
-])('the installed package under %s Node', (_name, binary) => {
+  ["the machine's own Node", systemNode()],
+  ["the project's pinned Node 24", PINNED_NODE],
+])('the installed package under %s', (_name, binary) => {
   it('pays, refunds and checks a notification from an ES module', async () => {
     const result = await node(binary, 'shop.mjs');
     expect(Number(String(result.node).split('.')[0])).toBeGreaterThanOrEqual(18);
