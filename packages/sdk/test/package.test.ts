@@ -3,7 +3,7 @@
 // gateway from JavaScript (import and require) under the machine's own Node and the project's
 // pinned Node 24, and from TypeScript compiled by `tsc --strict` with no type libraries at all.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -51,8 +51,7 @@ beforeAll(async () => {
   expect(files.map((f) => f.path)).toEqual(expect.arrayContaining(['dist/esm/index.js', 'dist/esm/index.d.ts', 'dist/cjs/index.js', 'dist/cjs/index.d.ts', 'dist/cjs/package.json']));
 
   project = join(work, 'shop');
-  rmSync(project, { recursive: true, force: true });
-  await run('mkdir', ['-p', project]);
+  mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'shop', version: '1.0.0', private: true, type: 'module' }));
   await run('npm', ['install', '--offline', '--no-audit', '--no-fund', join(work, filename)], { cwd: project, env: cleanEnv });
   const installed = JSON.parse(readFileSync(join(project, 'node_modules/@acquiro/sdk/package.json'), 'utf8')) as { dependencies?: object };
