@@ -6,6 +6,7 @@ import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installMetrics } from './metrics/plugin.ts';
+import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -38,6 +39,8 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   installErrorHandling(app);
   installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  // Registered after the signature check: preValidation hooks run in this order.
+  installRequestFields(app);
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(

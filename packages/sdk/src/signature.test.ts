@@ -19,6 +19,23 @@ describe('the canonical string and encryption_data', () => {
     expect(sign(body, SECRET)).toBe('82b9f118bf679e82c29d2b97c49a1d43c13889278e1d1bd3d008bb520a8edbbb');
   });
 
+  it('matches the worked example of values holding &, = and %', () => {
+    const body = {
+      merchant_id: 'M100001',
+      account_id: 'A100001',
+      order_no: 'ORD-2',
+      currency: 'USD',
+      amount: '42.50',
+      note: 'gift&notify_url=http://x.example/',
+      custom: 'size=M; 100% cotton',
+      account_owner: [{ last_name: 'Smith&amount=0.01' }],
+    };
+    expect(canonicalString(body)).toBe(
+      'account_id=A100001&account_owner[0].last_name=Smith%26amount%3D0.01&amount=42.50&currency=USD&custom=size%3DM; 100%25 cotton&merchant_id=M100001&note=gift%26notify_url%3Dhttp://x.example/&order_no=ORD-2',
+    );
+    expect(sign(body, SECRET)).toBe('b2b46792de8048ad3da31f3c80198637aafac784183f9607312f970bf955fa2c');
+  });
+
   it('escapes %, & and = in values, so a value cannot pose as further pairs', () => {
     const smuggled = { merchant_id: 'M1', note: 'x&notify_url=https://evil.example/?a=1%', encryption_data: 'ignored' };
     expect(canonicalString(smuggled)).toBe('merchant_id=M1&note=x%26notify_url%3Dhttps://evil.example/?a%3D1%25');
