@@ -10,6 +10,8 @@ export interface Operation {
   readonly name: string;
   /** Paths, relative to the XML root, of list fields. */
   readonly lists: ReadonlySet<string>;
+  /** A batch operation's list, whose entries are refused one by one in the answer. */
+  readonly batchList?: string;
   readonly format: 'xml' | 'json';
   /** Accepts an Idempotency-Key header (operations that move money and have no order_no to key on). */
   readonly idempotencyKey?: boolean;

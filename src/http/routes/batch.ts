@@ -4,5 +4,5 @@ import { batchRefusal } from '../../app/batch/batch.ts';
 import type { Operation } from '../operation.ts';
 
 export function batchOperation(name: string, list: string, options: { idempotencyKey?: boolean } = {}): Operation {
-  return { name, lists: new Set([list]), format: 'json', errorAnswer: batchRefusal(list), ...options };
+  return { name, lists: new Set([list]), batchList: list, format: 'json', errorAnswer: batchRefusal(list), ...options };
 }
