@@ -40,7 +40,8 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
+      // The path only: a query string is request data (a shopper's page token, a search).
+      { method: request.method, url: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
       'request',
     );
   });
