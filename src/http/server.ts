@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AccountDirectory } from '../app/accounts/directory.ts';
 import type { Deps } from '../app/context.ts';
+import { limitConnectionsPerClient, timeoutOptions } from './connections.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
@@ -32,7 +33,9 @@ export async function buildServer(deps: Deps): Promise<Server> {
     bodyLimit: BODY_LIMIT,
     trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
     return503OnClosing: true,
+    ...timeoutOptions(deps.config),
   });
+  limitConnectionsPerClient(app.server, deps.config.maxConnectionsPerClient, deps.config.trustedProxies);
   const directory = new AccountDirectory(deps);
   installBodyParsing(app);
   installErrorHandling(app);
