@@ -34,3 +34,13 @@ export function findBadText(node: unknown, path = ''): string | undefined {
 function printable(text: string): string {
   return text.toWellFormed().replaceAll('\0', '\uFFFD');
 }
+
+/**
+ * A name the sender wrote, fit to quote in a refusal or a log line: at most 64 characters,
+ * printable ASCII, and any long run of digits masked as a card number is (`411111******1111`),
+ * so a card number typed as a field name is not echoed.
+ */
+export function quoteName(name: string): string {
+  const short = name.length > 64 ? `${name.slice(0, 64)}…` : name;
+  return short.replace(/[^\x20-\x7e…]/g, '?').replace(/[0-9]{12,}/g, (run) => `${run.slice(0, 6)}${'*'.repeat(run.length - 10)}${run.slice(-4)}`);
+}

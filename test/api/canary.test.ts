@@ -54,6 +54,10 @@ beforeAll(async () => {
     await send(cardPayment(shop.ids, { security_code: CVC3, first_name: NAME, note: `card ${IN_NOTE} thanks` }), format);
     await send(cardPayment(shop.ids, { security_code: CVC3, first_name: NAME, memo: IN_UNKNOWN }), format);
   }
+  // A card number typed as a field's name, refused (given twice) before any credential is checked.
+  const asName = freshCard('401288');
+  pans.add(asName);
+  answers.push(await shop.postRaw('/v1/authorise', `merchant_id=${shop.ids.merchant_id}&${asName}=1&${asName}=2`));
   // A database error on the payment's insert: its message and detail carry the row and the
   // query's parameters; the 500's log line must carry neither.
   await gw.database.query(`ALTER TABLE payments ADD CONSTRAINT canary_fault CHECK (request->>'first_name' IS DISTINCT FROM '${NAME}x')`);

@@ -9,7 +9,7 @@
 // independent and run side by side, a few at a time: a 50-order batch then costs a few orders'
 // time, not fifty.
 import { AppError } from '../../domain/errors.ts';
-import { findBadText } from '../../domain/text.ts';
+import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -85,8 +85,9 @@ async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, en
 
 /** An order whose text the database cannot store (a NUL, an unpaired surrogate) is refused on its own. */
 function assertGoodText(entry: Record<string, unknown>): void {
-  const field = findBadText(entry);
-  if (field !== undefined) {
+  const found = findBadText(entry);
+  if (found !== undefined) {
+    const field = quoteName(found);
     throw new AppError('invalid_field', `${field} is invalid: expected text without NUL characters or unpaired surrogates`, { field });
   }
 }

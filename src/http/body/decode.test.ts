@@ -75,6 +75,11 @@ describe('bodies are read by their content', () => {
     expect(refusal('a=%E9')).toBe('4002');
   });
 
+  it('quotes a name the sender wrote without a card number in it', () => {
+    expect(() => decode('4111111111111111=1&4111111111111111=2')).toThrow('411111******1111 is given more than once');
+    expect(() => decode('{"4111111111111111":1,"4111111111111111":2}')).toThrow('duplicate key 411111******1111 in JSON body');
+  });
+
   it('bounds forms: fields, list entries and depth refused with 400, in time linear in the size', () => {
     const started = performance.now();
     expect(refusal(Array.from({ length: 10_000 }, (_, i) => `x[${i}]=1`).join('&'))).toBe('4010');

@@ -3,7 +3,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { AppError } from '../../domain/errors.ts';
 import type { SignedBody, SignedNode } from '../../domain/signature.ts';
-import { findBadText } from '../../domain/text.ts';
+import { findBadText, quoteName } from '../../domain/text.ts';
 import { decodeForm } from './form.ts';
 import { MAX_DEPTH } from './limits.ts';
 
@@ -46,8 +46,9 @@ export function decodeBody(raw: Buffer, lists: ReadonlySet<string>, batchList?: 
 function refuseBadText(tree: SignedBody, batchList: string | undefined): void {
   for (const key of Object.keys(tree)) {
     if (key === batchList && Array.isArray(tree[key])) continue;
-    const field = findBadText({ [key]: tree[key] });
-    if (field !== undefined) {
+    const found = findBadText({ [key]: tree[key] });
+    if (found !== undefined) {
+      const field = quoteName(found);
       throw new AppError('invalid_field', `${field} is invalid: expected text without NUL characters or unpaired surrogates`, { field });
     }
   }
@@ -98,7 +99,7 @@ function scanJson(text: string): JsonScan {
       const keys = objects[objects.length - 1];
       if (expectKey && keys) {
         const key = escaped ? unescapeKey(text.slice(begin, i + 1)) : text.slice(begin + 1, i);
-        if (keys.has(key)) refusal ??= new AppError('duplicate_key', `duplicate key ${key} in JSON body`, { field: key });
+        if (keys.has(key)) refusal ??= new AppError('duplicate_key', `duplicate key ${quoteName(key)} in JSON body`, { field: quoteName(key) });
         if (key === '__proto__') refusal ??= new AppError('malformed_body', 'key __proto__ is not accepted', { field: key });
         keys.add(key);
         expectKey = false;

@@ -10,6 +10,7 @@
 // as a list and as an object.
 import { AppError } from '../../domain/errors.ts';
 import type { SignedBody } from '../../domain/signature.ts';
+import { quoteName } from '../../domain/text.ts';
 import { MAX_DEPTH, MAX_FIELDS, MAX_LIST_ENTRIES } from './limits.ts';
 
 type Container = Record<string, unknown> | unknown[];
@@ -35,7 +36,8 @@ export function decodeForm(text: string): SignedBody {
   for (const { list, path } of lists) {
     for (let i = 0; i < list.length; i++) {
       if (list[i] === undefined) {
-        throw new AppError('malformed_body', `${path}[${i}] is missing: list entries are numbered from 0 without gaps`, { field: `${path}[${i}]` });
+        const field = quoteName(`${path}[${i}]`);
+        throw new AppError('malformed_body', `${field} is missing: list entries are numbered from 0 without gaps`, { field });
       }
     }
   }
@@ -47,7 +49,7 @@ function percentDecode(raw: string, key: string | undefined): string {
   try {
     return decodeURIComponent(raw.replaceAll('+', ' '));
   } catch {
-    const field = key ?? raw.slice(0, 64);
+    const field = quoteName(key ?? raw);
     throw new AppError('invalid_field', `${field} is invalid: expected percent-encoded UTF-8`, { field });
   }
 }
@@ -62,7 +64,7 @@ function segmentsOf(key: string): string[] {
     const close = key.indexOf(']', at);
     if (key.charCodeAt(at) !== 0x5b || close === -1) throw notation(key, 'name[key] or name[index] brackets');
     segments.push(key.slice(at + 1, close));
-    if (segments.length > MAX_DEPTH) throw new AppError('malformed_body', `body nests deeper than ${MAX_DEPTH} levels`, { field: segments[0] });
+    if (segments.length > MAX_DEPTH) throw new AppError('malformed_body', `body nests deeper than ${MAX_DEPTH} levels`, { field: quoteName(segments[0]!) });
     at = close + 1;
   }
   return segments;
@@ -77,10 +79,11 @@ function place(root: Record<string, unknown>, key: string, value: string, lists:
     let present: unknown;
     let slot: string | number;
     if (Array.isArray(container)) {
-      if (!INDEX.test(segment)) throw notation(key, `${path}[0], ${path}[1], … for the entries of the list ${path}`);
+      if (!INDEX.test(segment)) throw notation(key, `${quoteName(path)}[0], [1], … for the entries of the list`);
       slot = Number(segment);
       if (slot >= MAX_LIST_ENTRIES) {
-        throw new AppError('batch_limit', `${path} holds more than ${MAX_LIST_ENTRIES} entries: at most ${MAX_LIST_ENTRIES} per list`, { field: path });
+        const field = quoteName(path);
+        throw new AppError('batch_limit', `${field} holds more than ${MAX_LIST_ENTRIES} entries: at most ${MAX_LIST_ENTRIES} per list`, { field });
       }
       present = container[slot];
       path = `${path}[${slot}]`;
@@ -92,7 +95,7 @@ function place(root: Record<string, unknown>, key: string, value: string, lists:
       path = path ? `${path}.${segment}` : segment;
     }
     if (s === segments.length - 1) {
-      if (present !== undefined) throw new AppError('duplicate_key', `${path} is given more than once`, { field: path });
+      if (present !== undefined) throw new AppError('duplicate_key', `${quoteName(path)} is given more than once`, { field: quoteName(path) });
       set(container, slot, value);
       return;
     }
@@ -103,7 +106,8 @@ function place(root: Record<string, unknown>, key: string, value: string, lists:
       set(container, slot, child);
       container = child;
     } else if (typeof present !== 'object' || present === null || Array.isArray(present) !== wantList) {
-      throw new AppError('malformed_body', `${path} is given both as ${kindOf(present)} and as ${wantList ? 'a list' : 'an object'}`, { field: path });
+      const field = quoteName(path);
+      throw new AppError('malformed_body', `${field} is given both as ${kindOf(present)} and as ${wantList ? 'a list' : 'an object'}`, { field });
     } else {
       container = present as Container;
     }
@@ -120,6 +124,6 @@ function kindOf(node: unknown): string {
 }
 
 function notation(key: string, expected: string): AppError {
-  const field = key.slice(0, 64);
+  const field = quoteName(key);
   return new AppError('malformed_body', `${field} is not bracket notation: expected ${expected}`, { field });
 }
