@@ -71,6 +71,7 @@ describe('bodies are read by their content', () => {
     expect(refusal('a[]=1')).toBe('4000');
     expect(refusal('a[b=1')).toBe('4000');
     expect(refusal('[a]=1')).toBe('4000');
+    expect(refusal('=1')).toBe('4000');
     expect(refusal('__proto__[a]=1')).toBe('4000');
     expect(refusal('a=%E9')).toBe('4002');
   });

@@ -57,7 +57,7 @@ function percentDecode(raw: string, key: string | undefined): string {
 /** `a[0][b]` → ['a', '0', 'b'] */
 function segmentsOf(key: string): string[] {
   const open = key.indexOf('[');
-  if (open === 0) throw notation(key, 'a field name before any bracket');
+  if (open === 0 || key === '') throw notation(key, 'a field name before any bracket');
   if (open === -1) return [key];
   const segments = [key.slice(0, open)];
   for (let at = open; at < key.length; ) {
