@@ -6,6 +6,8 @@ import { limitConnectionsPerClient, timeoutOptions } from './connections.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { installMetrics } from './metrics/plugin.ts';
+import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -40,6 +42,8 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   installErrorHandling(app);
   installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  // Registered after the signature check: preValidation hooks run in this order.
+  installRequestFields(app);
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -49,6 +53,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
     );
   });
 
+  installMetrics(app, deps);
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);
