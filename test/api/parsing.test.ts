@@ -2,7 +2,7 @@
 // read in linear time, nesting is bounded in every format, and text the database cannot store (a
 // NUL, an unpaired surrogate) is refused naming its field — in a batch, as that order's refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/sdk/index.ts';
+import { sign } from '../../src/domain/signature.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
