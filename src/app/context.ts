@@ -14,6 +14,8 @@ export const systemClock: Clock = { now: () => new Date() };
 
 export interface Connectors {
   get(name: string): Connector | undefined;
+  /** Every registered connector's name (the contract suite runs on each). */
+  names?(): readonly string[];
 }
 
 export interface Deps {

@@ -118,5 +118,40 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
       const result = await connector.paymentStatus({ paymentId: paymentId() });
       expect(typeof result.ok).toBe('boolean');
     });
+
+    it('states a schedule the ledger can use, if any', () => {
+      for (const days of [connector.schedule?.settlementDays ?? 0, connector.schedule?.authorisationExpiryDays ?? 0]) {
+        expect(Number.isInteger(days) && days >= 0).toBe(true);
+      }
+    });
+
+    it('lists its payment methods and their banks as the core reads them', () => {
+      for (const method of connector.paymentMethods?.() ?? []) {
+        expect(method.name).toMatch(/^[a-z][a-z0-9_]*$/);
+        for (const bank of connector.banks?.(method.name) ?? []) expect(bank).toEqual({ code: expect.any(String), name: expect.any(String) });
+      }
+    });
+
+    it('never approves a completion it cannot read (the core never decides "approved" itself)', async () => {
+      const base = { paymentId: paymentId(), reference: 'ref', amount: { minor: 1234, currency: 'EUR' }, capture: false, result: {} };
+      for (const complete of [connector.completeAuthentication, connector.completeRedirect]) {
+        if (!complete) continue;
+        const result = await complete.call(connector, base);
+        if (result.ok) expect(result.value.status).not.toBe('approved');
+      }
+    });
+
+    it('answers a merchant-initiated charge of a stored card, without a CVC, with a value', async () => {
+      const { securityCode: _cvc, ...stored } = fixtures.approvedCard;
+      const result = await connector.authorise(request(stored, { initiator: 'merchant', storedCredential: { usage: 'subsequent', networkTransactionId: 'NTID123' } }));
+      expect(typeof result.ok).toBe('boolean');
+    });
+
+    it.runIf(Boolean(connector.payouts))('creates a payout and answers its status with values', async () => {
+      const payouts = connector.payouts!;
+      const created = await payouts.createPayout({ payoutId: `PO${paymentId()}`, amount: { minor: 1000, currency: 'EUR' }, beneficiary: {}, reference: 'contract' });
+      expect(typeof created.ok).toBe('boolean');
+      expect(typeof (await payouts.payoutStatus({ payoutId: 'PO-unknown' })).ok).toBe('boolean');
+    });
   });
 }

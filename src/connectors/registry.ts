@@ -9,5 +9,5 @@ export function createConnectors(config: Config, extra: readonly Connector[] = [
   const all = new Map<string, Connector>();
   if (config.mode === 'sandbox') all.set('simulator', createSimulator({ baseUrl: config.baseUrl }));
   for (const connector of extra) all.set(connector.name, connector);
-  return { get: (name) => all.get(name) };
+  return { get: (name) => all.get(name), names: () => [...all.keys()] };
 }
