@@ -142,7 +142,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     },
     listen: async (channel, onNotify) => {
       if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
-      return client.listen(channel, () => onNotify());
+      const stop = await client.listen(channel, () => onNotify());
+      // Stopping after the database closed has nothing left to stop.
+      return () => stop().catch(() => {});
     },
     close: () => client.close(),
   };

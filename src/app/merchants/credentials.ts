@@ -50,7 +50,6 @@ async function addKey(tx: Executor, deps: KeyDeps, accountId: string): Promise<s
 }
 
 async function insertAccount(tx: Executor, deps: KeyDeps, merchantId: string, settings: AccountSettings): Promise<Credentials> {
-  assertConnectorForMode(deps, settings.connector ?? 'simulator');
   const accountId = await nextAccountId(tx);
   await tx.insert(accounts).values({
     id: accountId,

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import ipaddr from 'ipaddr.js';
 import { and, asc, eq } from 'drizzle-orm';
-import { createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { assertConnectorForMode, createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
 import { accountIps, accounts } from '../../db/schema.ts';
 import { nonNegativeInt, positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
 
@@ -42,6 +42,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
+      assertConnectorForMode(deps, opts.connector ?? 'simulator');
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
         ...(opts.connector ? { connector: opts.connector } : {}),
@@ -72,6 +73,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
+      assertConnectorForMode(deps, opts.connector ?? 'simulator');
       const created = await createAccount(deps, opts.merchantId, {
         name: opts.name,
         ...(opts.connector ? { connector: opts.connector } : {}),
