@@ -22,7 +22,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, body: CardP
   const requestFingerprint = fingerprintRequest(deps, body);
 
   const paymentId = newId('T', deps.clock.now().getTime());
-  const claim = claimFor(account, command, card, paymentId, requestFingerprint, body);
+  const claim = claimFor(account, command, card, paymentId, requestFingerprint, body, deps.clock.now());
   // The claim reads the risk facts in the same statement: one round trip fewer on the hot path.
   let facts: RiskRecord | undefined;
   const insert = async () => {
@@ -43,6 +43,7 @@ function claimFor(
   id: string,
   requestFingerprint: string,
   body: CardPaymentBody,
+  now: Date,
 ): Claim {
   const stored = Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key)));
   return {
@@ -61,5 +62,6 @@ function claimFor(
     shopperIp: command.shopperIp ?? null,
     notifyUrl: command.notifyUrl ?? null,
     connector: account.connector,
+    now,
   };
 }

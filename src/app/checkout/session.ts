@@ -59,7 +59,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, body: Reco
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
   const created = await deps.database.db.transaction(async (tx) => {
-    const payment = await claimWaitingPayment(tx, row);
+    const payment = await claimWaitingPayment(tx, row, now);
     if (!payment) return null;
     const session = await insertSession(tx, {
       id: newId('CS', now.getTime()),
