@@ -2,6 +2,7 @@
 // when the two disagree.
 import type { RiskReason } from '../domain/risk.ts';
 import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
+import type { OrderRecord } from '../domain/order.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
@@ -83,7 +84,8 @@ export const payments = pgTable('payments', {
   /** Pending and succeeded refunds: what is no longer available to refund (≤ captured). */
   refundReserved: money('refund_reserved').notNull().default(0),
   requestFingerprint: text('request_fingerprint').notNull(),
-  request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+  /** What the payment keeps of its order (OrderRecord), written by its command. */
+  request: jsonb('request').$type<OrderRecord>().notNull(),
   cardBrand: text('card_brand'),
   cardBin: text('card_bin'),
   cardLast4: text('card_last4'),

@@ -7,6 +7,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
+import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
 import { rowMapper } from '../rows.ts';
 import { lease, leaseDue, type QUEUES } from './leases.ts';
@@ -33,7 +34,7 @@ export interface Claim {
   readonly amount: number;
   readonly currency: string;
   readonly requestFingerprint: string;
-  readonly request: Record<string, unknown>;
+  readonly request: OrderRecord;
   readonly connector: string;
   readonly card?: { brand: string; bin: string; last4: string; length: number; fingerprint: string } | undefined;
   readonly tokenId?: string | null | undefined;

@@ -2,11 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import { authoriseApm } from '../../app/apm/authorise-apm.ts';
 import { authoriseCard } from '../../app/authorise/authorise-card.ts';
-import { cardPaymentRequest, PAYMENT_LISTS } from '../../app/authorise/request.ts';
+import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
 import type { Deps } from '../../app/context.ts';
 import { apmAnswer } from '../encoders/apm.ts';
 import { paymentAnswer, paymentRefusal } from '../encoders/payment.ts';
 import { sendAnswer, signingOf, type Operation } from '../operation.ts';
+import { cardPaymentCommand, cardPaymentRequest } from '../requests/card-payment.ts';
 
 export const authoriseOperation: Operation = {
   name: 'authorise',
@@ -23,7 +24,7 @@ export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
     if (body.payment_method !== undefined && body.payment_method !== 'card') {
       return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, body)));
     }
-    const payment = await authoriseCard(deps, account, cardPaymentRequest.parse(body));
+    const payment = await authoriseCard(deps, account, cardPaymentCommand(cardPaymentRequest.parse(body), deps.clock.now()));
     return sendAnswer(reply, 200, paymentAnswer(payment));
   });
 }
