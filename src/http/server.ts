@@ -5,6 +5,7 @@ import type { Deps } from '../app/context.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { installMetrics } from './metrics/plugin.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -45,6 +46,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
     );
   });
 
+  installMetrics(app, deps);
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);
