@@ -19,7 +19,7 @@ import { compile, Text } from '../validation.ts';
 
 export const REVIEW_LIMIT = 100;
 
-const reviewOrder = compile(
+export const reviewOrder = compile(
   Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) }),
 );
 
