@@ -22,6 +22,31 @@ describe('dependency boundaries', () => {
     expect(importsOf(file).filter((spec) => spec.includes('/http/'))).toEqual([]);
   });
 
+  // Use cases take typed commands; the HTTP adapter parses the wire body into them
+  // (src/http/requests). These files still hold a wire schema or parse one, and are to move there:
+  // the list may only shrink.
+  const STILL_PARSING = new Set([
+    'app/apm/authorise-apm.ts',
+    'app/apm/request.ts',
+    'app/authorise/request.ts',
+    'app/batch/orders.ts',
+    'app/batch/selection.ts',
+    'app/cancel/cancel.ts',
+    'app/capture/capture.ts',
+    'app/checkout/page-state.ts',
+    'app/checkout/request.ts',
+    'app/checkout/session.ts',
+    'app/notifications/target.ts',
+    'app/optimise/optimise.ts',
+    'app/refund/refund.ts',
+    'app/request-fields.ts',
+    'app/review/review.ts',
+    'app/validation.ts',
+  ]);
+  it.each(files('app/').filter((file) => !STILL_PARSING.has(file)))('%s neither defines nor parses a wire body', (file) => {
+    expect(importsOf(file).filter((spec) => spec === 'typebox' || spec.endsWith('/validation.ts') || spec.endsWith('/request.ts'))).toEqual([]);
+  });
+
   const SDK = new URL('../../packages/sdk/', import.meta.url);
   const sdkFiles = readdirSync(new URL('src/', SDK), { encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
 

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import type { TSchema } from 'typebox';
 import { ApmPaymentRequest } from '../../app/apm/request.ts';
-import { CardPaymentRequest } from '../../app/authorise/request.ts';
+import { CardPaymentRequest } from '../requests/card-payment.ts';
 import { CANCEL_LIMIT } from '../../app/cancel/cancel.ts';
 import { CAPTURE_LIMIT } from '../../app/capture/capture.ts';
 import { REFUND_LIMIT } from '../../app/refund/refund.ts';
