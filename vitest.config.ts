@@ -13,8 +13,10 @@ const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Wide: a test that starts processes or a browser on a loaded 2-core machine can take long
+    // without being wrong; the limits catch hangs.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     maxWorkers: workers,
     // A worker keeps its modules and its PGlite instances from one test file to the next
     // (test/support/pglite-pool.ts); every file still gets a database schema of its own.

@@ -85,3 +85,4 @@ export class AreaReporter extends DefaultReporter {
     super.reportTestSummary(...args);
   }
 }
+export default AreaReporter;
