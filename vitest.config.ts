@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 import { AreaReporter } from './test/support/area-reporter.ts';
+import { ProcessesFirstSequencer } from './test/support/sequencer.ts';
 
 // Unit tests (pure code, next to it in src/) run once. Tests through the HTTP interface (test/api,
 // test/cli) run twice: on the embedded PGlite and on the machine's PostgreSQL. Shopper pages run
@@ -21,7 +22,8 @@ export default defineConfig({
     // A worker keeps its modules and its PGlite instances from one test file to the next
     // (test/support/pglite-pool.ts); every file still gets a database schema of its own.
     isolate: false,
-    reporters: process.env.ACQUIRO_TEST_REPORTER ? [process.env.ACQUIRO_TEST_REPORTER] : [new AreaReporter()],
+    reporters: [new AreaReporter()],
+    sequence: { sequencer: ProcessesFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], exclude: ['src/app/**'] } },
       { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
