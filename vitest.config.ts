@@ -25,12 +25,15 @@ export default defineConfig({
     reporters: [new AreaReporter()],
     sequence: { sequencer: ProcessesFirstSequencer },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], exclude: ['src/app/**'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'packages/sdk/src/**/*.test.ts'], exclude: ['src/app/**'] } },
       { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
       {
         extends: true,
         test: { name: 'postgres', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'postgres' }, globalSetup: ['test/support/postgres-setup.ts'] },
       },
+      // The SDK package (packages/sdk) against a listening gateway, and packed, installed and used
+      // as a merchant's project would: once, on PGlite.
+      { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, testTimeout: 60_000, hookTimeout: 240_000 } },
       // Shopper pages in headless Chromium against a listening gateway, on PGlite. The setup
       // installs Chromium and a CJK font when they are missing (test/support/e2e-setup.ts).
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, globalSetup: ['test/support/e2e-setup.ts'] } },
