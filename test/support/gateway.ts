@@ -30,8 +30,10 @@ export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
   if (TEST_DB === 'pglite') {
     const lease = await borrowPglite();
     await lease.client.exec(`CREATE SCHEMA ${schema}`);
-    const database = await openDatabase({ pglite: lease.client, searchPath: schema });
-    return { database, drop: () => lease.release(schema), env: {}, another: async () => database };
+    const shared = await openDatabase({ pglite: lease.client, searchPath: schema });
+    // close() ends this database as it always did (the instance is not lent again); drop() hands it back.
+    const database: Database = { ...shared, close: () => lease.retire() };
+    return { database, drop: () => lease.release(schema), env: {}, another: async () => ({ ...database, close: async () => {} }) };
   }
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();

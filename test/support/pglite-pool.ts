@@ -10,6 +10,8 @@ export interface PgliteLease {
   readonly client: PGlite;
   /** Drops `schema`, resets the session and makes the instance available to the next borrower. */
   release(schema: string): Promise<void>;
+  /** Closes the instance for good (a test that closes its database wants it gone). */
+  retire(): Promise<void>;
 }
 
 /** An instance no open test database uses: a kept one, or a new one when all are taken. */
@@ -31,6 +33,11 @@ export async function borrowPglite(): Promise<PgliteLease> {
         // Left in a state we cannot vouch for: nobody gets it again.
         await client.close().catch(() => {});
       }
+    },
+    async retire() {
+      if (released) return;
+      released = true;
+      await client.close();
     },
   };
 }
