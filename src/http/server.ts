@@ -12,6 +12,7 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
 import { queryRoutes } from './routes/query.ts';
@@ -57,5 +58,6 @@ export async function buildServer(deps: Deps): Promise<Server> {
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
   assetRoutes(app);
+  openApiRoutes(app);
   return { app, directory };
 }

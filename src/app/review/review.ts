@@ -19,9 +19,8 @@ import { compile, Text } from '../validation.ts';
 
 export const REVIEW_LIMIT = 100;
 
-const reviewOrder = compile(
-  Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) }),
-);
+export const ReviewOrder = Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) });
+const reviewOrder = compile(ReviewOrder);
 
 export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
