@@ -2,7 +2,7 @@
 // validate against (TypeBox schemas are JSON Schema). Served at GET /openapi.json and checked in as
 // docs/openapi.json (`npm run openapi` rewrites it; test/unit/openapi.test.ts fails on drift).
 import type { TSchema } from 'typebox';
-import { CODES } from '../domain/errors.ts';
+import { CODES, type CodeDef } from '../domain/errors.ts';
 import { VERSION } from '../version.ts';
 import { CATALOGUE, type CatalogueEntry } from './catalogue.ts';
 
@@ -29,7 +29,7 @@ const REQUEST_TYPES = ['application/json', 'application/x-www-form-urlencoded', 
 function refusals(entry: CatalogueEntry): Record<string, Json> {
   const media = entry.operation.format === 'xml' ? 'application/xml' : 'application/json';
   const statuses = new Map<number, string[]>();
-  for (const def of Object.values(CODES)) {
+  for (const def of Object.values(CODES) as CodeDef[]) {
     if (def.http && def.http !== 200) statuses.set(def.http, [...(statuses.get(def.http) ?? []), def.code]);
   }
   return Object.fromEntries(
