@@ -7,11 +7,18 @@ export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'> 
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** The process's standard input, for commands that run in the calling process (sign, call). */
+  stdin?(): Promise<string>;
 }
 
 /** A refusal the user can act on: printed as `error: <message>`, with this exit code. */
 export function usageError(message: string, exitCode = 2): CommanderError {
   return new CommanderError(exitCode, 'acquiro.usage', message);
+}
+
+/** Exit 1 with nothing more to say: the command has printed why. */
+export function quietFailure(): CommanderError {
+  return new CommanderError(1, 'acquiro.quiet', '');
 }
 
 export const positiveInt = (name: string) => (value: string) => {

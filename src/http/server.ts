@@ -37,7 +37,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   const directory = new AccountDirectory(deps);
   installBodyParsing(app);
   installErrorHandling(app);
-  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond, explainSignatures: deps.config.mode === 'sandbox' });
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
