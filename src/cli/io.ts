@@ -35,6 +35,11 @@ export function show(io: Output, json: boolean, value: unknown, human: () => str
   io.out(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
 }
 
+/** Credentials as `export` lines for a shell's eval: the variables `acquiro sign` and `call` read. */
+export function shellExports(credentials: { merchant_id: string; account_id: string; secret_key: string }): string {
+  return `export ACQUIRO_MERCHANT_ID=${credentials.merchant_id}\nexport ACQUIRO_ACCOUNT_ID=${credentials.account_id}\nexport ACQUIRO_SECRET_KEY=${credentials.secret_key}\n`;
+}
+
 export function table(rows: readonly Record<string, unknown>[]): string {
   if (rows.length === 0) return '(none)';
   const keys = Object.keys(rows[0]!);

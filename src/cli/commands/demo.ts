@@ -1,7 +1,7 @@
 // demo: the sandbox demo merchant's credentials, created if the database has none yet.
 import type { Command } from 'commander';
 import { createDemoMerchant, findDemoMerchant } from '../../app/merchants/demo.ts';
-import { usageError, type CommandDeps, type Output } from '../io.ts';
+import { shellExports, usageError, type CommandDeps, type Output } from '../io.ts';
 
 export function demoCommands(program: Command, deps: CommandDeps, io: Output): void {
   program
@@ -13,11 +13,7 @@ export function demoCommands(program: Command, deps: CommandDeps, io: Output): v
       if (deps.config.mode !== 'sandbox') throw usageError('the demo merchant exists in sandbox mode only', 1);
       const demo = (await findDemoMerchant(deps)) ?? (await createDemoMerchant(deps));
       if (opts.json) return io.out(`${JSON.stringify(demo)}\n`);
-      if (opts.env) {
-        return io.out(
-          `export ACQUIRO_MERCHANT_ID=${demo.merchant_id}\nexport ACQUIRO_ACCOUNT_ID=${demo.account_id}\nexport ACQUIRO_SECRET_KEY=${demo.secret_key}\n`,
-        );
-      }
+      if (opts.env) return io.out(shellExports(demo));
       io.out(`merchant_id ${demo.merchant_id}\naccount_id  ${demo.account_id}\nsecret_key  ${demo.secret_key}\nquery IPs   ${demo.query_ips.join(', ')}\n`);
     });
 }

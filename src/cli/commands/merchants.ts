@@ -4,7 +4,7 @@ import ipaddr from 'ipaddr.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
 import { accountIps, accounts } from '../../db/schema.ts';
-import { nonNegativeInt, positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
 
 function normaliseCidr(text: string): string {
   try {
@@ -40,12 +40,14 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+    .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
+    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean; env?: boolean }) => {
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
       });
+      if (opts.env) return io.out(shellExports(created));
       show(io, Boolean(opts.json), created, () => `merchant_id ${created.merchant_id}\naccount_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
   merchants
