@@ -5,11 +5,20 @@
 import { Option, type Command } from 'commander';
 import { verify } from '../../domain/signature.ts';
 import { decodeBody } from '../../http/body/decode.ts';
-import { ANSWER_LISTS, CATALOGUE, operationAt, REQUEST_LISTS } from '../../http/catalogue.ts';
 import { CONTENT_TYPES, formatOf, signBody } from '../signed-body.ts';
 import { quietFailure, usageError, type Output } from '../io.ts';
 
 export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
+
+/** The operations' table imports every route: loaded only by these two commands, so others start fast. */
+const catalogue = () => import('../../http/catalogue.ts');
+
+async function operationNamed(path: string) {
+  const { CATALOGUE, operationAt } = await catalogue();
+  const entry = operationAt(path);
+  if (!entry) throw usageError(`${path} is not an operation of the gateway; one of ${CATALOGUE.map((op) => op.path).join(', ')}`);
+  return entry;
+}
 
 function secretKey(): string {
   const key = process.env.ACQUIRO_SECRET_KEY;
@@ -30,12 +39,12 @@ async function bodyFrom(io: Output): Promise<string> {
 }
 
 /** Whether the answer's encryption_data verifies with the key, as text for the person reading. */
-function verdict(status: number, text: string, key: string): { ok: boolean; line: string } {
+function verdict(status: number, text: string, key: string, answerLists: ReadonlySet<string>): { ok: boolean; line: string } {
   const head = text.trimStart();
   if (/^<!doctype html|^<html/i.test(head)) return { ok: status < 300, line: `HTTP ${status}; an HTML page (not signed)` };
   let answer;
   try {
-    answer = decodeBody(Buffer.from(text, 'utf8'), ANSWER_LISTS);
+    answer = decodeBody(Buffer.from(text, 'utf8'), answerLists);
   } catch {
     return { ok: false, line: `HTTP ${status}; the answer is not JSON or XML` };
   }
@@ -57,9 +66,8 @@ export function signingCommands(program: Command, io: Output): void {
     .option('--path <path>', 'the operation the body is for (e.g. /v1/capture), so a one-entry XML list reads as a list')
     .action(async (opts: { signatureOnly?: boolean; canonical?: boolean; path?: string }) => {
       const key = secretKey();
-      const entry = opts.path === undefined ? undefined : operationAt(opts.path);
-      if (opts.path !== undefined && !entry) throw usageError(`${opts.path} is not an operation of the gateway; one of ${CATALOGUE.map((op) => op.path).join(', ')}`);
-      const signed = signBody(await bodyFrom(io), key, entry?.operation.lists ?? REQUEST_LISTS, ids());
+      const lists = opts.path === undefined ? (await catalogue()).REQUEST_LISTS : (await operationNamed(opts.path)).operation.lists;
+      const signed = signBody(await bodyFrom(io), key, lists, ids());
       io.out(`${opts.signatureOnly ? signed.signature : opts.canonical ? signed.canonical : signed.text}\n`);
     });
 
@@ -72,8 +80,7 @@ export function signingCommands(program: Command, io: Output): void {
     .addHelpText('after', '\nExit status: 0 for a 2xx answer whose signature verifies; 1 otherwise. The verdict goes to standard error.')
     .action(async (path: string, opts: { url: string; idempotencyKey?: string }) => {
       const key = secretKey();
-      const entry = operationAt(path);
-      if (!entry) throw usageError(`${path} is not an operation of the gateway; one of ${CATALOGUE.map((op) => op.path).join(', ')}`);
+      const entry = await operationNamed(path);
       const signed = signBody(await bodyFrom(io), key, entry.operation.lists, ids());
       let response: Response;
       try {
@@ -88,7 +95,7 @@ export function signingCommands(program: Command, io: Output): void {
       }
       const text = await response.text();
       io.out(text.endsWith('\n') ? text : `${text}\n`);
-      const result = verdict(response.status, text, key);
+      const result = verdict(response.status, text, key, (await catalogue()).ANSWER_LISTS);
       io.err(`${result.line}\n`);
       if (!result.ok) throw quietFailure();
     });
