@@ -3,6 +3,7 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 const Env = Type.Object({
   PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
@@ -18,6 +19,7 @@ const Env = Type.Object({
   ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
   ACQUIRO_WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  ACQUIRO_METRICS_ALLOW: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),
@@ -37,6 +39,7 @@ const HINTS: Record<string, string> = {
   ACQUIRO_RATE_LIMIT: 'requests per second per account',
   ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
   ACQUIRO_WORKERS: '"on" or "off"',
+  ACQUIRO_METRICS_ALLOW: '"off" or a comma-separated list of CIDR blocks allowed to read /metrics',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
 };
 
@@ -60,6 +63,8 @@ export interface Config {
   readonly keyGraceHours: number;
   readonly trustedProxies: readonly string[];
   readonly runWorkers: boolean;
+  /** CIDR blocks that may read /metrics; empty: /metrics is not served. */
+  readonly metricsAllow: readonly string[];
   readonly logLevel: string;
 }
 
@@ -108,8 +113,21 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((cidr) => cidr.trim())
       .filter(Boolean),
     runWorkers: (relevant.ACQUIRO_WORKERS ?? 'on') === 'on',
+    metricsAllow: parseMetricsAllow(relevant.ACQUIRO_METRICS_ALLOW),
     logLevel: relevant.LOG_LEVEL ?? 'info',
   };
+}
+
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+
+function parseMetricsAllow(text: string | undefined): string[] {
+  if (text === undefined) return LOOPBACK;
+  if (text.trim() === 'off') return [];
+  const cidrs = text.split(',').map((cidr) => cidr.trim()).filter(Boolean);
+  for (const cidr of cidrs) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`ACQUIRO_METRICS_ALLOW is invalid: ${cidr} is not a CIDR block such as 10.0.0.0/8`);
+  }
+  return cidrs;
 }
 
 function decodeKey(variable: string, base64: string): Buffer {

@@ -30,6 +30,8 @@ export interface Database {
    */
   transaction<T>(work: (query: RawQuery) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** The connection pool's use, for /metrics (PostgreSQL; PGlite has no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 }
 
@@ -83,6 +85,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     ping: async () => {
       await pool.query('SELECT 1');
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     close: () => pool.end(),
   };
 }

@@ -51,6 +51,7 @@ export const CODES = {
   idempotency_key_reused: { code: '4016', message: 'Idempotency-Key already used with a different request', http: 400 },
   idempotency_key_in_use: { code: '4017', message: 'A request with this Idempotency-Key is still being processed', http: 409 },
   method_unavailable: { code: '4018', message: 'payment_method not available for this order', http: 400 },
+  unknown_field: { code: '4019', message: 'Unknown or ill-named field', http: 400 },
   invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
   ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
   account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },

@@ -5,14 +5,6 @@
 import Type, { type TSchema } from 'typebox';
 import { ApmPaymentRequest } from '../app/apm/request.ts';
 import { CardPaymentRequest } from '../app/authorise/request.ts';
-import { SelectionRequest } from '../app/batch/selection.ts';
-import { CANCEL_LIMIT, CancelOrder } from '../app/cancel/cancel.ts';
-import { CAPTURE_LIMIT, CaptureOrder } from '../app/capture/capture.ts';
-import { CheckoutRequest } from '../app/checkout/request.ts';
-import { OptimiseRequest } from '../app/optimise/optimise.ts';
-import { REFUND_LIMIT, RefundOrder } from '../app/refund/refund.ts';
-import { REVIEW_LIMIT, ReviewOrder } from '../app/review/review.ts';
-import { List, Text } from '../app/validation.ts';
 import type { Operation } from './operation.ts';
 import { authoriseOperation } from './routes/authorise.ts';
 import { cancelOperation } from './routes/cancel.ts';
@@ -28,15 +20,12 @@ export interface CatalogueEntry {
   readonly path: string;
   readonly operation: Operation;
   readonly summary: string;
-  readonly request: TSchema;
+  /** The request's schema where the Operation's depends on the body (authorise: card or APM). */
+  readonly request?: TSchema;
   /** The page of docs/api/ that describes it. */
   readonly doc: string;
   /** Why the answer is XML or JSON: merchants integrate against these formats as they are. */
   readonly why: string;
-}
-
-function batchRequest(list: string, entry: TSchema, limit: number): TSchema {
-  return Type.Object({ merchant_id: Text({ max: 32 }), account_id: Text({ max: 32 }), [list]: List(entry, limit), encryption_data: Text({ max: 128 }) });
 }
 
 const BATCH_WHY = 'JSON, as the interface defines every batch operation: one entry per order, each with its own status and code';
@@ -55,7 +44,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/checkout',
     operation: checkoutOperation,
     summary: 'Hosted payment page: answers the HTML page that hands the shopper over',
-    request: CheckoutRequest,
     doc: 'checkout.md',
     why: 'HTML (the hand-off page, unsigned) when accepted; a refusal is XML (`respon`), like the direct payment it stands in for',
   },
@@ -63,7 +51,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/capture',
     operation: captureOperation,
     summary: 'Capture authorised payments, in full or in part',
-    request: batchRequest('capture_orders', CaptureOrder, CAPTURE_LIMIT),
     doc: 'capture.md',
     why: BATCH_WHY,
   },
@@ -71,7 +58,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/review',
     operation: reviewOperation,
     summary: 'Approve or reject payments held for review',
-    request: batchRequest('review_orders', ReviewOrder, REVIEW_LIMIT),
     doc: 'review.md',
     why: BATCH_WHY,
   },
@@ -79,7 +65,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/cancel',
     operation: cancelOperation,
     summary: 'Void authorised payments before capture',
-    request: batchRequest('cancel_orders', CancelOrder, CANCEL_LIMIT),
     doc: 'cancel.md',
     why: BATCH_WHY,
   },
@@ -87,7 +72,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/refund',
     operation: refundOperation,
     summary: 'Refund captured payments, in full or in part',
-    request: batchRequest('refund_orders', RefundOrder, REFUND_LIMIT),
     doc: 'refund.md',
     why: BATCH_WHY,
   },
@@ -95,7 +79,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/retrievalTrans',
     operation: queryOperation,
     summary: 'The state of transactions, by order_no, transaction_id or time window (registered IPs only)',
-    request: SelectionRequest(['order_no', 'transaction_id']),
     doc: 'query.md',
     why: READ_WHY,
   },
@@ -103,7 +86,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/refundSearch',
     operation: refundSearchOperation,
     summary: 'Refunds, by refund_reference_id, transaction_id, order_no or time window (registered IPs only)',
-    request: SelectionRequest(['refund_reference_id', 'transaction_id', 'order_no']),
     doc: 'refund-search.md',
     why: READ_WHY,
   },
@@ -111,7 +93,6 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     path: '/v1/optimisePaymentMethods',
     operation: optimiseOperation,
     summary: 'The payment methods to offer for an order, ranked by approval rate',
-    request: OptimiseRequest,
     doc: 'optimise.md',
     why: 'JSON: our own operation, answered like the other non-payment operations',
   },
@@ -127,6 +108,13 @@ export const ANSWER_LISTS: ReadonlySet<string> = new Set([
 
 /** List fields any request may carry, for signing a body whose operation is not named. */
 export const REQUEST_LISTS: ReadonlySet<string> = new Set(CATALOGUE.flatMap((entry) => [...entry.operation.lists]));
+
+/** The request body's schema, as the pipeline checks a request's fields against it. */
+export function requestSchema(entry: CatalogueEntry): TSchema {
+  if (entry.request) return entry.request;
+  if (typeof entry.operation.schema === 'function') throw new Error(`${entry.path}: the catalogue needs the request schema`);
+  return entry.operation.schema;
+}
 
 export function operationAt(path: string): CatalogueEntry | undefined {
   return CATALOGUE.find((entry) => entry.path === path);

@@ -4,11 +4,17 @@
 import type { TSchema } from 'typebox';
 import { CODES, type CodeDef } from '../domain/errors.ts';
 import { VERSION } from '../version.ts';
-import { CATALOGUE, type CatalogueEntry } from './catalogue.ts';
+import { CATALOGUE, requestSchema, type CatalogueEntry } from './catalogue.ts';
 
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 
-/** JSON Schema 2020-12 as OpenAPI 3.1 takes it: our `hint` keyword becomes the description. */
+const isEmpty = (node: Json) => node !== null && typeof node === 'object' && !Array.isArray(node) && Object.keys(node).length === 0;
+
+/**
+ * JSON Schema 2020-12 as OpenAPI 3.1 takes it: our `hint` keyword becomes the description, and a
+ * property of any value (`{}`: known to the operation only to be refused with its own reason,
+ * such as a card number sent to /v1/checkout) is left out.
+ */
 function jsonSchema(schema: TSchema): Json {
   const walk = (node: Json): Json => {
     if (Array.isArray(node)) return node.map(walk);
@@ -16,7 +22,9 @@ function jsonSchema(schema: TSchema): Json {
     const out: Record<string, Json> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === 'hint') out.description ??= value;
-      else out[key] = walk(value);
+      else if (key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+        out.properties = Object.fromEntries(Object.entries(value).filter(([, child]) => !isEmpty(child)).map(([name, child]) => [name, walk(child)]));
+      } else out[key] = walk(value);
     }
     return out;
   };
@@ -88,7 +96,7 @@ export function openApiDocument(): Json {
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'a local sandbox gateway (npm start)' }],
     paths: Object.fromEntries(CATALOGUE.map((entry) => [entry.path, { post: operationOf(entry) }])),
-    components: { schemas: Object.fromEntries(CATALOGUE.map((entry) => [schemaName(entry), jsonSchema(entry.request)])) },
+    components: { schemas: Object.fromEntries(CATALOGUE.map((entry) => [schemaName(entry), jsonSchema(requestSchema(entry))])) },
   };
 }
 

@@ -5,6 +5,8 @@ import type { Deps } from '../app/context.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { installMetrics } from './metrics/plugin.ts';
+import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -38,6 +40,8 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   installErrorHandling(app);
   installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond, explainSignatures: deps.config.mode === 'sandbox' });
+  // Registered after the signature check: preValidation hooks run in this order.
+  installRequestFields(app);
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -46,6 +50,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
     );
   });
 
+  installMetrics(app, deps);
   healthRoutes(app, deps);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);

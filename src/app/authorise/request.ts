@@ -27,6 +27,10 @@ import {
 const Name = Text({ max: 64 });
 const Short = Text({ max: 32 });
 const Long = Text({ max: 1024 });
+// Text a person types: scanned for card numbers typed by mistake (docs/security.md).
+const FreeName = Text({ max: 64, freeText: true });
+const FreeLine = Text({ max: 256, freeText: true });
+const FreePostalCode = Text({ max: 16, freeText: true });
 
 /** Fields shared by direct, APM and hosted (checkout) payment requests. */
 export const OrderFields = {
@@ -48,33 +52,34 @@ export const OrderFields = {
       max: 4000,
       pattern: '^[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*(#;#[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*)*$',
       hint: 'records name#,#item number#,#unit price#,#quantity joined by #;#',
+      freeText: true,
     }),
   ),
-  note: Type.Optional(Text({ max: 500 })),
-  custom: Type.Optional(Long),
+  note: Type.Optional(Text({ max: 500, freeText: true })),
+  custom: Type.Optional(Text({ max: 1024, freeText: true })),
   shopper_id: Type.Optional(Name),
   shopper_email: Type.Optional(Email),
   shopper_ip: Type.Optional(Text({ max: 45 })),
   shopper_phone: Type.Optional(Text({ max: 20, pattern: '^\\+?[0-9][0-9 ()-]{3,19}$', hint: 'a phone number' })),
   shopper_level: Type.Optional(Short),
-  first_name: Type.Optional(Name),
-  last_name: Type.Optional(Name),
+  first_name: Type.Optional(FreeName),
+  last_name: Type.Optional(FreeName),
   document: Type.Optional(Name),
   birth_date: Type.Optional(Text({ max: 10, pattern: '^[0-9]{1,2}-[0-9]{1,2}-[0-9]{4}$', hint: 'DD-MM-YYYY' })),
   open3d: Type.Optional(Flag),
   token_flag: Type.Optional(Flag),
   billing_country: Type.Optional(Country),
-  billing_state: Type.Optional(Name),
-  billing_city: Type.Optional(Name),
-  billing_address: Type.Optional(Text({ max: 256 })),
-  billing_postal_code: Type.Optional(Text({ max: 16 })),
-  delivery_firstname: Type.Optional(Name),
-  delivery_lastname: Type.Optional(Name),
+  billing_state: Type.Optional(FreeName),
+  billing_city: Type.Optional(FreeName),
+  billing_address: Type.Optional(FreeLine),
+  billing_postal_code: Type.Optional(FreePostalCode),
+  delivery_firstname: Type.Optional(FreeName),
+  delivery_lastname: Type.Optional(FreeName),
   delivery_country: Type.Optional(Country),
-  delivery_state: Type.Optional(Name),
-  delivery_city: Type.Optional(Name),
-  delivery_address: Type.Optional(Text({ max: 256 })),
-  delivery_postal_code: Type.Optional(Text({ max: 16 })),
+  delivery_state: Type.Optional(FreeName),
+  delivery_city: Type.Optional(FreeName),
+  delivery_address: Type.Optional(FreeLine),
+  delivery_postal_code: Type.Optional(FreePostalCode),
   os: Type.Optional(Name),
   browser: Type.Optional(Name),
   browser_lang: Type.Optional(Text({ max: 35, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', hint: 'a language tag such as en-US' })),
@@ -104,7 +109,7 @@ export const OrderFields = {
     List(
       Type.Object({
         basic_item_data: Type.Object({
-          name: Text({ max: 256 }),
+          name: Text({ max: 256, freeText: true }),
           quantity: Type.Optional(Integer),
           type: Type.Optional(Short),
           price: Type.Optional(
@@ -114,7 +119,7 @@ export const OrderFields = {
               currency: Type.Optional(CurrencyCode),
             }),
           ),
-          category: Type.Optional(Name),
+          category: Type.Optional(FreeName),
           productId: Type.Optional(Name),
         }),
       }),
@@ -123,8 +128,8 @@ export const OrderFields = {
   account_owner: Type.Optional(
     List(
       Type.Object({
-        first_name: Type.Optional(Name),
-        last_name: Type.Optional(Name),
+        first_name: Type.Optional(FreeName),
+        last_name: Type.Optional(FreeName),
         email: Type.Optional(Email),
         account_id: Type.Optional(Name),
         created: Type.Optional(Integer),

@@ -1,9 +1,8 @@
 // How the read operations (query, refund search) select what to answer (decisions §4): a
 // comma-separated list of at most 100 keys of one kind, or a time window (`start_time`,
 // `end_time`, `YYYYMMDDhhmmss` UTC, both inclusive to the second) read 100 per `page` (1-based).
-import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { invalid, Text } from '../validation.ts';
+import { invalid } from '../validation.ts';
 
 export const KEYS_LIMIT = 100;
 export const PAGE_SIZE = 100;
@@ -12,25 +11,6 @@ const MAX_PAGE = 100_000;
 export type Selection<Key extends string> =
   | { readonly kind: 'keys'; readonly field: Key; readonly keys: readonly string[] }
   | { readonly kind: 'window'; readonly from: Date; readonly to: Date; readonly page: number };
-
-const KeyList = Text({ max: KEYS_LIMIT * 65, hint: `a comma-separated list of at most ${KEYS_LIMIT} values` });
-const Time = Text({ max: 14, pattern: '^[0-9]{14}$', hint: 'a UTC time YYYYMMDDhhmmss' });
-
-/**
- * The shape of a read request, for the API's description (openapi.json). selectionOf checks the
- * rules a schema states poorly: exactly one key field, or both times of a window.
- */
-export function SelectionRequest(keyFields: readonly string[]) {
-  return Type.Object({
-    merchant_id: Text({ max: 32 }),
-    account_id: Text({ max: 32 }),
-    ...Object.fromEntries(keyFields.map((field) => [field, Type.Optional(KeyList)])),
-    start_time: Type.Optional(Time),
-    end_time: Type.Optional(Time),
-    page: Type.Optional(Text({ max: 6, pattern: '^[1-9][0-9]{0,5}$', hint: `a page number; ${PAGE_SIZE} entries per page` })),
-    encryption_data: Text({ max: 128 }),
-  });
-}
 
 export function selectionOf<Key extends string>(body: Record<string, unknown>, keyFields: readonly Key[]): Selection<Key> {
   const given = keyFields.filter((field) => body[field] !== undefined);

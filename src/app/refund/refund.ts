@@ -20,8 +20,7 @@ import { refundFields } from './refund-answer.ts';
 
 export const REFUND_LIMIT = 50;
 
-export const RefundOrder = Type.Object({ ...OrderFields, refund_amount: Decimal, refund_reason: Type.Optional(Text({ max: 256 })) });
-const refundOrder = compile(RefundOrder);
+export const refundOrder = compile(Type.Object({ ...OrderFields, refund_amount: Decimal, refund_reason: Type.Optional(Text({ max: 256, freeText: true })) }));
 
 export interface RefundOrder extends OrderRef {
   /** Minor units of the order's currency. */

@@ -19,8 +19,9 @@ import { compile, Text } from '../validation.ts';
 
 export const REVIEW_LIMIT = 100;
 
-export const ReviewOrder = Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) });
-const reviewOrder = compile(ReviewOrder);
+export const reviewOrder = compile(
+  Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) }),
+);
 
 export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
