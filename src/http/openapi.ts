@@ -11,7 +11,8 @@ type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 const isEmpty = (node: Json) => node !== null && typeof node === 'object' && !Array.isArray(node) && Object.keys(node).length === 0;
 
 /**
- * JSON Schema 2020-12 as OpenAPI 3.1 takes it: our `hint` keyword becomes the description, and a
+ * JSON Schema 2020-12 as OpenAPI 3.1 takes it: our `hint` keyword becomes the description,
+ * `freeText` an `x-` extension, and a
  * property of any value (`{}`: known to the operation only to be refused with its own reason,
  * such as a card number sent to /v1/checkout) is left out.
  */
@@ -22,6 +23,8 @@ function jsonSchema(schema: TSchema): Json {
     const out: Record<string, Json> = {};
     for (const [key, value] of Object.entries(node)) {
       if (key === 'hint') out.description ??= value;
+      // Our own keyword (card numbers typed into it are masked) as an OpenAPI extension.
+      else if (key === 'freeText') out['x-card-numbers-masked'] = value;
       else if (key === 'properties' && value !== null && typeof value === 'object' && !Array.isArray(value)) {
         out.properties = Object.fromEntries(Object.entries(value).filter(([, child]) => !isEmpty(child)).map(([name, child]) => [name, walk(child)]));
       } else out[key] = walk(value);
