@@ -3,6 +3,7 @@ import { Option, type Command } from 'commander';
 import ipaddr from 'ipaddr.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { addQueryIp } from '../../db/repositories/query-ips.ts';
 import { accountIps, accounts } from '../../db/schema.ts';
 import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
 
@@ -101,7 +102,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
       const cidr = normaliseCidr(opts.cidr);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await deps.database.db.insert(accountIps).values({ accountId: opts.accountId, cidr }).onConflictDoNothing();
+      await addQueryIp(deps.database.db, opts.accountId, cidr);
       show(io, Boolean(opts.json), { account_id: opts.accountId, cidr }, () => `added ${cidr}`);
     });
   ipCommand('remove', 'remove an address or CIDR block')
