@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { sign } from '../src/sdk/index.ts';
+import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
 import { acquiro, startServer } from '../test/support/processes.ts';
 import { lifecycleLatencies } from './lifecycle.ts';

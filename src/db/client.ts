@@ -67,12 +67,14 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     db,
     kind: 'postgres',
-    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows,
+    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work(async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows);
+        const result = await work(
+          async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
+        );
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -90,6 +92,17 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   };
 }
 
+/**
+ * node-postgres errors do not say which statement failed; the log names it by the statement's
+ * name or text (src/logging.ts keeps only its verb and table), never by its parameters.
+ */
+function naming(text: string, name: string | undefined) {
+  return (error: unknown): never => {
+    if (error instanceof Error) Object.defineProperty(error, 'statement', { value: name ?? text, enumerable: false, configurable: true });
+    throw error;
+  };
+}
+
 async function openPglite(dataDir: string | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
@@ -98,8 +111,11 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   return {
     db,
     kind: 'pglite',
-    query: async <Row>(text: string, params?: unknown[]) => (await client.query<Row>(text, params)).rows,
-    transaction: (work) => client.transaction((tx) => work(async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows)),
+    query: async <Row>(text: string, params?: unknown[], name?: string) => (await client.query<Row>(text, params).catch(naming(text, name))).rows,
+    transaction: (work) =>
+      client.transaction((tx) =>
+        work(async <Row>(text: string, params?: unknown[], name?: string) => (await tx.query<Row>(text, params).catch(naming(text, name))).rows),
+      ),
     ping: async () => {
       await client.query('SELECT 1');
     },

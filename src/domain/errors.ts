@@ -46,7 +46,7 @@ export const CODES = {
   order_conflict: { code: '4009', message: 'order_no already used with different fields', http: 400 },
   batch_limit: { code: '4010', message: 'Batch size out of bounds', http: 400 },
   forbidden_markup: { code: '4013', message: 'DOCTYPE and entities are not accepted', http: 400 },
-  duplicate_key: { code: '4014', message: 'Duplicate key in JSON body', http: 400 },
+  duplicate_key: { code: '4014', message: 'Duplicate key in the body', http: 400 },
   unsupported_payment_method: { code: '4015', message: 'Unsupported payment_method', http: 400 },
   idempotency_key_reused: { code: '4016', message: 'Idempotency-Key already used with a different request', http: 400 },
   idempotency_key_in_use: { code: '4017', message: 'A request with this Idempotency-Key is still being processed', http: 409 },

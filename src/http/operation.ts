@@ -12,6 +12,8 @@ export interface Operation {
   readonly name: string;
   /** Paths, relative to the XML root, of list fields. */
   readonly lists: ReadonlySet<string>;
+  /** A batch operation's list, whose entries are refused one by one in the answer. */
+  readonly batchList?: string;
   readonly format: 'xml' | 'json';
   /**
    * The request's fields, at every depth: a signed body with a key this schema does not define is

@@ -4,11 +4,12 @@ import Type from 'typebox';
 import { authoriseApm } from '../../app/apm/authorise-apm.ts';
 import { ApmPaymentRequest, CARD_FIELDS } from '../../app/apm/request.ts';
 import { authoriseCard } from '../../app/authorise/authorise-card.ts';
-import { CardPaymentRequest, cardPaymentRequest, PAYMENT_LISTS } from '../../app/authorise/request.ts';
+import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
 import type { Deps } from '../../app/context.ts';
 import { apmAnswer } from '../encoders/apm.ts';
 import { paymentAnswer, paymentRefusal } from '../encoders/payment.ts';
 import { sendAnswer, signingOf, type Operation } from '../operation.ts';
+import { CardPaymentRequest, cardPaymentCommand, cardPaymentRequest } from '../requests/card-payment.ts';
 
 /** decisions §4: an APM payment when payment_method names one; "card" (or none) is a card payment. */
 function isApmPayment(body: Record<string, unknown>): boolean {
@@ -37,7 +38,7 @@ export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
     if (isApmPayment(body)) {
       return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, body)));
     }
-    const payment = await authoriseCard(deps, account, cardPaymentRequest.parse(body));
+    const payment = await authoriseCard(deps, account, cardPaymentCommand(cardPaymentRequest.parse(body), deps.clock.now()));
     return sendAnswer(reply, 200, paymentAnswer(payment));
   });
 }

@@ -5,7 +5,7 @@ import { batchRefusal } from '../../app/batch/batch.ts';
 import type { Operation } from '../operation.ts';
 
 export function batchOperation(name: string, list: string, schema: TSchema, options: { idempotencyKey?: boolean } = {}): Operation {
-  return { name, lists: new Set([list]), format: 'json', schema, errorAnswer: batchRefusal(list), ...options };
+  return { name, lists: new Set([list]), batchList: list, format: 'json', schema, errorAnswer: batchRefusal(list), ...options };
 }
 
 /** The fields of every signed request's envelope; the operations check their values themselves. */
