@@ -4,7 +4,7 @@
 // read from here, so none of them can name an operation the server does not serve.
 import Type, { type TSchema } from 'typebox';
 import { ApmPaymentRequest } from '../app/apm/request.ts';
-import { CardPaymentRequest } from '../app/authorise/request.ts';
+import { CardPaymentRequest } from './requests/card-payment.ts';
 import type { Operation } from './operation.ts';
 import { authoriseOperation } from './routes/authorise.ts';
 import { cancelOperation } from './routes/cancel.ts';

@@ -57,7 +57,7 @@ interface ListOptions {
   accountId?: string;
   orderNo?: string;
   transactionId?: string;
-  status?: string;
+  status?: PaymentStatus;
   from?: Date;
   to?: Date;
   limit: number;

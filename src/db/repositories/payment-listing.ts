@@ -1,6 +1,7 @@
 // Payments as an operator looks them up (`acquiro payments list|show`), across accounts. The
 // merchant-facing reads, always scoped to one account, are in payment-lookup.ts.
 import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Executor } from '../client.ts';
 import { events, payments, type PaymentRow } from '../schema.ts';
 
@@ -9,7 +10,7 @@ export interface PaymentFilter {
   readonly accountId?: string;
   readonly orderNo?: string;
   readonly transactionId?: string;
-  readonly status?: string;
+  readonly status?: PaymentStatus;
   /** Created at or after. */
   readonly from?: Date;
   /** Created at or before. */
