@@ -1,7 +1,8 @@
 // `npm start` / `acquiro serve`: the gateway on PORT, its database owned by this process.
 import type { Config } from './config.ts';
 import { runCommand } from './cli/commands.ts';
-import { createMerchant, hasMerchants } from './app/merchants/credentials.ts';
+import { hasMerchants } from './app/merchants/credentials.ts';
+import { createDemoMerchant } from './app/merchants/demo.ts';
 import { claimDataDir, type Ownership } from './db/ownership.ts';
 import { createGateway, openConfiguredDatabase, type Gateway } from './gateway.ts';
 import { startWorkers } from './jobs/runner.ts';
@@ -30,10 +31,11 @@ export async function serve(config: Config, print: (text: string) => void = (tex
     const gateway = await createGateway({ config, log, database });
     // Live mode creates no merchant of its own: live merchants are set up by an operator, on a live connector.
     if (config.mode === 'sandbox' && !(await hasMerchants(gateway.deps))) {
-      const demo = await createMerchant(gateway.deps, 'Demo merchant');
+      const demo = await createDemoMerchant(gateway.deps);
       print(
-        `\nCreated a demo merchant (sandbox credentials; keep the secret key secret):\n` +
-          `  merchant_id ${demo.merchant_id}\n  account_id  ${demo.account_id}\n  secret_key  ${demo.secret_key}\n\n`,
+        `\nCreated a demo merchant (sandbox credentials; keep the secret key secret; \`acquiro demo\` prints them again):\n` +
+          `  merchant_id ${demo.merchant_id}\n  account_id  ${demo.account_id}\n  secret_key  ${demo.secret_key}\n` +
+          `  query IPs   ${demo.query_ips.join(', ')}\n\n`,
       );
     }
     const url = await gateway.server.app.listen({ port: config.port, host: config.host });

@@ -3,6 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -54,10 +55,12 @@ export interface DatabaseOptions {
   readonly poolSize?: number;
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
   readonly searchPath?: string;
+  /** An open PGlite to work on instead of creating one (tests share one per worker); close() leaves it open. */
+  readonly pglite?: PGlite;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openPglite(options);
 }
 
 // Each engine's modules are loaded only when it is used: a PostgreSQL server never loads PGlite.
@@ -124,10 +127,11 @@ function naming(text: string, name: string | undefined) {
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  const client = await PGlite.create(dataDir);
+  const client = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
+  // One session: the schema holds for every statement that follows.
+  if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -146,7 +150,9 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       // Stopping after the database closed has nothing left to stop.
       return () => stop().catch(() => {});
     },
-    close: () => client.close(),
+    close: async () => {
+      if (!options.pglite) await client.close();
+    },
   };
 }
 

@@ -15,6 +15,7 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
 import { queryRoutes } from './routes/query.ts';
@@ -47,7 +48,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   app.addHook('onClose', async () => unwatch());
   installErrorHandling(app);
-  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond, explainSignatures: deps.config.mode === 'sandbox' });
   // Registered after the signature check: preValidation hooks run in this order.
   installRequestFields(app);
   installIdempotency(app, deps);
@@ -72,5 +73,6 @@ export async function buildServer(deps: Deps): Promise<Server> {
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
   assetRoutes(app);
+  openApiRoutes(app);
   return { app, directory };
 }

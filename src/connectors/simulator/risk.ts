@@ -4,7 +4,7 @@
 import type { CardFacts } from '../port.ts';
 import { TEST_CARDS } from './cards.ts';
 
-const SANDBOX_RISK_CARDS: ReadonlyMap<string, { readonly name: string; readonly score: number }> = new Map([
+export const SANDBOX_RISK_CARDS: ReadonlyMap<string, { readonly name: string; readonly score: number }> = new Map([
   ['4100000000000019', { name: 'sandbox_high_risk_card', score: 100 }],
   ['4000000000004954', { name: 'sandbox_elevated_risk_card', score: 60 }],
 ]);

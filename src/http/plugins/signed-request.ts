@@ -6,11 +6,14 @@ import { AppError } from '../../domain/errors.ts';
 import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
+import { safeCanonicalString } from '../signature-hint.ts';
 import { RateLimiter } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
   readonly defaultRateLimit: number;
+  /** Sandbox only: a 401 shows the canonical string the gateway computed (signature-hint.ts). */
+  readonly explainSignatures?: boolean;
 }
 
 function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string {
@@ -20,7 +23,7 @@ function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string
   return String(value);
 }
 
-async function verify(request: FastifyRequest, directory: AccountDirectory): Promise<void> {
+async function verify(request: FastifyRequest, directory: AccountDirectory, explain: boolean): Promise<void> {
   const body = (request.body ?? {}) as SignedBody;
   const merchantId = identity(body, 'merchant_id');
   const accountId = identity(body, 'account_id');
@@ -31,9 +34,9 @@ async function verify(request: FastifyRequest, directory: AccountDirectory): Pro
     // Answer signed with the current key, so the merchant can tell the refusal came from us.
     request.signing = { account: found.account, secret: found.secrets[0]! };
     const missing = body.encryption_data === undefined || body.encryption_data === '';
-    throw new AppError('invalid_signature', missing ? 'encryption_data is required' : 'encryption_data does not match the body', {
-      field: 'encryption_data',
-    });
+    const message = missing ? 'encryption_data is required' : 'encryption_data does not match the body';
+    const hint = explain ? `; sandbox: the gateway signed "${safeCanonicalString(body)}" (card masked, security_code left out)` : '';
+    throw new AppError('invalid_signature', message + hint, { field: 'encryption_data' });
   }
   request.signing = { account: found.account, secret: found.secrets[index]! };
   // Told only to a caller who signed with the account's key: a disabled merchant learns why.
@@ -47,7 +50,7 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
   app.addHook('preValidation', async (request) => {
     const operation = operationOf(request);
     if (!operation || operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
-    await verify(request, options.directory);
+    await verify(request, options.directory, options.explainSignatures === true);
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
     const verdict = limiter.take(account.id, limit);
