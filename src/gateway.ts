@@ -15,6 +15,8 @@ export interface GatewayOptions {
   /** An open database; without one, the configured database is opened (and closed with the gateway). */
   readonly database?: Database;
   readonly connectors?: Connectors;
+  /** Start with /health answering 503 until `server.readiness.ready` is set (a process still starting). */
+  readonly startsUnready?: boolean;
 }
 
 export interface Gateway {
@@ -44,7 +46,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const ownsDatabase = !options.database;
   const database = options.database ?? (await openConfiguredDatabase(options.config));
   const deps = await createDeps({ ...options, database });
-  const server = await buildServer(deps);
+  const server = await buildServer(deps, { ready: !options.startsUnready });
   return {
     deps,
     server,

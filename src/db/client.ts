@@ -3,6 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
+import { restrictToOwner } from './data-dir-modes.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -91,6 +92,8 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = await PGlite.create(dataDir);
+  // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
+  if (dataDir) restrictToOwner(dataDir);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -100,7 +103,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
     ping: async () => {
       await client.query('SELECT 1');
     },
-    close: () => client.close(),
+    close: async () => {
+      await client.close();
+      if (dataDir) restrictToOwner(dataDir);
+    },
   };
 }
 

@@ -11,7 +11,7 @@ import { authoriseRoutes } from './routes/authorise.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type Readiness } from './routes/health.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
 import { queryRoutes } from './routes/query.ts';
@@ -22,9 +22,12 @@ import { reviewRoutes } from './routes/review.ts';
 export interface Server {
   readonly app: FastifyInstance;
   readonly directory: AccountDirectory;
+  /** /health answers 503 until `ready` (a started process sets it when its start-up is done). */
+  readonly readiness: Readiness;
 }
 
-export async function buildServer(deps: Deps): Promise<Server> {
+export async function buildServer(deps: Deps, options: { ready?: boolean } = {}): Promise<Server> {
+  const readiness: Readiness = { ready: options.ready ?? true };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, with the account it served.
@@ -36,7 +39,12 @@ export async function buildServer(deps: Deps): Promise<Server> {
   const directory = new AccountDirectory(deps);
   installBodyParsing(app);
   installErrorHandling(app);
-  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond });
+  installSignedRequests(app, {
+    directory,
+    defaultRateLimit: deps.config.rateLimitPerSecond,
+    authFailureLimit: deps.config.authFailureLimit,
+    busyInFlight: deps.config.busyInFlight,
+  });
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
@@ -45,7 +53,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
     );
   });
 
-  healthRoutes(app, deps);
+  healthRoutes(app, deps, readiness);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);
   reviewRoutes(app, deps);
@@ -57,5 +65,5 @@ export async function buildServer(deps: Deps): Promise<Server> {
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
   assetRoutes(app);
-  return { app, directory };
+  return { app, directory, readiness };
 }

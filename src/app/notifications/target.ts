@@ -33,7 +33,7 @@ export function addressRange(address: string): { readonly range: string; readonl
   const parsed = ipaddr.process(address);
   if (parsed.kind() === 'ipv4') return { range: parsed.range() };
   const v6 = parsed as ipaddr.IPv6;
-  let range = v6.range();
+  let range: string = v6.range();
   // ::a.b.c.d, deprecated and never a public host (ipaddr.js calls it unicast); :: and ::1 keep their names.
   if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) range = 'ipv4Compatible';
   const embed = EMBEDDING[range];
