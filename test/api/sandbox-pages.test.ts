@@ -82,7 +82,8 @@ describe.each([
     const form = (await browser.form(payment.url))!;
     expect(form.fields.map(([name]) => name)).toEqual(['session']);
     const fields: [string, string][] = [...form.fields, ...Object.entries(approval)];
-    for (const headers of [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }]) {
+    const forgeries: Record<string, string>[] = [{ origin: 'https://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { 'sec-fetch-site': 'same-site' }, { origin: 'null' }];
+    for (const headers of forgeries) {
       const forged = await browser.post(form.action, fields, headers);
       expect(forged.status).toBe(403);
       handsBackNothing(forged);
