@@ -9,12 +9,15 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts'], exclude: ['src/app/**'] } },
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'packages/sdk/src/**/*.test.ts'], exclude: ['src/app/**'] } },
       { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
       {
         extends: true,
         test: { name: 'postgres', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'postgres' }, globalSetup: ['test/support/postgres-setup.ts'] },
       },
+      // The SDK package (packages/sdk) against a listening gateway, and packed, installed and used
+      // as a merchant's project would: once, on PGlite.
+      { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, testTimeout: 60_000, hookTimeout: 240_000 } },
       // Shopper pages in headless Chromium against a listening gateway: once, on PGlite, one file at a time.
       { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, fileParallelism: false } },
     ],

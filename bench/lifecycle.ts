@@ -1,7 +1,7 @@
 // Latency of the batch operations at the sizes merchants use: a 50-order refund batch and a
 // 100-order query, each sent one at a time, p50/p99 over many rounds.
 import { randomBytes } from 'node:crypto';
-import { sign } from '../src/sdk/index.ts';
+import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
 
 interface Account {

@@ -1,6 +1,7 @@
 // npm run bench: the gateway's authorisations over HTTP, on PostgreSQL, beside the same SQL sent
 // raw through node-postgres in the same run. Prints rates, latency and the server's peak RSS; the
-// last line is the summary the issue asks for. Measures; never fails on a figure.
+// last line is the summary. A two-process phase runs a second gateway on the same database and
+// prints the scaling factor against one process in the same run. Measures; never fails on a figure.
 //
 // This machine drifts by a fifth from one minute to the next, so HTTP and raw SQL are measured in
 // alternating phases over several rounds and compared by their medians. Latency at half the peak
@@ -18,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { sign } from '../src/sdk/index.ts';
+import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
 import { acquiro, startServer } from '../test/support/processes.ts';
 import { lifecycleLatencies } from './lifecycle.ts';
@@ -63,12 +64,12 @@ function bodies(ids: Ids, secret: string, count: number): string[] {
   });
 }
 
-/** Closed loop at full speed: CONNECTIONS requests always in flight. */
-async function peakRate(url: string, payloads: string[], seconds = SECONDS): Promise<number> {
+/** Closed loop at full speed: `connections` requests always in flight. */
+async function peakRate(url: string, payloads: string[], seconds = SECONDS, connections = CONNECTIONS): Promise<number> {
   let next = 0;
   const result = await autocannon({
     url: `${url}/v1/authorise`,
-    connections: CONNECTIONS,
+    connections,
     duration: seconds,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -106,6 +107,13 @@ async function evenLatency(rate: number, seconds: number, send: (i: number) => P
 
 const authorise = (url: string, payload: string) =>
   fetch(`${url}/v1/authorise`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload }).then((response) => response.text());
+
+/** Two gateways on one database, each driven by half the connections at once: their sum. */
+async function pairRate(urls: readonly [string, string], ids: Ids, secret: string): Promise<number> {
+  const half = Math.max(1, Math.round(CONNECTIONS / 2));
+  const rates = await Promise.all(urls.map((url) => peakRate(url, bodies(ids, secret, Math.round(SECONDS * 1_500)), SECONDS, half)));
+  return rates[0]! + rates[1]!;
+}
 
 async function rawRate(pool: pg.Pool, ids: Ids, seconds = SECONDS): Promise<number> {
   let done = 0;
@@ -167,6 +175,25 @@ async function main() {
     const rss = peakRssMb(server.child.pid!);
     log(`  server peak RSS: ${rss} MB`);
 
+    // Two processes on one PostgreSQL, alternating with one in the same run: the scaling factor.
+    const second = await startServer({ ...env, ACQUIRO_WORKERS: 'off' }, { logFile });
+    const one: number[] = [];
+    const two: number[] = [];
+    try {
+      await peakRate(second.url, bodies(ids, secret, 2_000), 2); // warm the second process
+      for (let round = 1; round <= ROUNDS; round++) {
+        await vacuum();
+        one.push(await peakRate(server.url, bodies(ids, secret, Math.round(SECONDS * 2_500))));
+        await vacuum();
+        two.push(await pairRate([server.url, second.url], ids, secret));
+        log(`  round ${round}: one gateway ${one.at(-1)!.toFixed(0)}/s, two gateways ${two.at(-1)!.toFixed(0)}/s`);
+      }
+    } finally {
+      await second.stop();
+    }
+    const scaling = median(two) / median(one);
+    log(`  two gateways on one PostgreSQL: ${median(two).toFixed(0)}/s, scaling factor ${scaling.toFixed(2)} (the load generator shares the cores)`);
+
     await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], env);
     await vacuum();
     const lifecycle = await lifecycleLatencies(server.url, { ...ids, secret }, undefined, vacuum);
@@ -174,7 +201,10 @@ async function main() {
     log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches; goal p99 <= 50 ms)`);
     log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries; goal p99 <= 20 ms)`);
     log(`  goals: ratio >= 0.6, p99 <= 10 ms at half rate, RSS <= 200 MB`);
-    log(`authorise: ${peak.toFixed(0)}/s, ratio ${(peak / rawPeak).toFixed(2)} to raw SQL, p99 ${half.p99.toFixed(1)} ms at half rate, peak RSS ${rss} MB`);
+    log(
+      `authorise: ${peak.toFixed(0)}/s, ratio ${(peak / rawPeak).toFixed(2)} to raw SQL, p99 ${half.p99.toFixed(1)} ms at half rate ` +
+        `(raw ${rawHalf.p99.toFixed(1)} ms), peak RSS ${rss} MB, two-process scaling ${scaling.toFixed(2)}`,
+    );
   } finally {
     await pool.end();
     await server.stop();

@@ -20,6 +20,10 @@ describe('configuration', () => {
     [{ ACQUIRO_VAULT_KEYS: `k1:${key},k1:${key}` }, 'ACQUIRO_VAULT_KEYS is invalid: key ids must be unique'],
     [{ ACQUIRO_RATE_LIMIT: '0' }, 'ACQUIRO_RATE_LIMIT is invalid: expected requests per second per account'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL is invalid'],
+    [{ ACQUIRO_REQUEST_TIMEOUT: '30s' }, 'ACQUIRO_REQUEST_TIMEOUT is invalid: expected seconds'],
+    [{ ACQUIRO_HEADERS_TIMEOUT: '0' }, 'ACQUIRO_HEADERS_TIMEOUT is invalid: expected more than 0 seconds'],
+    [{ ACQUIRO_HEADERS_TIMEOUT: '40' }, 'ACQUIRO_HEADERS_TIMEOUT is invalid: expected at most ACQUIRO_REQUEST_TIMEOUT'],
+    [{ ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '0' }, 'ACQUIRO_MAX_CONNECTIONS_PER_CLIENT is invalid'],
   ])('stops on %o with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -36,5 +40,12 @@ describe('configuration', () => {
   it('starts live mode with both, the first vault key active', () => {
     const config = loadConfig({ ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://db/acquiro', ACQUIRO_VAULT_KEYS: `k2:${key},k1:${Buffer.alloc(32, 1).toString('base64')}` });
     expect(config.vaultKeys.map((k) => k.id)).toEqual(['k2', 'k1']);
+  });
+
+  it('closes a stalled request within a minute by default, and reads timeouts in seconds', () => {
+    const defaults = loadConfig({});
+    expect(defaults.timeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
+    expect(defaults.maxConnectionsPerClient).toBe(64);
+    expect(loadConfig({ ACQUIRO_HEADERS_TIMEOUT: '0.5', ACQUIRO_REQUEST_TIMEOUT: '2.25' }).timeouts).toMatchObject({ headersMs: 500, requestMs: 2250 });
   });
 });

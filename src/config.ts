@@ -3,6 +3,10 @@
 import Type from 'typebox';
 import { Compile } from 'typebox/compile';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
+
+/** A duration in seconds, with up to three decimals. */
+const SECONDS = '^(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3})?$';
 
 const Env = Type.Object({
   PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
@@ -20,6 +24,11 @@ const Env = Type.Object({
   ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
   ACQUIRO_WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  ACQUIRO_HEADERS_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
+  ACQUIRO_REQUEST_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
+  ACQUIRO_KEEP_ALIVE_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
+  ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
+  ACQUIRO_METRICS_ALLOW: Type.Optional(Type.String()),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),
@@ -38,6 +47,11 @@ const HINTS: Record<string, string> = {
   ACQUIRO_BUSY_IN_FLIGHT: 'a number of requests in flight',
   ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
   ACQUIRO_WORKERS: '"on" or "off"',
+  ACQUIRO_HEADERS_TIMEOUT: 'seconds, such as 10 or 2.5',
+  ACQUIRO_REQUEST_TIMEOUT: 'seconds, such as 30 or 2.5',
+  ACQUIRO_KEEP_ALIVE_TIMEOUT: 'seconds, such as 5 or 0.5',
+  ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: 'a number of connections from 1 to 999999',
+  ACQUIRO_METRICS_ALLOW: '"off" or a comma-separated list of CIDR blocks allowed to read /metrics',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
 };
 
@@ -65,7 +79,20 @@ export interface Config {
   readonly keyGraceHours: number;
   readonly trustedProxies: readonly string[];
   readonly runWorkers: boolean;
+  /** CIDR blocks that may read /metrics; empty: /metrics is not served. */
+  readonly metricsAllow: readonly string[];
   readonly logLevel: string;
+  /** How long a client may take to send a request (docs/operations.md, "Timeouts and limits"). */
+  readonly timeouts: {
+    /** From the connection (or the previous answer) to the request's last header. */
+    readonly headersMs: number;
+    /** From the connection (or the previous answer) to the request's last body byte. */
+    readonly requestMs: number;
+    /** How long an idle keep-alive connection stays open after an answer. */
+    readonly keepAliveMs: number;
+  };
+  /** Open connections one client address may hold (trusted proxies excepted). */
+  readonly maxConnectionsPerClient: number;
 }
 
 export class ConfigError extends Error {}
@@ -96,6 +123,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError('ACQUIRO_VAULT_KEYS is required in live mode: stored cards and secrets must be encrypted');
   }
 
+  const timeouts = {
+    headersMs: seconds(relevant, 'ACQUIRO_HEADERS_TIMEOUT', 10),
+    requestMs: seconds(relevant, 'ACQUIRO_REQUEST_TIMEOUT', 30),
+    keepAliveMs: seconds(relevant, 'ACQUIRO_KEEP_ALIVE_TIMEOUT', 5),
+  };
+  if (timeouts.headersMs > timeouts.requestMs) {
+    throw new ConfigError('ACQUIRO_HEADERS_TIMEOUT is invalid: expected at most ACQUIRO_REQUEST_TIMEOUT (the headers are part of the request)');
+  }
+
   return {
     port,
     host,
@@ -115,8 +151,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((cidr) => cidr.trim())
       .filter(Boolean),
     runWorkers: (relevant.ACQUIRO_WORKERS ?? 'on') === 'on',
+    metricsAllow: parseMetricsAllow(relevant.ACQUIRO_METRICS_ALLOW),
     logLevel: relevant.LOG_LEVEL ?? 'info',
+    timeouts,
+    maxConnectionsPerClient: Number(relevant.ACQUIRO_MAX_CONNECTIONS_PER_CLIENT ?? 64),
   };
+}
+
+function seconds(env: Record<string, string | undefined>, variable: string, fallback: number): number {
+  const ms = Math.round(Number(env[variable] ?? fallback) * 1000);
+  if (ms <= 0) throw new ConfigError(`${variable} is invalid: expected more than 0 seconds`);
+  return ms;
+}
+
+const LOOPBACK = ['127.0.0.0/8', '::1/128'];
+
+function parseMetricsAllow(text: string | undefined): string[] {
+  if (text === undefined) return LOOPBACK;
+  if (text.trim() === 'off') return [];
+  const cidrs = text.split(',').map((cidr) => cidr.trim()).filter(Boolean);
+  for (const cidr of cidrs) {
+    if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`ACQUIRO_METRICS_ALLOW is invalid: ${cidr} is not a CIDR block such as 10.0.0.0/8`);
+  }
+  return cidrs;
 }
 
 function decodeKey(variable: string, base64: string): Buffer {

@@ -1,10 +1,71 @@
-// Logs never carry request bodies. Redaction is the second line of defence: should a card field
-// ever reach a log object, it is censored at any of the depths listed.
+// Logs never carry request bodies, nor anything taken from one. Two things would bring it in:
+// - an error's message: a database error's names the query and lists its parameters (the stored
+//   request, with names, addresses and whatever was typed into free text), and V8's JSON errors
+//   quote the text they choke on. So errors are logged by kind only (safeError below): their
+//   class, code, constraint, table, column, the query's name and the stack's frames, never a message.
+// - a card field in a log object: redaction is the second line of defence, at the depths listed.
 import pino, { type DestinationStream, type Logger } from 'pino';
 
 const SENSITIVE = ['card', 'security_code', 'pan', 'secret_key', 'secret', 'cvc', 'cvv', 'expiration_month', 'expiration_year'];
 
+/** Fields of an error that name things (PostgreSQL's error fields, Node's and Fastify's codes), never values. */
+const NAMING_FIELDS = ['code', 'constraint', 'table', 'column', 'schema', 'routine', 'severity', 'statusCode'] as const;
+
+const IDENTIFIER = '("?[A-Za-z_][A-Za-z0-9_]*"?(?:\\."?[A-Za-z_][A-Za-z0-9_]*"?)?)';
+const WRITE = new RegExp(`\\b(insert\\s+into|update|delete\\s+from)\\s+${IDENTIFIER}`, 'i');
+const READ = new RegExp(`\\bfrom\\s+${IDENTIFIER}`, 'i');
+
+/**
+ * `insert into "payments"`: what a statement writes (or else reads), identifiers only, so a
+ * query's text can name it in a log line without any value it may hold.
+ */
+export function queryName(sql: string): string | undefined {
+  const write = WRITE.exec(sql);
+  if (write) return `${write[1]!.toLowerCase().replace(/\s+/, ' ')} ${write[2]}`;
+  const read = READ.exec(sql);
+  if (read) return `select from ${read[1]}`;
+  return /^\s*([A-Za-z_][A-Za-z0-9_-]*)/.exec(sql)?.[1]; // a prepared statement's name, or the verb
+}
+
+/** What may be logged of an error: what kind it is and where it was thrown, nothing it was told. */
+export function safeError(error: unknown, depth = 0): unknown {
+  if (!(error instanceof Error)) return typeof error === 'object' && error !== null ? { type: typeof error } : error;
+  const fields = error as unknown as Record<string, unknown>;
+  // PGlite's class names are minified: a PostgreSQL error is told by its fields.
+  const isDatabaseError = typeof fields.severity === 'string' && typeof fields.code === 'string';
+  const out: Record<string, unknown> = { type: isDatabaseError ? 'DatabaseError' : error.constructor?.name || error.name };
+  for (const key of NAMING_FIELDS) {
+    const value = fields[key];
+    if (typeof value === 'string' || typeof value === 'number') out[key] = value;
+  }
+  // `statement`: set by src/db/client.ts; `query`: drizzle's and PGlite's errors carry the text.
+  const statement = fields.statement ?? fields.query;
+  if (typeof statement === 'string') out.query = queryName(statement);
+  if (typeof error.stack === 'string') out.stack = error.stack.split('\n').filter((line) => /^\s+at /.test(line)).join('\n');
+  if (error.cause !== undefined && depth < 3) out.cause = safeError(error.cause, depth + 1);
+  return out;
+}
+
 export function createLogger(level: string, destination?: DestinationStream): Logger {
   const paths = SENSITIVE.flatMap((key) => [key, `*.${key}`, `*.*.${key}`]);
-  return pino({ level, redact: { paths, censor: '[redacted]' }, base: { service: 'acquiro' } }, destination);
+  return pino(
+    {
+      level,
+      redact: { paths, censor: '[redacted]' },
+      base: { service: 'acquiro' },
+      serializers: { err: (error: unknown) => safeError(error), error: (error: unknown) => safeError(error) },
+      hooks: {
+        // `log.error(error)` would take the error's message as the line's message.
+        logMethod(args, method) {
+          const [first, ...rest] = args as unknown[];
+          if (first instanceof Error) {
+            const message = typeof rest[0] === 'string' ? rest[0] : 'error';
+            return method.call(this, { err: first }, message);
+          }
+          return method.apply(this, args);
+        },
+      },
+    },
+    destination,
+  );
 }

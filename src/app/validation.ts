@@ -13,13 +13,18 @@ export interface Validator<S extends TSchema> {
   parse(body: unknown): Static<S>;
 }
 
-/** A string field: `hint` says, in the refusal, what a valid value looks like. */
-export function Text(options: { max: number; pattern?: string; hint?: string; min?: number }) {
+/**
+ * A string field: `hint` says, in the refusal, what a valid value looks like. `freeText` marks
+ * text a person types (notes, names, addresses, item names), where a card number typed by mistake
+ * is masked before the request is kept (src/app/request-fields.ts); identifiers never are.
+ */
+export function Text(options: { max: number; pattern?: string; hint?: string; min?: number; freeText?: boolean }) {
   return Type.String({
     minLength: options.min ?? 1,
     maxLength: options.max,
     ...(options.pattern ? { pattern: options.pattern } : {}),
     hint: options.hint ?? (options.pattern ? 'wrong format' : `at most ${options.max} characters`),
+    ...(options.freeText ? { freeText: true } : {}),
   });
 }
 

@@ -31,6 +31,8 @@ export interface Database {
    */
   transaction<T>(work: (query: RawQuery) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
+  /** The connection pool's use, for /metrics (PostgreSQL; PGlite has no pool). */
+  poolStats?(): { total: number; idle: number; waiting: number; max: number };
   close(): Promise<void>;
 }
 
@@ -66,12 +68,14 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   return {
     db,
     kind: 'postgres',
-    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows,
+    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await work(async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] })).rows);
+        const result = await work(
+          async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
+        );
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -84,7 +88,19 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     ping: async () => {
       await pool.query('SELECT 1');
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
     close: () => pool.end(),
+  };
+}
+
+/**
+ * node-postgres errors do not say which statement failed; the log names it by the statement's
+ * name or text (src/logging.ts keeps only its verb and table), never by its parameters.
+ */
+function naming(text: string, name: string | undefined) {
+  return (error: unknown): never => {
+    if (error instanceof Error) Object.defineProperty(error, 'statement', { value: name ?? text, enumerable: false, configurable: true });
+    throw error;
   };
 }
 
@@ -98,8 +114,11 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
   return {
     db,
     kind: 'pglite',
-    query: async <Row>(text: string, params?: unknown[]) => (await client.query<Row>(text, params)).rows,
-    transaction: (work) => client.transaction((tx) => work(async <Row>(text: string, params?: unknown[]) => (await tx.query<Row>(text, params)).rows)),
+    query: async <Row>(text: string, params?: unknown[], name?: string) => (await client.query<Row>(text, params).catch(naming(text, name))).rows,
+    transaction: (work) =>
+      client.transaction((tx) =>
+        work(async <Row>(text: string, params?: unknown[], name?: string) => (await tx.query<Row>(text, params).catch(naming(text, name))).rows),
+      ),
     ping: async () => {
       await client.query('SELECT 1');
     },

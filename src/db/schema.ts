@@ -1,7 +1,12 @@
 // Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
 // when the two disagree.
 import type { RiskReason } from '../domain/risk.ts';
-import { bigint, bigserial, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
+import type { OrderRecord } from '../domain/order.ts';
+import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
+import { statesSql, type StateMachine } from '../domain/state-machine.ts';
+import { sql } from 'drizzle-orm';
+import { bigint, bigserial, check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
@@ -61,6 +66,9 @@ export const cardTokens = pgTable('card_tokens', {
   createdAt: createdAt(),
 });
 
+/** A status column's CHECK: exactly its machine's states (test/db/schema.test.ts compares it with the migrations). */
+const statusCheck = (table: string, machine: StateMachine<string>) => check(`${table}_status_check`, sql.raw(`status IN (${statesSql(machine)})`));
+
 export const payments = pgTable('payments', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),
@@ -68,7 +76,7 @@ export const payments = pgTable('payments', {
   orderNo: text('order_no').notNull(),
   kind: text('kind').$type<'card' | 'apm' | 'checkout'>().notNull(),
   paymentMethod: text('payment_method').notNull(),
-  status: text('status').notNull(),
+  status: text('status').$type<PaymentStatus>().notNull(),
   amount: money('amount').notNull(),
   currency: text('currency').notNull(),
   capturedAmount: money('captured_amount').notNull().default(0),
@@ -76,7 +84,8 @@ export const payments = pgTable('payments', {
   /** Pending and succeeded refunds: what is no longer available to refund (≤ captured). */
   refundReserved: money('refund_reserved').notNull().default(0),
   requestFingerprint: text('request_fingerprint').notNull(),
-  request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+  /** What the payment keeps of its order (OrderRecord), written by its command. */
+  request: jsonb('request').$type<OrderRecord>().notNull(),
   cardBrand: text('card_brand'),
   cardBin: text('card_bin'),
   cardLast4: text('card_last4'),
@@ -101,7 +110,9 @@ export const payments = pgTable('payments', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
-});
+  /** When a sweeper next looks at a pending payment, on the injected clock; its lease (0008). */
+  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }),
+}, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {
   id: bigserial('id', { mode: 'number' }).primaryKey(),
@@ -179,7 +190,7 @@ export const paymentOperations = pgTable('payment_operations', {
   nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-});
+}, () => [statusCheck('payment_operations', OPERATION_MACHINE)]);
 
 export const refunds = pgTable('refunds', {
   id: text('id').primaryKey(),
@@ -197,7 +208,7 @@ export const refunds = pgTable('refunds', {
   settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-});
+}, () => [statusCheck('refunds', REFUND_MACHINE)]);
 
 export type PaymentOperationRow = typeof paymentOperations.$inferSelect;
 export type RefundRow = typeof refunds.$inferSelect;

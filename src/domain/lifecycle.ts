@@ -2,6 +2,7 @@
 // state. The moves themselves are in payment.ts; docs/states.md tabulates both.
 import type { CodeName } from './errors.ts';
 import type { PaymentStatus } from './payment.ts';
+import { defineStateMachine } from './state-machine.ts';
 
 export type LifecycleOperation = 'capture' | 'cancel' | 'review' | 'refund';
 
@@ -56,6 +57,18 @@ export function statusAfterRefund(captured: number, refunded: number): PaymentSt
 
 export const REFUND_STATUSES = ['pending', 'succeeded', 'failed'] as const;
 export type RefundStatus = (typeof REFUND_STATUSES)[number];
+
+/** A refund: claimed pending, then what the processor said. */
+export const REFUND_MACHINE = defineStateMachine('refund', {
+  initial: ['pending'],
+  next: { pending: ['succeeded', 'failed'], succeeded: [], failed: [] } satisfies Record<RefundStatus, readonly RefundStatus[]>,
+});
+
+/** A capture or void of an authorisation (payment_operations): the same three states. */
+export const OPERATION_MACHINE = defineStateMachine('payment operation', {
+  initial: ['pending'],
+  next: { pending: ['succeeded', 'failed'], succeeded: [], failed: [] } satisfies Record<RefundStatus, readonly RefundStatus[]>,
+});
 
 /**
  * The per-order status of batch answers and refund search: `1` done, `2` accepted but the

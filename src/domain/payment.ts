@@ -1,4 +1,5 @@
-// The payment state machine. docs/states.md draws it; test/domain/payment.test.ts walks it.
+// The payment state machine. docs/states.md draws it; src/domain/state-machine.test.ts walks it.
+import { defineStateMachine } from './state-machine.ts';
 
 export const PAYMENT_STATUSES = [
   'processing', // claimed; the processor's answer is not (yet) known: pending, never success
@@ -17,7 +18,8 @@ export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
 
 const NEXT: Record<PaymentStatus, readonly PaymentStatus[]> = {
   processing: ['requires_authentication', 'requires_redirect', 'pending_review', 'authorised', 'captured', 'failed'],
-  requires_authentication: ['processing', 'pending_review', 'authorised', 'captured', 'failed'],
+  // → requires_redirect: a hosted page's challenge failed, and the page waits for another card.
+  requires_authentication: ['processing', 'requires_redirect', 'pending_review', 'authorised', 'captured', 'failed'],
   requires_redirect: ['processing', 'authorised', 'captured', 'failed'],
   pending_review: ['authorised', 'captured', 'cancelled'],
   authorised: ['captured', 'cancelled'],
@@ -28,12 +30,42 @@ const NEXT: Record<PaymentStatus, readonly PaymentStatus[]> = {
   failed: [],
 };
 
+/** The payment's machine: every status write of a payment is a Transition made by it. */
+export const PAYMENT_MACHINE = defineStateMachine('payment', {
+  // A direct, APM or stored-credential payment is claimed processing; a hosted page's waits for the card.
+  initial: ['processing', 'requires_redirect'],
+  next: NEXT,
+});
+
 export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
-  return NEXT[from].includes(to);
+  return PAYMENT_MACHINE.canMove(from, to);
 }
 
 export function isFinal(status: PaymentStatus): boolean {
-  return NEXT[status].length === 0;
+  return PAYMENT_MACHINE.isFinal(status);
+}
+
+/** Longer than any connector's own request timeout, so no live request is second-guessed. */
+export const UNKNOWN_AFTER_MS = 30_000;
+/** A 3-D Secure challenge not finished within this is failed as abandoned. */
+export const CHALLENGE_TTL_MS = 30 * 60_000;
+
+/**
+ * When a sweeper should next look at a payment that has just reached `status` (next_check_at),
+ * on the injected clock: a processing one is asked about once its live call has surely ended, a
+ * challenge or a shopper's page is given up at its deadline, any other state waits for no one.
+ */
+export function nextCheckFor(status: PaymentStatus, now: Date, expiresAt: Date | null): Date | null {
+  switch (status) {
+    case 'processing':
+      return new Date(now.getTime() + UNKNOWN_AFTER_MS);
+    case 'requires_authentication':
+      return new Date(now.getTime() + CHALLENGE_TTL_MS);
+    case 'requires_redirect':
+      return expiresAt;
+    default:
+      return null;
+  }
 }
 
 /** Whether the payment still waits for something outside the merchant's control. */

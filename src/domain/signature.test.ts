@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalString, sign, verify } from '../sdk/index.ts';
-import { matchingSecret } from './signature.ts';
+import { canonicalString, escapeValue, matchingSecret, sign, verify } from './signature.ts';
 
-// decisions §2, worked example.
+// docs/signing.md, the first worked example.
 const example = {
   merchant_id: 'M100001',
   account_id: 'A100001',
@@ -18,6 +17,38 @@ describe('encryption_data', () => {
       'account_id=A100001&capture_orders[0].amount=10.00&capture_orders[0].currency=USD&capture_orders[0].order_no=ORD-1&capture_orders[0].transaction_id=T0001&capture_orders[1].amount=5.50&capture_orders[1].currency=EUR&capture_orders[1].order_no=ORD-2&capture_orders[1].transaction_id=T0002&merchant_id=M100001',
     );
     expect(sign(example, 'sk_test_4f3c2b1a')).toBe('82b9f118bf679e82c29d2b97c49a1d43c13889278e1d1bd3d008bb520a8edbbb');
+  });
+
+  it('escapes %, & and = in values, and nothing else (docs/signing.md, the second worked example)', () => {
+    const body = {
+      merchant_id: 'M100001',
+      account_id: 'A100001',
+      order_no: 'ORD-2',
+      currency: 'USD',
+      amount: '42.50',
+      note: 'gift&notify_url=http://x.example/',
+      custom: 'size=M; 100% cotton',
+      account_owner: [{ last_name: 'Smith&amount=0.01' }],
+    };
+    expect(canonicalString(body)).toBe(
+      'account_id=A100001&account_owner[0].last_name=Smith%26amount%3D0.01&amount=42.50&currency=USD&custom=size%3DM; 100%25 cotton&merchant_id=M100001&note=gift%26notify_url%3Dhttp://x.example/&order_no=ORD-2',
+    );
+    expect(sign(body, 'sk_test_4f3c2b1a')).toBe('b2b46792de8048ad3da31f3c80198637aafac784183f9607312f970bf955fa2c');
+    expect(escapeValue('%26')).toBe('%2526');
+    expect(escapeValue('a=b&c%d')).toBe('a%3Db%26c%25d');
+    expect(escapeValue('plain text + ?#/é <b>')).toBe('plain text + ?#/é <b>');
+  });
+
+  it('keeps a value from posing as further pairs', () => {
+    // Issue 8: a signed note split into two fields, and a value and a key rearranged.
+    const signed = { a: 'A', note: 'gift&notify_url=http://evil.example/' };
+    const split = { a: 'A', note: 'gift', notify_url: 'http://evil.example/' };
+    expect(canonicalString(signed)).not.toBe(canonicalString(split));
+    const checkout = { amount: '42.50', billing_country: 'US', account_owner: [{ last_name: 'Smith&amount=0.01' }] };
+    const forged = { amount: '0.01', account_owner: [{ last_name: 'Smith' }], 'amount=42.50&billing_country': 'US' };
+    expect(canonicalString(checkout)).toBe('account_owner[0].last_name=Smith%26amount%3D0.01&amount=42.50&billing_country=US');
+    expect(canonicalString(forged)).not.toBe(canonicalString(checkout));
+    expect(canonicalString({ v: '%26' })).not.toBe(canonicalString({ v: '&' }));
   });
 
   it('leaves out the top-level encryption_data, nulls and empty strings, and nothing else', () => {

@@ -1,6 +1,8 @@
-// The `encryption_data` signature (decisions §2): flatten the body tree to `path=value` leaves,
-// drop the top-level encryption_data and every null or empty leaf, sort by path in byte order,
-// join with `&`, HMAC-SHA256 with the account's secret key, lowercase hex.
+// The `encryption_data` signature (docs/signing.md): flatten the body tree to `path=value` leaves,
+// drop the top-level encryption_data and every null or empty leaf, escape `%`, `&` and `=` in
+// values, sort by path in byte order, join with `&`, HMAC-SHA256 with the account's secret key,
+// lowercase hex. The escaping keeps a value from posing as further pairs (`note=x&amount=1`);
+// field names cannot, because requests are refused unless every name is letters, digits and `_`.
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 export type Leaf = string | number | boolean | null | undefined;
@@ -14,8 +16,16 @@ function collect(path: string, node: SignedNode, out: string[][]): void {
   } else if (typeof node === 'object') {
     for (const key of Object.keys(node)) collect(`${path}.${key}`, (node as SignedBody)[key], out);
   } else {
-    out.push([path, String(node)]);
+    out.push([path, escapeValue(String(node))]);
   }
+}
+
+const SEPARATORS = /[%&=]/;
+const ESCAPES: Record<string, string> = { '%': '%25', '&': '%26', '=': '%3D' };
+
+/** `%` → `%25`, `&` → `%26`, `=` → `%3D`, nothing else. Most values hold none: they are returned as they are. */
+export function escapeValue(value: string): string {
+  return SEPARATORS.test(value) ? value.replace(/[%&=]/g, (c) => ESCAPES[c]!) : value;
 }
 
 /** Orders strings by Unicode code point, which is the byte order of their UTF-8 encodings. */

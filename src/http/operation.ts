@@ -1,6 +1,8 @@
 // What the shared pipeline needs to know of an operation before its handler runs: which XML
-// fields are lists, how its answers are encoded, and what its refusal looks like.
+// fields are lists, which fields a request may hold, how its answers are encoded, and what its
+// refusal looks like.
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { SigningAccount } from '../app/accounts/directory.ts';
 import type { AppError } from '../domain/errors.ts';
 import { sign } from '../domain/signature.ts';
@@ -10,7 +12,15 @@ export interface Operation {
   readonly name: string;
   /** Paths, relative to the XML root, of list fields. */
   readonly lists: ReadonlySet<string>;
+  /** A batch operation's list, whose entries are refused one by one in the answer. */
+  readonly batchList?: string;
   readonly format: 'xml' | 'json';
+  /**
+   * The request's fields, at every depth: a signed body with a key this schema does not define is
+   * refused before the handler runs (src/http/plugins/request-fields.ts). A function when the
+   * fields depend on the body (/v1/authorise: card or APM payment).
+   */
+  readonly schema: TSchema | ((body: Record<string, unknown>) => TSchema);
   /** Accepts an Idempotency-Key header (operations that move money and have no order_no to key on). */
   readonly idempotencyKey?: boolean;
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */

@@ -17,7 +17,7 @@ export function redirect(reply: FastifyReply, url: string): FastifyReply {
 }
 
 /** The shopper's languages, best first: the request's browser_lang and default_lang, then the browser's own. */
-export function languageOf(request: FastifyRequest, stored: Readonly<Record<string, unknown>> = {}) {
+export function languageOf(request: FastifyRequest, stored: { readonly browser_lang?: unknown; readonly default_lang?: unknown } = {}) {
   const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
   return pickLanguage([text(stored.browser_lang), text(stored.default_lang), request.headers['accept-language']]);
 }

@@ -2,9 +2,12 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AccountDirectory } from '../app/accounts/directory.ts';
 import type { Deps } from '../app/context.ts';
+import { limitConnectionsPerClient, timeoutOptions } from './connections.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
+import { installMetrics } from './metrics/plugin.ts';
+import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
@@ -35,7 +38,9 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
     bodyLimit: BODY_LIMIT,
     trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
     return503OnClosing: true,
+    ...timeoutOptions(deps.config),
   });
+  limitConnectionsPerClient(app.server, deps.config.maxConnectionsPerClient, deps.config.trustedProxies);
   const directory = new AccountDirectory(deps);
   installBodyParsing(app);
   installErrorHandling(app);
@@ -45,14 +50,18 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
     authFailureLimit: deps.config.authFailureLimit,
     busyInFlight: deps.config.busyInFlight,
   });
+  // Registered after the signature check: preValidation hooks run in this order.
+  installRequestFields(app);
   installIdempotency(app, deps);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      { method: request.method, url: request.url, status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
+      // The path only: a query string is request data (a shopper's page token, a search).
+      { method: request.method, url: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
       'request',
     );
   });
 
+  installMetrics(app, deps);
   healthRoutes(app, deps, readiness);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);

@@ -1,5 +1,6 @@
 // A card number or CVC never reaches a log line, an answer, an event or a stored row in clear
 // (decisions §3). Drive every test card and the error paths through every format, then search.
+// No log line carries a request field's value at all: not on a refusal, not on a database error.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_CARDS } from '../../src/connectors/simulator/cards.ts';
 import { cardPayment, freshCard } from '../support/fixtures.ts';
@@ -13,6 +14,13 @@ const pans = new Set<string>();
 // CVCs that cannot occur by accident in ids, amounts or timestamps of this test.
 const CVC3 = '917';
 const CVC4 = '8263';
+// Request values that must never reach a log line (they are stored and echoed, as they should be).
+const NAME = 'Canarywyn';
+const EMAIL = 'canary@example.com';
+/** Card numbers typed where no card belongs: into `note`, and into a field no operation defines. */
+const IN_NOTE = freshCard('453201');
+const IN_UNKNOWN = freshCard('542418');
+let faulted: Answer;
 
 beforeAll(async () => {
   gw = await startTestGateway({ env: { LOG_LEVEL: 'trace' } });
@@ -40,6 +48,25 @@ beforeAll(async () => {
   await send(original, 'json');
   await send({ ...original, amount: '1.00' }, 'json');
   pans.add('4111111111111112');
+  // Card numbers in free text and in an unknown field, through every format.
+  pans.add(IN_NOTE).add(IN_UNKNOWN);
+  for (const format of formats) {
+    await send(cardPayment(shop.ids, { security_code: CVC3, first_name: NAME, note: `card ${IN_NOTE} thanks` }), format);
+    await send(cardPayment(shop.ids, { security_code: CVC3, first_name: NAME, memo: IN_UNKNOWN }), format);
+  }
+  // A card number typed as a field's name, refused (given twice) before any credential is checked.
+  const asName = freshCard('401288');
+  pans.add(asName);
+  answers.push(await shop.postRaw('/v1/authorise', `merchant_id=${shop.ids.merchant_id}&${asName}=1&${asName}=2`));
+  // A database error on the payment's insert: its message and detail carry the row and the
+  // query's parameters; the 500's log line must carry neither.
+  await gw.database.query(`ALTER TABLE payments ADD CONSTRAINT canary_fault CHECK (request->>'first_name' IS DISTINCT FROM '${NAME}x')`);
+  try {
+    faulted = await shop.post('/v1/authorise', cardPayment(shop.ids, { security_code: CVC3, first_name: `${NAME}x`, shopper_email: EMAIL, note: `card ${IN_NOTE}` }));
+    answers.push(faulted);
+  } finally {
+    await gw.database.query('ALTER TABLE payments DROP CONSTRAINT canary_fault');
+  }
 });
 afterAll(() => gw?.close());
 
@@ -75,6 +102,22 @@ describe('the PAN/CVC canary', () => {
     for (const pan of pans) expect(gw.logs.text).not.toContain(pan);
     // As a value (quoted, or after = or :), not as any number: "ms":917 in a log line is a duration.
     expect(gw.logs.text).not.toMatch(new RegExp(`"(${CVC3}|${CVC4})"|[=:]"?(${CVC3}|${CVC4})(&|"|$)`, 'm'));
+  });
+
+  it('logs a database error by its code, constraint and query name, and nothing of the request', () => {
+    expect([faulted.status, faulted.body.result_info]).toEqual([500, '9999:Internal error']);
+    const line = gw.logs.text.split('\n').find((l) => l.includes('"request failed"'));
+    expect(line).toBeDefined();
+    const logged = JSON.parse(line!) as { err: Record<string, unknown> & { cause?: Record<string, unknown> } };
+    const fault = logged.err.cause ?? logged.err;
+    expect(fault).toMatchObject({ code: '23514', constraint: 'canary_fault', table: 'payments' });
+    expect(fault.query).toBe('claim_payment');
+    expect(line).not.toMatch(/params|Failing row|message/i);
+  });
+
+  it('finds no request value in any log line: names, e-mail addresses, free text', () => {
+    expect(gw.logs.text).toContain('"request failed"');
+    for (const value of [NAME, EMAIL, 'thanks', 'ORD-']) expect(gw.logs.text).not.toContain(value);
   });
 
   it('finds no card number and no CVC in any row of any table, events included', async () => {

@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { formatAmount } from '../../src/domain/money.ts';
+import { PAYMENT_MACHINE, type PaymentStatus } from '../../src/domain/payment.ts';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
 import { batch, expectLedgerBalanced, orderOf, pay, paymentRow, type Txn } from '../support/lifecycle.ts';
@@ -65,6 +66,26 @@ async function subjects(amounts: readonly number[]): Promise<Subject[]> {
   );
 }
 
+/** Whether the state machine can take a payment from `from` to `to` in any number of moves. */
+function reachable(from: PaymentStatus, to: PaymentStatus): boolean {
+  const seen = new Set<PaymentStatus>([from]);
+  const queue = [from];
+  while (queue.length > 0) {
+    const state = queue.shift()!;
+    if (state === to) return true;
+    for (const next of PAYMENT_MACHINE.states) {
+      if (PAYMENT_MACHINE.canMove(state, next) && !seen.has(next)) {
+        seen.add(next);
+        queue.push(next);
+      }
+    }
+  }
+  return false;
+}
+
+const statusOf = async (id: string) =>
+  (await gw.database.query<{ status: PaymentStatus }>('SELECT status FROM payments WHERE id = $1', [id]))[0]!.status;
+
 /** Sends one step and updates the model from what the answer says was done. */
 async function send(subject: Subject, s: Step): Promise<void> {
   const part = formatAmount(Math.max(1, Math.floor((subject.minor * s.percent) / 100)), 'USD');
@@ -101,7 +122,16 @@ it('keeps the ledger balanced and refunds within captures, whatever the merchant
         if (s.together && groups.length > 0) groups[groups.length - 1]!.push(s);
         else groups.push([s]);
       }
-      for (const group of groups) await Promise.all(group.map((s) => send(run[s.target]!, s)));
+      // Every status a payment shows after a group was reached by moves the state table allows.
+      const seen = await Promise.all(run.map((subject) => statusOf(subject.txn.transaction_id)));
+      for (const group of groups) {
+        await Promise.all(group.map((s) => send(run[s.target]!, s)));
+        for (const [i, subject] of run.entries()) {
+          const now = await statusOf(subject.txn.transaction_id);
+          expect(reachable(seen[i]!, now), `${seen[i]} → ${now}`).toBe(true);
+          seen[i] = now;
+        }
+      }
       for (const subject of run) {
         const row = await paymentRow(gw, subject.txn.transaction_id);
         expect(row.refunded).toBeLessThanOrEqual(row.captured);

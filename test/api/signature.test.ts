@@ -2,7 +2,7 @@
 // that nothing is stored for a refused request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateKey } from '../../src/app/merchants/credentials.ts';
-import { sign } from '../../src/sdk/index.ts';
+import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';

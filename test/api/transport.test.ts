@@ -1,7 +1,7 @@
 // What happens before an operation sees the body: size, readability, XML safety, duplicate keys,
 // and the per-account rate limit (decisions §1 and §3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/sdk/index.ts';
+import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';

@@ -1,7 +1,7 @@
 // The `acquiro` command as operators use it: on the database a server uses, with or without that
 // server running, never corrupting an embedded data directory (decisions §6).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sign } from '../../src/sdk/index.ts';
+import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { acquiro, startServer, tempDataDir } from '../support/processes.ts';

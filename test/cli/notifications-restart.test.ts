@@ -2,7 +2,7 @@
 // gateway is killed (SIGKILL) before sending it, and `acquiro worker` delivers on its own.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { sign, verify } from '../../src/sdk/index.ts';
+import { sign, verify } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { acquiro, startServer, startWorker, tempDataDir, type RunningServer, type RunningWorker } from '../support/processes.ts';

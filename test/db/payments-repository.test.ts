@@ -2,7 +2,7 @@
 // than reading them back: they must equal what is stored, column for column.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
-import { cardPaymentRequest } from '../../src/app/authorise/request.ts';
+import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
 import { findPayment } from '../../src/db/repositories/payments.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -24,7 +24,7 @@ describe('rows the authorisation returns', () => {
     const [account] = await gw.database.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1', [shop.ids.account_id]);
     const { account: row } = (await gw.gateway.server.directory.find(shop.ids.merchant_id, account!.id))!;
     const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
-    const returned = await authoriseCard(gw.gateway.deps, row, body);
+    const returned = await authoriseCard(gw.gateway.deps, row, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
     expect(returned).toEqual(await findPayment(gw.database.db, row.id, returned.id));
   });
 });

@@ -47,6 +47,22 @@ describe('schema and migrations', () => {
     expect(rows.map((r) => r.relname)).toEqual(declared);
   });
 
+  // Each status column's CHECK lists exactly the states of its machine, as schema.ts declares it.
+  it.each(tables.flatMap((table) => getTableConfig(table).checks.map((check) => [getTableConfig(table).name, check] as const)))(
+    'declares the CHECK of %s as the migrations make it',
+    async (name, check) => {
+      const [row] = await test.database.query<{ def: string }>(
+        `SELECT pg_get_constraintdef(k.oid) AS def FROM pg_constraint k JOIN pg_class c ON c.oid = k.conrelid
+          WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace AND k.conname = $2`,
+        [name, check.name],
+      );
+      const states = (text: string) => [...text.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]).sort();
+      const declared = (check.value as unknown as { queryChunks: { value: string[] }[] }).queryChunks.flatMap((chunk) => chunk.value).join('');
+      expect(row, `${check.name} exists`).toBeDefined();
+      expect(states(row!.def)).toEqual(states(declared));
+    },
+  );
+
   it('applies nothing twice', async () => {
     expect(await migrate(test.database)).toEqual([]);
   });

@@ -4,7 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { sign, verify } from '../../src/sdk/index.ts';
+import { sign, verify } from '../../src/domain/signature.ts';
 import { encode } from './client.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.ts';
 

@@ -1,9 +1,10 @@
-// Signs requests as a merchant would (with the SDK's sign) and sends them through Fastify's
+// Signs requests as a merchant would (with the gateway's own sign) and sends them through Fastify's
 // inject in JSON, form (bracket notation) or XML; reads answers and checks their signatures.
+import { XMLParser } from 'fast-xml-parser';
 import type { FastifyInstance } from 'fastify';
 import qs from 'qs';
 import { toXml } from '../../src/http/encoders/xml.ts';
-import { parseAnswer, sign, verify } from '../../src/sdk/index.ts';
+import { sign, verify } from '../../src/domain/signature.ts';
 import type { Credentials } from '../../src/app/merchants/credentials.ts';
 
 export type Format = 'json' | 'form' | 'xml' | 'json-as-form';
@@ -29,6 +30,23 @@ export function encode(body: Record<string, unknown>, format: Format): { payload
     case 'xml':
       return { payload: toXml('request', body), contentType: 'application/xml' };
   }
+}
+
+const ANSWER_LISTS = new Set(['risk_reasons', 'fraud_check_result', 'capture_orders', 'review_orders', 'cancel_orders', 'refund_orders', 'orders_list']);
+const xml = new XMLParser({
+  ignoreAttributes: true,
+  parseTagValue: false,
+  isArray: (_name, jPath) => ANSWER_LISTS.has(String(jPath).split('.').slice(1).join('.')),
+});
+
+/** An answer's fields: the JSON object, or the children of XML `respon` (lists kept lists). */
+export function parseAnswer(text: string): Record<string, unknown> {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith('{')) return JSON.parse(trimmed) as Record<string, unknown>;
+  const root = (xml.parse(trimmed) as Record<string, unknown>).respon;
+  const body = (typeof root === 'object' && root !== null ? root : {}) as Record<string, unknown>;
+  for (const list of ANSWER_LISTS) if (body[list] === '') body[list] = [];
+  return body;
 }
 
 export function readAnswer(raw: string, secret: string): { body: Record<string, any>; signed: boolean } {

@@ -1,7 +1,7 @@
 // A shopper's browser without a browser: reads our pages' forms and follows them through
 // Fastify's inject (the e2e tests use Chromium for the real thing).
 import type { FastifyInstance } from 'fastify';
-import { verify } from '../../src/sdk/index.ts';
+import { verify } from '../../src/domain/signature.ts';
 
 export function unescapeHtml(text: string): string {
   return text.replace(/&(quot|#39|lt|gt|amp);/g, (_all, name: string) => ({ quot: '"', '#39': "'", lt: '<', gt: '>', amp: '&' })[name]!);

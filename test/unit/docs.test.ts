@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { CODES, type CodeDef } from '../../src/domain/errors.ts';
 import { decodeBody } from '../../src/http/body/decode.ts';
-import { verify } from '../../src/sdk/index.ts';
+import { verify } from '../../src/domain/signature.ts';
 
 const doc = (path: string) => readFileSync(new URL(`../../docs/${path}`, import.meta.url), 'utf8');
 

@@ -26,7 +26,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
     orderNo: order.orderNo,
     kind: 'apm' as const,
     paymentMethod: method.name,
-    status: 'processing',
+    status: 'processing' as const,
     amount: order.amount.minor,
     currency: order.amount.currency,
     requestFingerprint,
@@ -37,7 +37,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
     connector: account.connector,
     expiresAt: new Date(now.getTime() + method.ttlMinutes * 60_000),
   };
-  const insert = () => claimWaitingPayment(deps.database.db, row);
+  const insert = () => claimWaitingPayment(deps.database.db, row, now);
   return claimOnce(deps, account, { orderNo: order.orderNo, requestFingerprint, insert }, async (claimed) => {
     const instrument = { paymentMethod: method.name, methodData: command.methodData, returnUrl: command.returnUrl };
     const { context, outcome } = await decide(deps, account, order, claimed, instrument);

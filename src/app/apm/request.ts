@@ -9,8 +9,9 @@ import { AppError } from '../../domain/errors.ts';
 import { checkBirthDate, OrderFields, orderDetails, type OrderDetails } from '../authorise/request.ts';
 import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from '../validation.ts';
 
-const Name = Text({ max: 64 });
-const Line = Text({ max: 256 });
+// Text a person types: scanned for card numbers typed by mistake (docs/security.md).
+const FreeName = Text({ max: 64, freeText: true });
+const FreeLine = Text({ max: 256, freeText: true });
 
 /** Seed: the APM request's fields that the order fields already define. */
 const SHARED = [
@@ -30,28 +31,28 @@ const BankAccount = Type.Object({
   account_number: Type.Optional(Text({ max: 34, pattern: '^[0-9A-Za-z-]+$', hint: 'letters, digits and dashes' })),
   branch_number: Type.Optional(Text({ max: 16, pattern: '^[0-9A-Za-z-]+$', hint: 'letters, digits and dashes' })),
   owner_document_number: Type.Optional(Text({ max: 32 })),
-  owner_name: Type.Optional(Text({ max: 128 })),
+  owner_name: Type.Optional(Text({ max: 128, freeText: true })),
   branch_country: Type.Optional(Country),
   currency: Type.Optional(CurrencyCode),
-  bank: Type.Optional(Type.Object({ code: Type.Optional(Text({ max: 16 })), name: Type.Optional(Text({ max: 128 })) })),
+  bank: Type.Optional(Type.Object({ code: Type.Optional(Text({ max: 16 })), name: Type.Optional(Text({ max: 128, freeText: true })) })),
 });
 
 export const Person = Type.Object({
   document_number: Type.Optional(Text({ max: 32, pattern: '^[0-9A-Za-z./ -]+$', hint: 'letters, digits, dots, dashes and slashes' })),
   document_type: Type.Optional(Text({ max: 8, pattern: `^(${DOCUMENT_TYPES.join('|')})$`, hint: `one of ${DOCUMENT_TYPES.join(', ')}` })),
-  social_name: Type.Optional(Text({ max: 128 })),
+  social_name: Type.Optional(Text({ max: 128, freeText: true })),
   email: Type.Optional(Email),
   phone_country_code: Type.Optional(Text({ max: 5, pattern: '^\\+?[0-9]{1,4}$', hint: 'a country calling code such as +55' })),
   phone_area_code: Type.Optional(Text({ max: 5, pattern: '^[0-9]{1,5}$', hint: 'digits' })),
   phone_number: Type.Optional(Text({ max: 15, pattern: '^[0-9][0-9 -]{3,14}$', hint: 'a phone number' })),
   birth_date: Type.Optional(Text({ max: 10, pattern: '^[0-9]{1,2}-[0-9]{1,2}-[0-9]{4}$', hint: 'DD-MM-YYYY' })),
   net_monthly_average_income: Type.Optional(Decimal),
-  address_street: Type.Optional(Line),
-  address_number: Type.Optional(Text({ max: 16 })),
-  address_complement: Type.Optional(Line),
-  address_postal_code: Type.Optional(Text({ max: 16 })),
-  address_city: Type.Optional(Name),
-  address_state: Type.Optional(Name),
+  address_street: Type.Optional(FreeLine),
+  address_number: Type.Optional(Text({ max: 16, freeText: true })),
+  address_complement: Type.Optional(FreeLine),
+  address_postal_code: Type.Optional(Text({ max: 16, freeText: true })),
+  address_city: Type.Optional(FreeName),
+  address_state: Type.Optional(FreeName),
   address_country: Type.Optional(Country),
   fiscal_country: Type.Optional(Country),
   documents: Type.Optional(
@@ -68,8 +69,8 @@ export const ApmPaymentRequest = Type.Object({
   ...pick(SHARED),
   payment_method: Text({ max: 32, pattern: '^[a-z0-9_]+$', hint: 'a payment method name' }),
   return_url: Url,
-  delivery_district_name: Type.Optional(Name),
-  delivery_street_name: Type.Optional(Line),
+  delivery_district_name: Type.Optional(FreeName),
+  delivery_street_name: Type.Optional(FreeLine),
   bank_code: Type.Optional(Text({ max: 16, pattern: '^[A-Za-z0-9]+$', hint: 'a bank code' })),
   person: Type.Optional(Person),
 });
@@ -88,7 +89,7 @@ export interface ApmCommand {
   readonly methodData: Readonly<Record<string, unknown>>;
 }
 
-const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code', 'token_id'] as const;
+export const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code', 'token_id'] as const;
 
 export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now: Date): ApmCommand {
   const card = CARD_FIELDS.find((field) => body[field] !== undefined);

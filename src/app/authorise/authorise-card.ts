@@ -4,25 +4,29 @@
 // the hosted payment page and APM payments (steps.ts).
 import { newId } from '../../domain/ids.ts';
 import { claimPayment, type Claim } from '../../db/repositories/payments.ts';
+import type { RiskRecord } from '../../db/repositories/risk.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
+import type { CardPaymentCommand } from '../payments/command.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
-import { cardPaymentCommand, type CardPaymentBody, type CardPaymentCommand } from './request.ts';
-import type { RiskRecord } from '../../db/repositories/risk.ts';
-import { cardClaim, claimOnce, decide, fingerprintRequest, resolveCard, riskProbe, type ResolvedCard } from './steps.ts';
+import { cardClaim, claimOnce, decide, resolveCard, riskProbe, type ResolvedCard } from './steps.ts';
 
-/** Fields never kept with the stored request: the card group and the signature. */
-const UNSTORED = new Set(['card', 'security_code', 'expiration_month', 'expiration_year', 'encryption_data', 'merchant_id', 'account_id']);
-
-export async function authoriseCard(deps: Deps, account: AccountRow, body: CardPaymentBody): Promise<PaymentRow> {
-  const command = cardPaymentCommand(body, deps.clock.now());
+/**
+ * A card payment, started by the shopper (a card or a vault token) or by the merchant alone (a
+ * stored credential, no CVC). The command is built by its adapter: HTTP parses the merchant's
+ * body into it (src/http/requests/card-payment.ts); a scheduler builds one directly.
+ */
+export async function authoriseCard(deps: Deps, account: AccountRow, command: CardPaymentCommand): Promise<PaymentRow> {
+  if ((command.initiator === 'merchant') !== (command.source.kind === 'stored_credential')) {
+    throw new Error('a merchant-initiated payment charges a stored credential, and only it does');
+  }
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const card = await resolveCard(deps, account, command.source);
-  const requestFingerprint = fingerprintRequest(deps, body);
+  const requestFingerprint = deps.vault.fingerprint(command.identity);
 
   const paymentId = newId('T', deps.clock.now().getTime());
-  const claim = claimFor(account, command, card, paymentId, requestFingerprint, body);
+  const claim = claimFor(account, command, card, paymentId, requestFingerprint, deps.clock.now());
   // The claim reads the risk facts in the same statement: one round trip fewer on the hot path.
   let facts: RiskRecord | undefined;
   const insert = async () => {
@@ -36,15 +40,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, body: CardP
   });
 }
 
-function claimFor(
-  account: AccountRow,
-  command: CardPaymentCommand,
-  card: ResolvedCard,
-  id: string,
-  requestFingerprint: string,
-  body: CardPaymentBody,
-): Claim {
-  const stored = Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key)));
+function claimFor(account: AccountRow, command: CardPaymentCommand, card: ResolvedCard, id: string, requestFingerprint: string, now: Date): Claim {
   return {
     id,
     accountId: account.id,
@@ -55,11 +51,12 @@ function claimFor(
     amount: command.amount.minor,
     currency: command.amount.currency,
     requestFingerprint,
-    request: stored,
+    request: command.record,
     ...cardClaim(card),
     shopperEmail: command.shopperEmail ?? null,
     shopperIp: command.shopperIp ?? null,
     notifyUrl: command.notifyUrl ?? null,
     connector: account.connector,
+    now,
   };
 }

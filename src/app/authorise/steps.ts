@@ -13,7 +13,7 @@ import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '../payments/record-authorisation.ts';
-import type { CardSource, OrderDetails } from './request.ts';
+import type { OrderDetails, PaymentSource } from '../payments/command.ts';
 
 const TEST_CARD_NUMBERS = new Set(TEST_CARDS.map((card) => card.number));
 
@@ -88,7 +88,7 @@ async function existingOutcome(deps: Deps, account: AccountRow, orderNo: string,
   return payment;
 }
 
-export async function resolveCard(deps: Deps, account: AccountRow, source: CardSource): Promise<ResolvedCard> {
+export async function resolveCard(deps: Deps, account: AccountRow, source: PaymentSource): Promise<ResolvedCard> {
   if (source.kind === 'card') {
     const { card } = source;
     return {

@@ -9,6 +9,7 @@
 // independent and run side by side, a few at a time: a 50-order batch then costs a few orders'
 // time, not fifty.
 import { AppError } from '../../domain/errors.ts';
+import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -73,11 +74,21 @@ function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
 
 async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
   try {
+    assertGoodText(entry);
     return await spec.run(spec.parse(entry));
   } catch (error) {
     if (error instanceof AppError) return spec.refused(error);
     deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
     return spec.refused(new AppError('internal_error'));
+  }
+}
+
+/** An order whose text the database cannot store (a NUL, an unpaired surrogate) is refused on its own. */
+function assertGoodText(entry: Record<string, unknown>): void {
+  const found = findBadText(entry);
+  if (found !== undefined) {
+    const field = quoteName(found);
+    throw new AppError('invalid_field', `${field} is invalid: expected text without NUL characters or unpaired surrogates`, { field });
   }
 }
 

@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts';
 import { compile } from '../validation.ts';
 
 export const CANCEL_LIMIT = 50;
-const cancelOrder = compile(Type.Object(OrderFields));
+export const cancelOrder = compile(Type.Object(OrderFields));
 
 export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {

@@ -15,7 +15,7 @@ import { compile } from '../validation.ts';
 import { claimOperation, executeOperation, outcomeOf, type OperationResult } from './operation.ts';
 
 export const CAPTURE_LIMIT = 100;
-const captureOrder = compile(Type.Object(OrderFields));
+export const captureOrder = compile(Type.Object(OrderFields));
 
 export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
   const spec: BatchSpec<OrderRef> = {

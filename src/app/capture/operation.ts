@@ -8,12 +8,13 @@ import type { Connector, OperationOutcome } from '../../connectors/port.ts';
 import { AppError, CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeFor, releaseEntries } from '../../domain/ledger.ts';
-import { canMove, type PaymentStatus } from '../../domain/payment.ts';
+import { OPERATION_MACHINE } from '../../domain/lifecycle.ts';
+import { PAYMENT_MACHINE } from '../../domain/payment.ts';
 import type { Tx } from '../../db/client.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
 import { postJournal } from '../../db/repositories/ledger.ts';
-import { insertOperation, leaseDueOperations, liveOperation, lockOperation, updateOperation } from '../../db/repositories/operations.ts';
-import { findPayment, lockPayment, updatePayment } from '../../db/repositories/payments.ts';
+import { insertOperation, leaseDueOperations, liveOperation, lockOperation, transitionOperation } from '../../db/repositories/operations.ts';
+import { findPayment, lockPayment, transitionPayment } from '../../db/repositories/payments.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } from '../../db/schema.ts';
 import type { Outcome } from '../batch/outcome.ts';
 import type { Deps } from '../context.ts';
@@ -116,19 +117,20 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
     if (operation.status !== 'pending') return { status: operation.status, payment, operation };
     switch (answer.status) {
       case 'succeeded': {
-        const done = await updateOperation(tx, operation.id, { status: 'succeeded', connectorReference: answer.reference });
-        return { status: 'succeeded', payment: await applyOperation(tx, account, payment, done), operation: done };
+        const done = await transitionOperation(tx, operation.id, OPERATION_MACHINE.move(operation.status, 'succeeded'), {
+          connectorReference: answer.reference,
+        });
+        return { status: 'succeeded', payment: await applyOperation(tx, deps.clock.now(), account, payment, done), operation: done };
       }
       case 'failed': {
-        const failed = await updateOperation(tx, operation.id, {
-          status: 'failed',
+        const failed = await transitionOperation(tx, operation.id, OPERATION_MACHINE.move(operation.status, 'failed'), {
           failureReason: answer.reason,
           ...(answer.reference ? { connectorReference: answer.reference } : {}),
         });
         return { status: 'failed', payment, operation: failed };
       }
       case 'pending': {
-        const waiting = await updateOperation(tx, operation.id, {
+        const waiting = await transitionOperation(tx, operation.id, OPERATION_MACHINE.stay(operation.status), {
           connectorReference: answer.reference,
           nextCheckAt: nextCheck(deps.clock.now(), operation.attempts),
         });
@@ -141,16 +143,12 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
 }
 
 /** The succeeded operation's effect on the payment: state, journals, event. */
-async function applyOperation(tx: Tx, account: AccountRow, payment: PaymentRow, operation: PaymentOperationRow): Promise<PaymentRow> {
-  const target: PaymentStatus = operation.kind === 'capture' ? 'captured' : 'cancelled';
-  if (!canMove(payment.status as PaymentStatus, target)) {
-    throw new Error(`payment ${payment.id} cannot move from ${payment.status} to ${target}`);
-  }
+async function applyOperation(tx: Tx, now: Date, account: AccountRow, payment: PaymentRow, operation: PaymentOperationRow): Promise<PaymentRow> {
+  const move = PAYMENT_MACHINE.move(payment.status, operation.kind === 'capture' ? 'captured' : 'cancelled');
   const journal = { accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id };
   let updated: PaymentRow;
   if (operation.kind === 'capture') {
-    updated = await updatePayment(tx, payment.id, {
-      status: 'captured',
+    updated = await transitionPayment(tx, payment.id, move, now, {
       capturedAmount: operation.amount,
       resultCode: CODES.success.code,
       resultMessage: CODES.success.message,
@@ -161,7 +159,7 @@ async function applyOperation(tx: Tx, account: AccountRow, payment: PaymentRow, 
     await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeFor(operation.amount, account.feeBps)) });
   } else {
     const rejected = operation.origin === 'review_reject' ? { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message } : {};
-    updated = await updatePayment(tx, payment.id, { status: 'cancelled', ...rejected });
+    updated = await transitionPayment(tx, payment.id, move, now, rejected);
     await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount) });
   }
   const type = operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';

@@ -6,7 +6,7 @@
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { lockSession, movePayment, updateSession } from '../../db/repositories/checkout.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { orderDetails, type OrderDetails } from '../authorise/request.ts';
+import { storedOrderDetails, type OrderDetails } from '../payments/command.ts';
 import type { Deps } from '../context.ts';
 import {
   DECLINE_CODES,
@@ -34,8 +34,7 @@ export async function settleAttempt(
         : {};
       // processing → requires_redirect, or requires_authentication → (processing →) requires_redirect:
       // the attempt is over and the page waits for the next one.
-      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], {
-        status: 'requires_redirect',
+      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', deps.clock.now(), {
         actionUrl: null,
         threedsResult: outcome.status === 'declined' ? (outcome.threeDS ?? null) : null,
         resultCode: CODES.awaiting_shopper.code,
@@ -57,7 +56,6 @@ function refusalCode(outcome: AuthorisationDecision): CodeName | undefined {
 }
 
 /** The order as the checkout request stated it, for the authorisation steps. */
-export function orderOf(payment: PaymentRow, now: Date): OrderDetails {
-  const body = { ...payment.request, merchant_id: payment.merchantId, account_id: payment.accountId, encryption_data: '' };
-  return orderDetails(body as Parameters<typeof orderDetails>[0], now);
+export function orderOf(payment: PaymentRow, _now: Date): OrderDetails {
+  return storedOrderDetails(payment);
 }

@@ -4,7 +4,8 @@
 // the row keeps its BIN, last four and fingerprint, as for /v1/authorise.
 import { checkCard, isCardProblem, type CheckedCard } from '../../domain/card.ts';
 import { accountById, countAttempt, lockPaymentById } from '../../db/repositories/checkout.ts';
-import { updatePayment } from '../../db/repositories/payments.ts';
+import { transitionPayment } from '../../db/repositories/payments.ts';
+import { PAYMENT_MACHINE } from '../../domain/payment.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
@@ -44,7 +45,7 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
     await countAttempt(tx, session.id);
-    return { state: 'claimed', payment: await updatePayment(tx, payment.id, { status: 'processing', ...cardColumns(card) }) };
+    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), now, cardColumns(card)) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };

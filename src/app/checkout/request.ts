@@ -20,7 +20,7 @@ export type CheckoutBody = Static<typeof CheckoutRequest>;
 export const checkoutRequest = compile(CheckoutRequest);
 
 /** Card fields, and stored cards, belong to the hosted page or to /v1/authorise: never echoed in a hand-off. */
-const REFUSED = ['card', 'expiration_month', 'expiration_year', 'security_code', 'accept', 'token_id', 'payment_method'] as const;
+export const REFUSED = ['card', 'expiration_month', 'expiration_year', 'security_code', 'accept', 'token_id', 'payment_method'] as const;
 
 export interface CheckoutCommand {
   readonly order: OrderDetails;

@@ -15,6 +15,7 @@ import type { Deps } from '../context.ts';
 import { fingerprintRequest } from '../authorise/steps.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import { checkoutCommand } from './request.ts';
+import { storedOrder } from '../payments/command.ts';
 
 /** How long the hand-off page may wait before the shopper's browser posts it. */
 export const HANDOFF_TTL_MS = 30 * 60_000;
@@ -49,7 +50,8 @@ export async function createCheckout(deps: Deps, account: AccountRow, body: Reco
     amount: order.amount.minor,
     currency: order.amount.currency,
     requestFingerprint,
-    request: Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))),
+    // Still the checkout body's fields (to become a typed record like the card payment's), and the order as checked.
+    request: { ...Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))), order: storedOrder(order) },
     shopperEmail: order.shopperEmail ?? null,
     shopperIp: order.shopperIp ?? null,
     notifyUrl: order.notifyUrl ?? null,
@@ -59,7 +61,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, body: Reco
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
   const created = await deps.database.db.transaction(async (tx) => {
-    const payment = await claimWaitingPayment(tx, row);
+    const payment = await claimWaitingPayment(tx, row, now);
     if (!payment) return null;
     const session = await insertSession(tx, {
       id: newId('CS', now.getTime()),

@@ -8,7 +8,7 @@ import type { AuthoriseOutcome, DeclineReason } from '../../connectors/port.ts';
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeFor, holdEntries } from '../../domain/ledger.ts';
-import { canMove, type PaymentStatus } from '../../domain/payment.ts';
+import { canMove, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
 import { journalRows, type JournalRow } from '../../db/repositories/ledger.ts';
 import { findPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
@@ -56,25 +56,28 @@ const code = (name: CodeName) => ({ resultCode: CODES[name].code, resultMessage:
 const MAX_ATTEMPTS = 5;
 
 export async function recordAuthorisation(
-  deps: Pick<Deps, 'database' | 'vault'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'clock'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
   let payment = context.current ?? (await findPayment(deps.database.db, context.account.id, context.paymentId));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (!payment) throw new Error(`payment ${context.paymentId} not found`);
-    if (context.onlyFrom && !context.onlyFrom.includes(payment.status as PaymentStatus)) return payment;
+    if (context.onlyFrom && !context.onlyFrom.includes(payment.status)) return payment;
     const change = changeFor(payment, context, outcome);
     // Another path (the sweeper, a 3-D Secure return) may have recorded an outcome first.
-    if (change.status !== payment.status && !canMove(payment.status as PaymentStatus, change.status)) return payment;
+    if (change.status !== payment.status && !canMove(payment.status, change.status)) return payment;
     if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return payment;
+    const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
 
     const next = { ...payment, ...change } as PaymentRow;
     const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
     if (token) next.tokenId = token.id;
     const eventType = eventFor(next.status as PaymentStatus);
     const write: OutcomeWrite = {
+      move,
       next,
+      now: deps.clock.now(),
       readVersion: payment.version,
       ledger: journalsFor(context.account, next),
       ...(eventType ? { event: { id: newId('EV'), type: eventType, payload: paymentEventPayload(eventType, next) } } : {}),

@@ -1,33 +1,38 @@
 // Payments whose outcome the processor did not tell us (timeout, unreadable answer) stay
 // `processing`: pending, never success. This asks the processor again, later, and records what
-// it says; until it gives a clear answer the payment stays pending.
-import { accounts } from '../../db/schema.ts';
-import { eq } from 'drizzle-orm';
-import { paymentsProcessingSince, updatePayment } from '../../db/repositories/payments.ts';
+// it says; until it gives a clear answer the payment stays pending. Each payment is leased
+// (QUEUES.unknownPayments) before the processor is asked, so two workers never ask about the same
+// payment at once, and a worker that dies leaves it to be taken up when its lease runs out.
+import { UNKNOWN_AFTER_MS } from '../../domain/payment.ts';
+import { accountById } from '../../db/repositories/checkout.ts';
+import { leaseDuePayments, rescheduleCheck } from '../../db/repositories/payments.ts';
+import { QUEUES } from '../../db/repositories/leases.ts';
 import type { Deps } from '../context.ts';
 import { recordAuthorisation } from './record-authorisation.ts';
 import { storedRisk } from './waiting.ts';
 
-/** Longer than any connector's own request timeout, so no live request is second-guessed. */
-export const UNKNOWN_AFTER_MS = 30_000;
+export { UNKNOWN_AFTER_MS };
+
+/** Longer than a processor call can take, so a lease only runs out when its worker is gone. */
+const LEASE_MS = UNKNOWN_AFTER_MS * 2;
 
 export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<number> {
-  const before = new Date(deps.clock.now().getTime() - UNKNOWN_AFTER_MS);
-  const stale = await paymentsProcessingSince(deps.database.db, before, limit);
+  const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps.clock.now(), limit, LEASE_MS);
   let resolved = 0;
-  for (const payment of stale) {
+  for (const payment of leased) {
     const connector = deps.connectors.get(payment.connector);
     const answer = connector
       ? await connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}) })
       : undefined;
     if (!answer?.ok || answer.value.status === 'pending') {
       // Asked again no sooner than the next window.
-      await deps.database.db.transaction((tx) => updatePayment(tx, payment.id, {}));
+      await rescheduleCheck(deps.database.db, payment.id, new Date(deps.clock.now().getTime() + UNKNOWN_AFTER_MS));
       continue;
     }
-    const [account] = await deps.database.db.select().from(accounts).where(eq(accounts.id, payment.accountId));
+    const account = await accountById(deps.database.db, payment.accountId);
+    if (!account) continue;
     const risk = storedRisk(payment);
-    await recordAuthorisation(deps, { account: account!, paymentId: payment.id, ...(risk ? { risk } : {}) }, answer.value);
+    await recordAuthorisation(deps, { account, paymentId: payment.id, current: payment, ...(risk ? { risk } : {}) }, answer.value);
     resolved += 1;
   }
   return resolved;

@@ -48,7 +48,7 @@ export function queriedOrder(payment: PaymentRow): Record<string, unknown> {
     query_result: '1',
     reference_no: payment.connectorReference ?? '',
     transaction_date: compactTime(payment.createdAt),
-    service: typeof payment.request.service === 'string' ? payment.request.service : '',
+    service: payment.request.service ?? '',
     captured_amount: formatAmount(payment.capturedAmount, payment.currency),
     refunded_amount: formatAmount(payment.refundedAmount, payment.currency),
     is3ds: payment.threedsResult ? '1' : '0',

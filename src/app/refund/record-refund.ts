@@ -5,8 +5,8 @@
 import type { OperationOutcome } from '../../connectors/port.ts';
 import { CODES } from '../../domain/errors.ts';
 import { refundEntries } from '../../domain/ledger.ts';
-import { statusAfterRefund } from '../../domain/lifecycle.ts';
-import { canMove, type PaymentStatus } from '../../domain/payment.ts';
+import { REFUND_MACHINE, statusAfterRefund } from '../../domain/lifecycle.ts';
+import { PAYMENT_MACHINE } from '../../domain/payment.ts';
 import { newId } from '../../domain/ids.ts';
 import { journalRows } from '../../db/repositories/ledger.ts';
 import { findPayment } from '../../db/repositories/payments.ts';
@@ -51,13 +51,13 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
     const now = deps.clock.now();
     if (answer.status === 'pending') {
       const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) };
-      await settleRefund(query, { refund: waiting, payment, ledger: [] });
+      await settleRefund(query, { refundMove: REFUND_MACHINE.stay(refund.status), paymentMove: PAYMENT_MACHINE.stay(payment.status), refund: waiting, payment, ledger: [] });
       return waiting;
     }
     if (answer.status === 'succeeded') {
       const refunded = payment.refundedAmount + refund.amount;
-      const status = statusAfterRefund(payment.capturedAmount, refunded);
-      if (!canMove(payment.status as PaymentStatus, status)) throw new Error(`payment ${payment.id} cannot move from ${payment.status} to ${status}`);
+      const paymentMove = PAYMENT_MACHINE.move(payment.status, statusAfterRefund(payment.capturedAmount, refunded));
+      const refundMove = REFUND_MACHINE.move(refund.status, 'succeeded');
       const settled: RefundRow = {
         ...refund,
         status: 'succeeded',
@@ -66,8 +66,10 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
         resultMessage: CODES.success.message,
         settledAt: now,
       };
-      const updated: PaymentRow = { ...payment, refundedAmount: refunded, status };
+      const updated: PaymentRow = { ...payment, refundedAmount: refunded, status: paymentMove.to };
       await settleRefund(query, {
+        refundMove,
+        paymentMove,
         refund: settled,
         payment: updated,
         ledger: journalRows('refund', refundEntries(refund.amount)),
@@ -86,6 +88,8 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
     };
     const updated: PaymentRow = { ...payment, refundReserved: payment.refundReserved - refund.amount };
     await settleRefund(query, {
+      refundMove: REFUND_MACHINE.move(refund.status, 'failed'),
+      paymentMove: PAYMENT_MACHINE.stay(payment.status),
       refund: settled,
       payment: updated,
       ledger: [],

@@ -20,7 +20,7 @@ import { refundFields } from './refund-answer.ts';
 
 export const REFUND_LIMIT = 50;
 
-const refundOrder = compile(Type.Object({ ...OrderFields, refund_amount: Decimal, refund_reason: Type.Optional(Text({ max: 256 })) }));
+export const refundOrder = compile(Type.Object({ ...OrderFields, refund_amount: Decimal, refund_reason: Type.Optional(Text({ max: 256, freeText: true })) }));
 
 export interface RefundOrder extends OrderRef {
   /** Minor units of the order's currency. */

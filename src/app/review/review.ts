@@ -5,9 +5,9 @@
 import Type from 'typebox';
 import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
-import type { PaymentStatus } from '../../domain/payment.ts';
+import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
-import { updatePayment } from '../../db/repositories/payments.ts';
+import { transitionPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { runBatch, type BatchAnswer } from '../batch/batch.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, OrderFields, orderRef, refuse, type OrderRef } from '../batch/orders.ts';
@@ -19,7 +19,7 @@ import { compile, Text } from '../validation.ts';
 
 export const REVIEW_LIMIT = 100;
 
-const reviewOrder = compile(
+export const reviewOrder = compile(
   Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) }),
 );
 
@@ -55,7 +55,10 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
     }
     // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.
     await assertNoLiveOperation(tx, payment.id);
-    const approved = await updatePayment(tx, payment.id, { status: 'authorised', resultCode: CODES.success.code, resultMessage: CODES.success.message });
+    const approved = await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'authorised'), deps.clock.now(), {
+      resultCode: CODES.success.code,
+      resultMessage: CODES.success.message,
+    });
     await recordEvent(tx, {
       accountId: account.id,
       type: 'payment.authorised',

@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { waitingPayment } from '../payments/waiting.ts';
 
-export const CHALLENGE_TTL_MS = 30 * 60_000;
+export { CHALLENGE_TTL_MS } from '../../domain/payment.ts';
 
 export interface ChallengeResult {
   readonly authenticated: boolean;

@@ -1,9 +1,10 @@
 // Hosted payment page sessions, and the lookups of the shopper's pages, which know a payment by
 // its transaction id alone (the sandbox ACS and issuer pages) or a session by its id.
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { accounts, checkoutSessions, merchants, payments, type AccountRow, type CheckoutSessionRow, type PaymentRow } from '../schema.ts';
-import type { NewPayment } from './payments.ts';
+import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import { nextCheckColumn, type NewPayment, type PaymentChanges } from './payments.ts';
 
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
 
@@ -11,8 +12,10 @@ export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
  * Claims an order with columns the hot-path claim does not set (the status a hosted page starts
  * in, the deadline of a payment that waits for the shopper); null when the order_no is taken.
  */
-export async function claimWaitingPayment(db: Executor, row: NewPayment): Promise<PaymentRow | null> {
-  const [inserted] = await db.insert(payments).values(row).onConflictDoNothing({ target: [payments.accountId, payments.orderNo] }).returning();
+export async function claimWaitingPayment(db: Executor, row: NewPayment & { status: PaymentStatus }, now: Date): Promise<PaymentRow | null> {
+  const status = PAYMENT_MACHINE.enter(row.status).to;
+  const nextCheckAt = nextCheckFor(status, now, row.expiresAt ?? null);
+  const [inserted] = await db.insert(payments).values({ ...row, status, createdAt: now, nextCheckAt }).onConflictDoNothing({ target: [payments.accountId, payments.orderNo] }).returning();
   return inserted ?? null;
 }
 
@@ -67,19 +70,23 @@ export async function lockPaymentById(tx: Executor, id: string): Promise<Payment
 }
 
 /**
- * Moves a payment to `status` with `changes` if it is still in one of `from`: the compare-and-set
- * that lets one card attempt through and turns a double submit away. Null when it was not.
+ * Moves a payment to `to` with `changes` if it is still in one of `from` (each move checked by
+ * PAYMENT_MACHINE): the compare-and-set that lets one card attempt through and turns a double
+ * submit away. Null when it was not.
  */
 export async function movePayment(
   tx: Executor,
   id: string,
-  from: readonly string[],
-  changes: Partial<NewPayment> & { status: string },
+  from: readonly PaymentStatus[],
+  to: PaymentStatus,
+  now: Date,
+  changes: PaymentChanges,
 ): Promise<PaymentRow | null> {
+  const moves = from.map((state) => PAYMENT_MACHINE.move(state, to));
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
-    .where(and(eq(payments.id, id), inArray(payments.status, [...from])))
+    .set({ ...changes, status: to, nextCheckAt: nextCheckColumn(to, now), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
+    .where(and(eq(payments.id, id), inArray(payments.status, moves.map((move) => move.from))))
     .returning();
   return row ?? null;
 }
@@ -92,22 +99,4 @@ export async function accountById(db: Executor, id: string): Promise<AccountRow 
 export async function merchantName(db: Executor, merchantId: string): Promise<string> {
   const [row] = await db.select({ name: merchants.name }).from(merchants).where(eq(merchants.id, merchantId));
   return row?.name ?? merchantId;
-}
-
-/**
- * Payments the shopper left: waiting at a hosted or issuer page past their deadline, or in a
- * 3-D Secure challenge begun before `challengeBefore`. Oldest first.
- */
-export async function abandonedPayments(db: Executor, now: Date, challengeBefore: Date, limit: number): Promise<PaymentRow[]> {
-  return db
-    .select()
-    .from(payments)
-    .where(
-      or(
-        and(eq(payments.status, 'requires_redirect'), lt(payments.expiresAt, now)),
-        and(eq(payments.status, 'requires_authentication'), lt(payments.updatedAt, challengeBefore)),
-      ),
-    )
-    .orderBy(payments.updatedAt)
-    .limit(limit);
 }

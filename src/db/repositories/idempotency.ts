@@ -7,8 +7,14 @@ export const KEY_DAYS = 7;
 
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
-/** Claims the key; null when another request holds it (the caller reads that one). */
-export async function claimKey(db: Executor, row: { accountId: string; key: string; operation: string; requestFingerprint: string }): Promise<IdempotencyRow | null> {
+/**
+ * Claims the key; null when another request holds it (the caller reads that one). `createdAt` is
+ * the injected clock's time: the purge compares it with that clock, never with the database's.
+ */
+export async function claimKey(
+  db: Executor,
+  row: { accountId: string; key: string; operation: string; requestFingerprint: string; createdAt: Date },
+): Promise<IdempotencyRow | null> {
   const [claimed] = await db.insert(idempotencyKeys).values(row).onConflictDoNothing().returning();
   return claimed ?? null;
 }

@@ -3,6 +3,7 @@
 // call happens outside it; the outcome is recorded only while the lease is still the caller's.
 import { and, asc, desc, eq, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Executor, type Tx } from '../client.ts';
+import { leaseDue, QUEUES, type Lease } from './leases.ts';
 import { accountKeys, accounts, events, notificationAttempts, type AttemptOutcome, type DeliveryStatus } from '../schema.ts';
 
 export interface Claim {
@@ -20,11 +21,7 @@ export interface Claim {
   readonly startedAt: Date;
 }
 
-export interface Lease {
-  readonly now: Date;
-  readonly until: Date;
-  readonly token: string;
-}
+export type { Lease } from './leases.ts';
 
 type ClaimedRow = { id: string; account_id: string; type: string; payload: Record<string, unknown>; notify_url: string; attempts: number; failures: number };
 
@@ -33,18 +30,7 @@ const RETURNING = sql`RETURNING e.id, e.account_id, e.type, e.payload, e.notify_
 /** Leases up to `limit` due events; rows another worker holds are skipped, never waited for. */
 export function claimDue(db: Executor, lease: Lease, limit: number): Promise<Claim[]> {
   return db.transaction(async (tx) => {
-    const rows = await rowsOf<ClaimedRow>(
-      tx,
-      sql`UPDATE events e SET attempts = e.attempts + 1, locked_until = ${lease.until.toISOString()}::timestamptz, lease_token = ${lease.token}
-          FROM (SELECT id FROM events
-                WHERE delivery_status = 'pending'
-                  AND (next_attempt_at IS NULL OR next_attempt_at <= ${lease.now.toISOString()}::timestamptz)
-                  AND (locked_until IS NULL OR locked_until <= ${lease.now.toISOString()}::timestamptz)
-                ORDER BY next_attempt_at NULLS FIRST, id
-                LIMIT ${limit}
-                FOR UPDATE SKIP LOCKED) due
-          WHERE e.id = due.id ${RETURNING}`,
-    );
+    const rows = await leaseDue<ClaimedRow>(tx, QUEUES.dueNotifications, lease, limit);
     return openAttempts(tx, rows, lease, 'schedule');
   });
 }

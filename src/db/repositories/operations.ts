@@ -1,7 +1,11 @@
 // Captures and voids of an authorisation (payment_operations). Callers hold the payment's row
 // lock when they read or write an operation, so the decision and the write see the same state.
-import { and, asc, eq, lte, ne, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
+import { OPERATION_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
+import type { Transition } from '../../domain/state-machine.ts';
 import type { Db, Executor } from '../client.ts';
+import { rowMapper } from '../rows.ts';
+import { lease, leaseDue, QUEUES } from './leases.ts';
 import { paymentOperations, type PaymentOperationRow } from '../schema.ts';
 
 export type NewPaymentOperation = typeof paymentOperations.$inferInsert;
@@ -16,8 +20,8 @@ export async function liveOperation(tx: Executor, paymentId: string): Promise<Pa
   return row ?? null;
 }
 
-export async function insertOperation(tx: Executor, row: NewPaymentOperation): Promise<PaymentOperationRow> {
-  const [inserted] = await tx.insert(paymentOperations).values(row).returning();
+export async function insertOperation(tx: Executor, row: Omit<NewPaymentOperation, 'status'>): Promise<PaymentOperationRow> {
+  const [inserted] = await tx.insert(paymentOperations).values({ ...row, status: OPERATION_MACHINE.enter('pending').to }).returning();
   return inserted!;
 }
 
@@ -26,34 +30,31 @@ export async function lockOperation(tx: Executor, id: string): Promise<PaymentOp
   return row ?? null;
 }
 
-export async function updateOperation(tx: Executor, id: string, changes: Partial<NewPaymentOperation>): Promise<PaymentOperationRow> {
+export type OperationChanges = Omit<Partial<NewPaymentOperation>, 'status' | 'id'>;
+
+/** Writes a locked operation's move made by OPERATION_MACHINE (or a `stay`) with other columns. */
+export async function transitionOperation(
+  tx: Executor,
+  id: string,
+  move: Transition<RefundStatus>,
+  changes: OperationChanges = {},
+): Promise<PaymentOperationRow> {
   const [row] = await tx
     .update(paymentOperations)
-    .set({ ...changes, updatedAt: sql`now()` })
-    .where(eq(paymentOperations.id, id))
+    .set({ ...changes, status: move.to, updatedAt: sql`now()` })
+    .where(and(eq(paymentOperations.id, id), eq(paymentOperations.status, move.from)))
     .returning();
-  if (!row) throw new Error(`payment operation ${id} vanished`);
+  if (!row) throw new Error(`payment operation ${id} is no longer ${move.from}`);
   return row;
 }
 
+const toOperation = rowMapper(paymentOperations);
+
 /**
- * Leases pending operations whose check is due: each is pushed `leaseMs` into the future before
- * the caller asks the processor, so another worker skips it meanwhile (and retries it if this
- * one dies).
+ * Leases pending operations whose check is due (QUEUES.pendingOperations): each is pushed
+ * `leaseMs` into the future before the caller asks the processor, so another worker skips it
+ * meanwhile (and retries it if this one dies).
  */
 export async function leaseDueOperations(db: Db, now: Date, limit: number, leaseMs: number): Promise<PaymentOperationRow[]> {
-  return db.transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(paymentOperations)
-      .where(and(eq(paymentOperations.status, 'pending'), lte(paymentOperations.nextCheckAt, now)))
-      .orderBy(asc(paymentOperations.nextCheckAt))
-      .limit(limit)
-      .for('update', { skipLocked: true });
-    const leased: PaymentOperationRow[] = [];
-    for (const row of due) {
-      leased.push(await updateOperation(tx, row.id, { nextCheckAt: new Date(now.getTime() + leaseMs), attempts: row.attempts + 1 }));
-    }
-    return leased;
-  });
+  return (await leaseDue(db, QUEUES.pendingOperations, lease(now, leaseMs), limit)).map(toOperation);
 }

@@ -5,7 +5,12 @@
 // Drizzle's builders took a fifth of the server's CPU on this path, and parsing whole rows back a
 // tenth more.
 import { and, eq, sql } from 'drizzle-orm';
+import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import type { Transition } from '../../domain/state-machine.ts';
+import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
+import { rowMapper } from '../rows.ts';
+import { lease, leaseDue, type QUEUES } from './leases.ts';
 import { payments, type PaymentRow } from '../schema.ts';
 import { riskFactsColumns, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
 
@@ -29,26 +34,31 @@ export interface Claim {
   readonly amount: number;
   readonly currency: string;
   readonly requestFingerprint: string;
-  readonly request: Record<string, unknown>;
+  readonly request: OrderRecord;
   readonly connector: string;
   readonly card?: { brand: string; bin: string; last4: string; length: number; fingerprint: string } | undefined;
   readonly tokenId?: string | null | undefined;
   readonly shopperEmail?: string | null | undefined;
   readonly shopperIp?: string | null | undefined;
   readonly notifyUrl?: string | null | undefined;
+  /** The injected clock's time of the claim: created_at, and when the sweeper may first ask. */
+  readonly now: Date;
 }
+
+// The claim's first state, checked against the table once (the statement below is constant).
+const CLAIMED: PaymentStatus = PAYMENT_MACHINE.enter('processing').to;
 
 // The risk facts are read in the same statement, from the same snapshot: the new row is not
 // visible to them, so this payment never counts towards its own velocity.
 export const CLAIM_SQL = `WITH claimed AS (
     INSERT INTO payments (id, account_id, merchant_id, order_no, kind, payment_method, status, amount, currency,
       request_fingerprint, request, card_brand, card_bin, card_last4, card_length, card_fingerprint, token_id,
-      shopper_email, shopper_ip, notify_url, connector)
-    VALUES ($1, $2, $3, $4, $5, $6, 'processing', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20)
+      shopper_email, shopper_ip, notify_url, connector, created_at, next_check_at)
+    VALUES ($1, $2, $3, $4, $5, $6, 'processing', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
     ON CONFLICT (account_id, order_no) DO NOTHING
-    RETURNING version, created_at, updated_at
+    RETURNING version, updated_at
   )
-  SELECT claimed.*, ${riskFactsColumns(20)} FROM claimed`;
+  SELECT claimed.*, ${riskFactsColumns(22)} FROM claimed`;
 
 /**
  * Inserts the claim row (status processing) and reads the risk facts; null when the order_no is
@@ -78,6 +88,8 @@ export async function claimPayment(database: Database, claim: Claim, probe: Risk
       claim.shopperIp ?? null,
       claim.notifyUrl ?? null,
       claim.connector,
+      claim.now,
+      nextCheckFor(CLAIMED, claim.now, null),
       ...riskParams(probe),
     ],
     'claim_payment',
@@ -94,7 +106,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     orderNo: claim.orderNo,
     kind: claim.kind,
     paymentMethod: claim.paymentMethod,
-    status: 'processing',
+    status: CLAIMED,
     amount: claim.amount,
     currency: claim.currency,
     capturedAmount: 0,
@@ -121,15 +133,21 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     riskReasons: null,
     threedsResult: null,
     expiresAt: null,
+    nextCheckAt: nextCheckFor(CLAIMED, claim.now, null),
     version: Number(stamps.version),
-    createdAt: stamp(payments.createdAt, stamps.created_at),
+    createdAt: claim.now,
     updatedAt: stamp(payments.updatedAt, stamps.updated_at),
   };
 }
 
 /** What an outcome changes, computed from the row as read: every column is written. */
 export interface OutcomeWrite {
+  /** The state move, made by PAYMENT_MACHINE; `next.status` is ignored. */
+  readonly move: Transition<PaymentStatus>;
+  /** The row to write; its next_check_at is set here from the state reached. */
   readonly next: PaymentRow;
+  /** The injected clock's time of the write. */
+  readonly now: Date;
   /** The version the decision was made on; the write happens only if the row still has it. */
   readonly readVersion: number;
   readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];
@@ -153,8 +171,8 @@ export interface OutcomeWrite {
 export const OUTCOME_SQL = `WITH updated AS (
     UPDATE payments SET status = $1, captured_amount = $2, connector_reference = $3, action_url = $4, result_code = $5,
       result_message = $6, risk_score = $7, risk_action = $8, risk_reasons = $9::jsonb, threeds_result = $10, token_id = $11,
-      version = version + 1, updated_at = now()
-    WHERE id = $12 AND version = $13
+      next_check_at = $32, version = version + 1, updated_at = now()
+    WHERE id = $12 AND version = $13 AND status = $31
     RETURNING id, account_id, currency, notify_url, version, updated_at
   ), journal AS (
     INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id)
@@ -172,11 +190,12 @@ export const OUTCOME_SQL = `WITH updated AS (
 
 /** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
 export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
-  const { next, token, event } = write;
+  const { next, token, event, move } = write;
+  const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
   const [row] = await database.query<Stamps>(
     OUTCOME_SQL,
     [
-      next.status,
+      move.to,
       next.capturedAmount,
       next.connectorReference,
       next.actionUrl,
@@ -206,10 +225,12 @@ export async function writeOutcome(database: Database, write: OutcomeWrite): Pro
       token?.expiryMonth ?? null,
       token?.expiryYear ?? null,
       token?.fingerprint ?? null,
+      move.from,
+      nextCheckAt,
     ],
     'write_payment_outcome',
   );
-  return row ? { ...next, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
+  return row ? { ...next, status: move.to, nextCheckAt, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
 }
 
 export async function findPaymentByOrderNo(db: Executor, accountId: string, orderNo: string): Promise<PaymentRow | null> {
@@ -228,22 +249,48 @@ export async function lockPayment(tx: Executor, accountId: string, id: string): 
   return row ?? null;
 }
 
-/** Any change through Drizzle bumps the version, so optimistic writers notice it. */
-export async function updatePayment(tx: Executor, id: string, changes: Partial<NewPayment>): Promise<PaymentRow> {
+/** Columns a write may change beside the state; the state only ever changes through a Transition. */
+export type PaymentChanges = Omit<Partial<NewPayment>, 'status' | 'id' | 'accountId' | 'version' | 'nextCheckAt'>;
+
+/** next_check_at for a move to `to` at `now` (a shopper's page keeps its own deadline, expires_at). */
+export function nextCheckColumn(to: PaymentStatus, now: Date) {
+  return to === 'requires_redirect' ? sql`${payments.expiresAt}` : nextCheckFor(to, now, null);
+}
+
+/**
+ * Writes a locked payment's state move made by PAYMENT_MACHINE (or a `stay`) and other columns.
+ * Any change through Drizzle bumps the version, so optimistic writers notice it.
+ */
+export async function transitionPayment(
+  tx: Executor,
+  id: string,
+  move: Transition<PaymentStatus>,
+  now: Date,
+  changes: PaymentChanges = {},
+): Promise<PaymentRow> {
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
-    .where(eq(payments.id, id))
+    .set({ ...changes, status: move.to, nextCheckAt: nextCheckColumn(move.to, now), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
+    .where(and(eq(payments.id, id), eq(payments.status, move.from)))
     .returning();
-  if (!row) throw new Error(`payment ${id} vanished`);
+  if (!row) throw new Error(`payment ${id} is no longer ${move.from}: lock it before moving it`);
   return row;
 }
 
-export async function paymentsProcessingSince(db: Executor, before: Date, limit: number): Promise<PaymentRow[]> {
-  return db
-    .select()
-    .from(payments)
-    .where(and(eq(payments.status, 'processing'), sql`${payments.updatedAt} < ${before}`))
-    .orderBy(payments.updatedAt)
-    .limit(limit);
+const toPayment = rowMapper(payments);
+
+/** Leases due payments of `queue` (QUEUES.unknownPayments, QUEUES.abandonedPayments) for `leaseMs`. */
+export async function leaseDuePayments(
+  db: Executor,
+  queue: typeof QUEUES.unknownPayments | typeof QUEUES.abandonedPayments,
+  now: Date,
+  limit: number,
+  leaseMs: number,
+): Promise<PaymentRow[]> {
+  return (await leaseDue(db, queue, lease(now, leaseMs), limit)).map(toPayment);
+}
+
+/** When a sweeper should look at a payment again (its state unchanged). */
+export async function rescheduleCheck(db: Executor, id: string, at: Date): Promise<void> {
+  await db.update(payments).set({ nextCheckAt: at }).where(eq(payments.id, id));
 }

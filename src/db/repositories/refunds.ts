@@ -1,7 +1,11 @@
 // Refunds of captured money. The claim (a pending row) and the settlement are written under the
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
+import type { PaymentStatus } from '../../domain/payment.ts';
+import type { Transition } from '../../domain/state-machine.ts';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
+import { lease, leaseDue, QUEUES } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
@@ -23,8 +27,8 @@ const CLAIM_REFUND_SQL = `WITH reserved AS (
       AND status = ANY ($7::text[]) AND captured_amount - refund_reserved >= $6
     RETURNING id, account_id, currency, connector, connector_reference
   ), claimed AS (
-    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at)
-    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10 FROM reserved r
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status)
+    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10, $11 FROM reserved r
     RETURNING *
   )
   SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference FROM claimed, reserved`;
@@ -60,6 +64,7 @@ export async function claimRefund(
       claim.id,
       claim.reason,
       claim.nextCheckAt,
+      REFUND_MACHINE.enter('pending').to,
     ],
     'claim_refund',
   );
@@ -77,6 +82,9 @@ export async function lockRefundAndPayment(query: RawQuery, refundId: string): P
 }
 
 export interface RefundSettlement {
+  /** The refund's and the payment's state moves (REFUND_MACHINE, PAYMENT_MACHINE); the rows' own `status` is ignored. */
+  readonly refundMove: Transition<RefundStatus>;
+  readonly paymentMove: Transition<PaymentStatus>;
   readonly refund: RefundRow;
   readonly payment: PaymentRow;
   readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];
@@ -88,11 +96,11 @@ export interface RefundSettlement {
 const SETTLE_REFUND_SQL = `WITH refund AS (
     UPDATE refunds SET status = $2, connector_reference = $3, result_code = $4, result_message = $5, settled_at = $6,
       next_check_at = $7, updated_at = now()
-    WHERE id = $1
+    WHERE id = $1 AND status = $19
     RETURNING id
   ), payment AS (
     UPDATE payments SET status = $9, refunded_amount = $10, refund_reserved = $11, version = version + 1, updated_at = now()
-    WHERE id = $8
+    WHERE id = $8 AND status = $20 AND EXISTS (SELECT 1 FROM refund)
     RETURNING id, account_id, currency, notify_url
   ), journal AS (
     INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
@@ -106,19 +114,19 @@ const SETTLE_REFUND_SQL = `WITH refund AS (
   SELECT (SELECT count(*) FROM refund) AS refunds`;
 
 export async function settleRefund(query: RawQuery, settlement: RefundSettlement): Promise<void> {
-  const { refund, payment, ledger, event } = settlement;
-  await query(
+  const { refund, payment, ledger, event, refundMove, paymentMove } = settlement;
+  const [written] = await query<{ refunds: string | number }>(
     SETTLE_REFUND_SQL,
     [
       refund.id,
-      refund.status,
+      refundMove.to,
       refund.connectorReference,
       refund.resultCode,
       refund.resultMessage,
       refund.settledAt,
       refund.nextCheckAt,
       payment.id,
-      payment.status,
+      paymentMove.to,
       payment.refundedAmount,
       payment.refundReserved,
       ledger.map((e) => e.journalId),
@@ -128,31 +136,17 @@ export async function settleRefund(query: RawQuery, settlement: RefundSettlement
       event?.id ?? null,
       event?.type ?? null,
       event ? JSON.stringify(event.payload) : null,
+      refundMove.from,
+      paymentMove.from,
     ],
     'settle_refund',
   );
+  if (Number(written?.refunds) !== 1) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
 }
 
-export async function updateRefund(tx: Executor, id: string, changes: Partial<NewRefund>): Promise<RefundRow> {
-  const [row] = await tx.update(refunds).set({ ...changes, updatedAt: sql`now()` }).where(eq(refunds.id, id)).returning();
-  if (!row) throw new Error(`refund ${id} vanished`);
-  return row;
-}
-
-/** Leases pending refunds whose check is due (see leaseDueOperations). */
+/** Leases pending refunds whose check is due (QUEUES.pendingRefunds; see leaseDueOperations). */
 export async function leaseDueRefunds(db: Db, now: Date, limit: number, leaseMs: number): Promise<RefundRow[]> {
-  return db.transaction(async (tx) => {
-    const due = await tx
-      .select()
-      .from(refunds)
-      .where(and(eq(refunds.status, 'pending'), lte(refunds.nextCheckAt, now)))
-      .orderBy(asc(refunds.nextCheckAt))
-      .limit(limit)
-      .for('update', { skipLocked: true });
-    const leased: RefundRow[] = [];
-    for (const row of due) leased.push(await updateRefund(tx, row.id, { nextCheckAt: new Date(now.getTime() + leaseMs), attempts: row.attempts + 1 }));
-    return leased;
-  });
+  return (await leaseDue(db, QUEUES.pendingRefunds, lease(now, leaseMs), limit)).map(toRefund);
 }
 
 export interface RefundWithPayment {

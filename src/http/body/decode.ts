@@ -1,17 +1,21 @@
 // Turns a request body into a tree by its content, whatever the Content-Type says (decisions §1):
 // first non-blank character `{` → JSON, `<` → XML, anything else → form with bracket notation.
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import qs from 'qs';
 import { AppError } from '../../domain/errors.ts';
 import type { SignedBody, SignedNode } from '../../domain/signature.ts';
+import { findBadText, quoteName } from '../../domain/text.ts';
+import { decodeForm } from './form.ts';
+import { MAX_DEPTH } from './limits.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
  * @param lists paths, relative to the XML root, of fields the operation declares as lists; an XML
  *   body writes a list as repeated elements, so a single element must still become a list.
+ * @param batchList the list of a batch operation, whose entries are judged one by one: bad text
+ *   in one of them refuses that order in the answer (src/app/batch), not the whole request.
  */
-export function decodeBody(raw: Buffer, lists: ReadonlySet<string>): SignedBody {
+export function decodeBody(raw: Buffer, lists: ReadonlySet<string>, batchList?: string): SignedBody {
   let text: string;
   try {
     text = utf8.decode(raw);
@@ -21,54 +25,89 @@ export function decodeBody(raw: Buffer, lists: ReadonlySet<string>): SignedBody 
   const start = text.search(/\S/);
   if (start === -1) return {};
   const first = text[start];
-  if (first === '{') return decodeJson(text);
-  if (first === '<') return decodeXml(text, lists);
-  return decodeForm(text.trim());
+  let tree: SignedBody;
+  let suspect: boolean;
+  if (first === '{') {
+    const scan = scanJson(text);
+    tree = parseJson(text, scan);
+    suspect = scan.suspectEscape;
+  } else if (first === '<') {
+    tree = decodeXml(text, lists);
+    suspect = text.includes('\0') || text.includes('&#');
+  } else {
+    tree = decodeForm(text.trim());
+    suspect = text.includes('\0') || text.includes('%00');
+  }
+  // Bad text can only enter through these few spellings, so the tree is walked only when one occurs.
+  if (suspect) refuseBadText(tree, batchList);
+  return tree;
 }
 
-function decodeJson(text: string): SignedBody {
+function refuseBadText(tree: SignedBody, batchList: string | undefined): void {
+  for (const key of Object.keys(tree)) {
+    if (key === batchList && Array.isArray(tree[key])) continue;
+    const found = findBadText({ [key]: tree[key] });
+    if (found !== undefined) {
+      const field = quoteName(found);
+      throw new AppError('invalid_field', `${field} is invalid: expected text without NUL characters or unpaired surrogates`, { field });
+    }
+  }
+}
+
+interface JsonScan {
+  /** The first key given twice in one object, or __proto__. */
+  readonly refusal: AppError | undefined;
+  /** A `\u` escape of NUL or of a surrogate occurs: the values must be checked (refuseBadText). */
+  readonly suspectEscape: boolean;
+}
+
+function parseJson(text: string, scan: JsonScan): SignedBody {
   let tree: unknown;
   try {
     tree = JSON.parse(text);
   } catch {
     throw new AppError('unreadable_body', 'body is not valid JSON');
   }
-  assertNoDuplicateKeys(text);
+  if (scan.refusal) throw scan.refusal;
   return tree as SignedBody;
 }
 
 /**
- * JSON.parse keeps the last of two equal keys; a signed body must not be read two ways, so both
- * are refused. Runs only on text JSON.parse accepted, so it needs to track structure, not syntax.
+ * One pass over the text before JSON.parse: refuses nesting deeper than MAX_DEPTH at once (deep
+ * nesting would exhaust the stack of whatever walks the tree), and notes what is refused once the
+ * text is known to be JSON. JSON.parse keeps the last of two equal keys; a signed body must not be
+ * read two ways, so both are refused. The text may not be JSON yet, so every step stays in bounds.
  */
-function assertNoDuplicateKeys(text: string): void {
+function scanJson(text: string): JsonScan {
   const objects: (Set<string> | null)[] = [];
   let expectKey = false;
-  for (let i = 0; i < text.length; i++) {
+  let refusal: AppError | undefined;
+  let suspectEscape = false;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
       const begin = i;
       let escaped = false;
-      for (i++; text.charCodeAt(i) !== 0x22; i++) {
+      for (i++; i < length && text.charCodeAt(i) !== 0x22; i++) {
         if (text.charCodeAt(i) === 0x5c) {
           escaped = true;
           i++;
+          if (text.charCodeAt(i) === 0x75 && isSuspectEscape(text, i + 1)) suspectEscape = true;
         }
       }
       const keys = objects[objects.length - 1];
       if (expectKey && keys) {
-        const key = escaped ? (JSON.parse(text.slice(begin, i + 1)) as string) : text.slice(begin + 1, i);
-        if (keys.has(key)) throw new AppError('duplicate_key', `duplicate key ${key} in JSON body`, { field: key });
-        if (key === '__proto__') throw new AppError('malformed_body', 'key __proto__ is not accepted', { field: key });
+        const key = escaped ? unescapeKey(text.slice(begin, i + 1)) : text.slice(begin + 1, i);
+        if (keys.has(key)) refusal ??= new AppError('duplicate_key', `duplicate key ${quoteName(key)} in JSON body`, { field: quoteName(key) });
+        if (key === '__proto__') refusal ??= new AppError('malformed_body', 'key __proto__ is not accepted', { field: key });
         keys.add(key);
         expectKey = false;
       }
-    } else if (c === 0x7b) {
-      objects.push(new Set());
-      expectKey = true;
-    } else if (c === 0x5b) {
-      objects.push(null);
-      expectKey = false;
+    } else if (c === 0x7b || c === 0x5b) {
+      if (objects.length >= MAX_DEPTH) throw new AppError('malformed_body', `body nests deeper than ${MAX_DEPTH} levels`);
+      objects.push(c === 0x7b ? new Set() : null);
+      expectKey = c === 0x7b;
     } else if (c === 0x7d || c === 0x5d) {
       objects.pop();
       expectKey = false;
@@ -77,6 +116,24 @@ function assertNoDuplicateKeys(text: string): void {
     } else if (c === 0x3a) {
       expectKey = false;
     }
+  }
+  return { refusal, suspectEscape };
+}
+
+/** `\u0000` or `\uD800`–`\uDFFF` (a pair is fine, and told apart later). */
+function isSuspectEscape(text: string, at: number): boolean {
+  const hex = text.slice(at, at + 4);
+  if (hex === '0000') return true;
+  const first = hex.charCodeAt(0) | 0x20;
+  const second = hex.charCodeAt(1) | 0x20;
+  return first === 0x64 /* d */ && (second === 0x38 || second === 0x39 || (second >= 0x61 && second <= 0x66));
+}
+
+function unescapeKey(quoted: string): string {
+  try {
+    return JSON.parse(quoted) as string;
+  } catch {
+    return quoted; // not JSON: JSON.parse of the whole text refuses it
   }
 }
 
@@ -100,6 +157,7 @@ function decodeReferences(text: string): string {
 
 function decodeXml(text: string, lists: ReadonlySet<string>): SignedBody {
   if (FORBIDDEN_MARKUP.test(text)) throw new AppError('forbidden_markup', 'DOCTYPE and entity declarations are not accepted');
+  assertXmlDepth(text);
   if (XMLValidator.validate(text) !== true) throw new AppError('unreadable_body', 'body is not well-formed XML');
   const parser = new XMLParser({
     ignoreAttributes: true,
@@ -122,29 +180,50 @@ function decodeXml(text: string, lists: ReadonlySet<string>): SignedBody {
   return root as SignedBody;
 }
 
+/**
+ * Refuses elements nested deeper than the body's containers may be (MAX_DEPTH, plus the leaf
+ * element), before the validator and the parser recurse into them. Counts tags only, skipping
+ * comments, CDATA, declarations and quoted attribute values; the validator judges the rest.
+ */
+function assertXmlDepth(text: string): void {
+  const length = text.length;
+  let depth = 0;
+  for (let i = text.indexOf('<'); i !== -1; i = text.indexOf('<', i + 1)) {
+    const next = text.charCodeAt(i + 1);
+    if (next === 0x2f /* / */) {
+      depth--;
+    } else if (next === 0x3f /* ? */ || next === 0x21 /* ! */) {
+      const close = text.startsWith('<!--', i) ? '-->' : text.startsWith('<![CDATA[', i) ? ']]>' : '>';
+      i = text.indexOf(close, i);
+      if (i === -1) return;
+    } else {
+      let quote = 0;
+      let j = i + 1;
+      for (; j < length; j++) {
+        const c = text.charCodeAt(j);
+        if (quote) {
+          if (c === quote) quote = 0;
+        } else if (c === 0x22 || c === 0x27) {
+          quote = c;
+        } else if (c === 0x3e) {
+          break;
+        }
+      }
+      if (j >= length) return;
+      if (text.charCodeAt(j - 1) !== 0x2f && ++depth > MAX_DEPTH + 1) {
+        throw new AppError('malformed_body', `body nests deeper than ${MAX_DEPTH} levels`);
+      }
+      i = j;
+    }
+  }
+}
+
 function assertNoMixedContent(node: unknown): void {
   if (typeof node !== 'object' || node === null) return;
   if (!Array.isArray(node) && '#text' in node) {
     throw new AppError('malformed_body', 'XML elements must hold either text or child elements, not both');
   }
   for (const child of Object.values(node)) assertNoMixedContent(child);
-}
-
-function decodeForm(text: string): SignedBody {
-  try {
-    return qs.parse(text, {
-      depth: 10,
-      strictDepth: true,
-      arrayLimit: 10_000,
-      parameterLimit: 100_000,
-      throwOnLimitExceeded: true,
-      allowPrototypes: false,
-      allowDots: false,
-      charset: 'utf-8',
-    }) as SignedBody;
-  } catch {
-    throw new AppError('malformed_body', 'form body nests deeper than 10 levels or holds too many fields');
-  }
 }
 
 /**

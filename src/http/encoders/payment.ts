@@ -6,8 +6,9 @@ import type { PaymentRow } from '../../db/schema.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { textField } from '../operation.ts';
 
+/** Encoded from the payment's columns and its typed OrderRecord, never from a stored wire body. */
 export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
-  const subscription = (payment.request.subscription ?? {}) as Record<string, unknown>;
+  const record = payment.request;
   return {
     merchant_id: payment.merchantId,
     account_id: payment.accountId,
@@ -18,11 +19,12 @@ export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
     card: maskedCard(payment),
     order_status: orderStatus(payment.status as PaymentStatus),
     result_info: resultInfo(payment),
-    contract_name: typeof subscription.contract_name === 'string' ? subscription.contract_name : '',
+    contract_name: record.subscription?.contract_name ?? '',
+    // No subscription is created yet (the subscriptions capability will fill these from its own rows).
     recurring_id: '',
     recurring_deduction_period: '',
     recurring_deduction_time: '',
-    note: typeof payment.request.note === 'string' ? payment.request.note : '',
+    note: record.note ?? '',
     token_id: payment.tokenId ?? '',
     connector: payment.connector,
     threeds_result: payment.threedsResult ?? '',

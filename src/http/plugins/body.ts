@@ -11,7 +11,8 @@ export function installBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, raw, done) => {
     try {
-      done(null, decodeBody(raw as Buffer, operationOf(request)?.lists ?? NO_LISTS));
+      const operation = operationOf(request);
+      done(null, decodeBody(raw as Buffer, operation?.lists ?? NO_LISTS, operation?.batchList));
     } catch (error) {
       done(error as Error, undefined);
     }

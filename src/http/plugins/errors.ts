@@ -2,6 +2,7 @@
 // the catalogue. A fault's detail goes to the log, never to the caller.
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { AppError } from '../../domain/errors.ts';
+import { quoteName } from '../../domain/text.ts';
 import { operationOf, sendAnswer } from '../operation.ts';
 
 function asAppError(error: FastifyError | AppError): AppError {
@@ -23,7 +24,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const refusal = asAppError(error);
     if (refusal.codeName === 'internal_error') request.log.error({ err: error }, 'request failed');
-    else request.log.info({ code: refusal.code, field: refusal.field }, 'request refused');
+    // The field's name only, quoted safely: a sender may type anything as a name.
+    else request.log.info({ code: refusal.code, field: refusal.field === undefined ? undefined : quoteName(refusal.field) }, 'request refused');
     if (refusal.headers) reply.headers(refusal.headers);
     const operation = operationOf(request);
     if (!operation) return reply.code(refusal.http).send({ code: refusal.code, message: refusal.message });

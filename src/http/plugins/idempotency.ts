@@ -45,7 +45,7 @@ async function replay(deps: Pick<Deps, 'database'>, request: FastifyRequest, rep
   }
 }
 
-export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'database' | 'vault'>): void {
+export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'database' | 'vault' | 'clock'>): void {
   app.decorateRequest('idempotencyKey', null);
   app.addHook('preHandler', async (request, reply) => {
     const operation = operationOf(request);
@@ -54,7 +54,7 @@ export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'datab
     if (key === undefined) return;
     const fingerprint = deps.vault.fingerprint(`${operation.name}\n${canonicalString(request.body as SignedBody)}`);
     const accountId = request.signing.account.id;
-    const claimed = await claimKey(deps.database.db, { accountId, key, operation: operation.name, requestFingerprint: fingerprint });
+    const claimed = await claimKey(deps.database.db, { accountId, key, operation: operation.name, requestFingerprint: fingerprint, createdAt: deps.clock.now() });
     if (claimed) {
       request.idempotencyKey = key;
       return;

@@ -1,8 +1,23 @@
 // The Operation of the lifecycle routes: JSON answers, the batch list kept a list in XML bodies,
 // and a refusal with return_status 0 and the code in return_message (src/app/batch/batch.ts).
+import Type, { type TSchema } from 'typebox';
 import { batchRefusal } from '../../app/batch/batch.ts';
 import type { Operation } from '../operation.ts';
 
-export function batchOperation(name: string, list: string, options: { idempotencyKey?: boolean } = {}): Operation {
-  return { name, lists: new Set([list]), format: 'json', errorAnswer: batchRefusal(list), ...options };
+export function batchOperation(name: string, list: string, schema: TSchema, options: { idempotencyKey?: boolean } = {}): Operation {
+  return { name, lists: new Set([list]), batchList: list, format: 'json', schema, errorAnswer: batchRefusal(list), ...options };
+}
+
+/** The fields of every signed request's envelope; the operations check their values themselves. */
+const ENVELOPE = { merchant_id: Type.String(), account_id: Type.String(), encryption_data: Type.String() };
+
+/** A batch request: the envelope and the list of orders, each with the fields `order` defines. */
+export function batchRequest(list: string, order: TSchema): TSchema {
+  return Type.Object({ ...ENVELOPE, [list]: Type.Array(order) });
+}
+
+/** A read request (query, refund search): the envelope, the keys it selects by, or a time window. */
+export function readRequest(keys: readonly string[]): TSchema {
+  const fields = [...keys, 'start_time', 'end_time', 'page'].map((field) => [field, Type.Optional(Type.String())]);
+  return Type.Object({ ...ENVELOPE, ...Object.fromEntries(fields) });
 }

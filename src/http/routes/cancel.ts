@@ -1,11 +1,11 @@
 // POST /v1/cancel: voids payments before capture (docs/api/cancel.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { cancelBatch } from '../../app/cancel/cancel.ts';
+import { cancelBatch, cancelOrder } from '../../app/cancel/cancel.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
-import { batchOperation } from './batch.ts';
+import { batchOperation, batchRequest } from './batch.ts';
 
-export const cancelOperation = batchOperation('cancel', 'cancel_orders', { idempotencyKey: true });
+export const cancelOperation = batchOperation('cancel', 'cancel_orders', batchRequest('cancel_orders', cancelOrder.schema), { idempotencyKey: true });
 
 export function cancelRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/cancel', { config: { operation: cancelOperation } }, async (request, reply) =>

@@ -2,12 +2,13 @@
 // with the hand-off page; the shopper's browser posts that page back (signInfo, no merchant
 // signature) and lands on the hosted payment page, /checkout/:session/:token.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import Type from 'typebox';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
 import { handOffFields } from '../../app/checkout/handoff.ts';
 import { hostedPageState, type HostedOrder } from '../../app/checkout/page-state.ts';
 import { abandon, payWithCard, type PayResult } from '../../app/checkout/pay.ts';
-import { frameAncestors } from '../../app/checkout/request.ts';
+import { CheckoutRequest, frameAncestors, REFUSED } from '../../app/checkout/request.ts';
 import { createCheckout, openHandOff, pageUrlOf, sessionOfPage, signInfoOf } from '../../app/checkout/session.ts';
 import type { Deps } from '../../app/context.ts';
 import { merchantName, paymentById } from '../../db/repositories/checkout.ts';
@@ -26,6 +27,8 @@ export const checkoutOperation: Operation = {
   lists: PAYMENT_LISTS,
   // Refusals before the hand-off page are answered like /v1/authorise's: XML respon with result_info.
   format: 'xml',
+  // The card group is known here only to be refused with its own reason (checkoutCommand).
+  schema: Type.Object({ ...CheckoutRequest.properties, ...Object.fromEntries(REFUSED.map((field) => [field, Type.Optional(Type.Unknown())])) }),
   errorAnswer: paymentRefusal,
   shopperPost: (body) => typeof body.signInfo === 'string',
 };

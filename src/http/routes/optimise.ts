@@ -2,7 +2,7 @@
 // ranked by approval rate on its own similar payments, with the figures (docs/api/optimise.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { WINDOW_DAYS, optimisePaymentMethods, optimiseRequest, type OptimiseBody, type Optimised } from '../../app/optimise/optimise.ts';
+import { WINDOW_DAYS, OptimiseRequest, optimisePaymentMethods, optimiseRequest, type OptimiseBody, type Optimised } from '../../app/optimise/optimise.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { sendAnswer, signingOf, textField, type Operation } from '../operation.ts';
 
@@ -10,6 +10,7 @@ export const optimiseOperation: Operation = {
   name: 'optimisePaymentMethods',
   lists: new Set(),
   format: 'json',
+  schema: OptimiseRequest,
   errorAnswer: (body: Record<string, unknown>, error: AppError) => ({
     merchant_id: textField(body, 'merchant_id'),
     account_id: textField(body, 'account_id'),

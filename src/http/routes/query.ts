@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { QUERY_LIST, queryTransactions } from '../../app/query/query.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
-import { batchOperation } from './batch.ts';
+import { batchOperation, readRequest } from './batch.ts';
 
-export const queryOperation = batchOperation('query', QUERY_LIST);
+export const queryOperation = batchOperation('query', QUERY_LIST, readRequest(['order_no', 'transaction_id']));
 
 export function queryRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/retrievalTrans', { config: { operation: queryOperation } }, async (request, reply) =>

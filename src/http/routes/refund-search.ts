@@ -3,9 +3,9 @@ import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { REFUND_SEARCH_LIST, searchRefunds } from '../../app/refund-search/search.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
-import { batchOperation } from './batch.ts';
+import { batchOperation, readRequest } from './batch.ts';
 
-export const refundSearchOperation = batchOperation('refund-search', REFUND_SEARCH_LIST);
+export const refundSearchOperation = batchOperation('refund-search', REFUND_SEARCH_LIST, readRequest(['refund_reference_id', 'transaction_id', 'order_no']));
 
 export function refundSearchRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/refundSearch', { config: { operation: refundSearchOperation } }, async (request, reply) =>

@@ -1,0 +1,93 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { maskCardNumbers } from './card-in-text.ts';
+
+/** The digit that makes `body` + digit pass the Luhn check. */
+function luhnDigit(body: string): string {
+  let sum = 0;
+  for (let i = 0; i < body.length; i++) {
+    let d = Number(body[body.length - 1 - i]);
+    if (i % 2 === 0) d = d * 2 > 9 ? d * 2 - 9 : d * 2;
+    sum += d;
+  }
+  return String((10 - (sum % 10)) % 10);
+}
+
+// A brand's prefix and a length valid for it (card-validator's tables).
+const BRANDS: readonly [string, number][] = [
+  ['4', 16],
+  ['4', 19],
+  ['51', 16],
+  ['2221', 16],
+  ['34', 15],
+  ['37', 15],
+  ['6011', 16],
+  ['3528', 16],
+  ['62', 17],
+];
+
+const cardNumber = fc
+  .tuple(fc.constantFrom(...BRANDS), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 19, maxLength: 19 }))
+  .map(([[prefix, length], digits]) => {
+    const body = (prefix + digits.join('')).slice(0, length - 1);
+    return body + luhnDigit(body);
+  });
+
+/** The number as a person might type it: in groups of 4, with spaces or dashes, or in one piece. */
+const typed = fc.tuple(cardNumber, fc.constantFrom('', ' ', '-')).map(([pan, separator]) => ({
+  pan,
+  text: separator ? pan.match(/.{1,4}/g)!.join(separator) : pan,
+}));
+
+/** Text around a number that cannot extend its run of digits. */
+const words = fc.string({ unit: fc.constantFrom(...'abc XYZ,.;:#/()éß€'.split('')), maxLength: 20 });
+const masked = (pan: string) => pan.slice(0, 6) + '*'.repeat(pan.length - 10) + pan.slice(-4);
+
+describe('maskCardNumbers', () => {
+  it('masks a card number wherever it is typed, as 411111******1111', () => {
+    fc.assert(
+      fc.property(words, typed, words, (before, { pan, text }, after) => {
+        const result = maskCardNumbers(`${before}${text}${after}`);
+        expect(result).toBe(`${before}${masked(pan)}${after}`);
+        expect(result.replace(/[ -]/g, '')).not.toContain(pan);
+      }),
+    );
+  });
+
+  it('masks every number of a text, and masking twice changes nothing', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(words, typed), { minLength: 1, maxLength: 4 }), (parts) => {
+        const text = parts.map(([word, card]) => `${word} ${card.text} `).join('');
+        const once = maskCardNumbers(text);
+        for (const [, card] of parts) expect(once.replace(/[ -]/g, '')).not.toContain(card.pan);
+        expect(maskCardNumbers(once)).toBe(once);
+      }),
+    );
+  });
+
+  it('leaves a number with a wrong check digit as it was', () => {
+    fc.assert(
+      fc.property(cardNumber, fc.integer({ min: 1, max: 9 }), (pan, shift) => {
+        const wrong = pan.slice(0, -1) + String((Number(pan.slice(-1)) + shift) % 10);
+        expect(maskCardNumbers(`ref ${wrong}`)).toBe(`ref ${wrong}`);
+      }),
+    );
+  });
+
+  it('leaves text without a run of 12 digits as it was', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'0123456789 -ab'.split('')), maxLength: 60 }), (text) => {
+        fc.pre(!/\d(?:[ -]?\d){11,}/.test(text));
+        expect(maskCardNumbers(text)).toBe(text);
+      }),
+    );
+  });
+
+  it('finds the card number inside a longer run of groups, and no other', () => {
+    expect(maskCardNumbers('order 12 4111 1111 1111 1111 thanks')).toBe('order 12 411111******1111 thanks');
+    expect(maskCardNumbers('5555-5555-5555-4444-77')).toBe('555555******4444-77');
+    expect(maskCardNumbers('phone +44 7911 123456, account 0123 4567 8901 2345')).toBe('phone +44 7911 123456, account 0123 4567 8901 2345');
+    // A run with no separator is one number: 20 digits are no card.
+    expect(maskCardNumbers('41111111111111111111')).toBe('41111111111111111111');
+  });
+});

@@ -1,0 +1,135 @@
+// The beneficiary's bank details, checked by structure and checksum before anything is stored:
+// IBAN and BIC (ibantools), US ABA routing numbers (abavalidator), Mexican CLABE (clabe-validator),
+// and the other countries' local codes by their published formats. A problem names the field
+// relative to `bank_details`; the caller prefixes the path.
+import { validate as validateAba } from 'abavalidator';
+import { clabe } from 'clabe-validator';
+import { electronicFormatIBAN, extractBIC, extractIBAN, isValidBIC, isValidIBAN } from 'ibantools';
+import { isIbanCountry, routeOf, type ClearingSystem, type LocalBankCode, type PayoutMethod } from './clearing.ts';
+
+export interface BankDetailsInput {
+  readonly bank_country_code: string;
+  readonly account_currency: string;
+  readonly account_number?: string | undefined;
+  readonly bank_code?: string | undefined;
+  readonly bank_branch?: string | undefined;
+  readonly iban?: string | undefined;
+  readonly swift_code?: string | undefined;
+}
+
+export interface CheckedBankDetails {
+  readonly clearing: ClearingSystem;
+  /** IBAN in electronic form (no spaces, upper case), when given. */
+  readonly iban?: string;
+  readonly swiftCode?: string;
+  /** The local bank code as digits/letters only (dashes and spaces removed). */
+  readonly bankCode?: string;
+}
+
+export interface BankDetailsProblem {
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface BankDetailsContext {
+  readonly method: PayoutMethod;
+  readonly paymentCurrency: string;
+  /** The transfer in the payment currency, in minor units (some countries pick a rail by size). */
+  readonly amountMinor: number;
+}
+
+const problem = (field: string, message: string): { problem: BankDetailsProblem } => ({ problem: { field, message } });
+
+export function checkBankDetails(details: BankDetailsInput, context: BankDetailsContext): CheckedBankDetails | { problem: BankDetailsProblem } {
+  const country = details.bank_country_code;
+  const route = routeOf(context.method, country, context.paymentCurrency, context.amountMinor);
+  if ('problem' in route) return problem('bank_country_code', route.problem);
+  if (context.method === 'LOCAL' && details.account_currency !== context.paymentCurrency) {
+    return problem('account_currency', `a LOCAL payout is paid in the account's own currency: expected ${context.paymentCurrency}`);
+  }
+
+  let iban: string | undefined;
+  if (details.iban !== undefined) {
+    iban = electronicFormatIBAN(details.iban) ?? '';
+    if (!isValidIBAN(iban)) return problem('iban', 'not a valid IBAN (structure or check digits)');
+    if (extractIBAN(iban).countryCode !== country) return problem('iban', `the IBAN is of another country than bank_country_code ${country}`);
+  }
+  let swiftCode: string | undefined;
+  if (details.swift_code !== undefined) {
+    swiftCode = details.swift_code.toUpperCase();
+    if (!isValidBIC(swiftCode)) return problem('swift_code', 'not a valid BIC (8 or 11 characters)');
+    if (extractBIC(swiftCode).countryCode !== country) return problem('swift_code', `the BIC is of another country than bank_country_code ${country}`);
+  }
+
+  if (route.rail === 'SWIFT') {
+    if (!swiftCode) return problem('swift_code', 'is required for SWIFT payouts');
+    if (isIbanCountry(country)) {
+      if (!iban) return problem('iban', `is required for accounts in ${country}`);
+    } else if (!details.account_number) {
+      return problem('account_number', 'is required for SWIFT payouts');
+    } else if (!/^[A-Za-z0-9]{1,34}$/.test(details.account_number)) {
+      return problem('account_number', 'up to 34 letters and digits');
+    }
+    return { clearing: 'SWIFT', ...(iban ? { iban } : {}), swiftCode };
+  }
+  if (route.rail === 'SEPA') {
+    if (!iban) return problem('iban', 'is required for SEPA payouts');
+    return { clearing: 'SEPA', iban, ...(swiftCode ? { swiftCode } : {}) };
+  }
+  // A domestic rail: its country's account number and bank code (a GB IBAN carries both).
+  const local = route.local!;
+  if (iban && local.bankCode === 'sort_code') return { clearing: route.rail, iban };
+  const checked = checkLocal(local.bankCode, details);
+  if ('problem' in checked) return checked;
+  return { clearing: route.rail, bankCode: checked.bankCode, ...(swiftCode ? { swiftCode } : {}) };
+}
+
+const digitsOnly = (text: string) => text.replace(/[\s-]/g, '');
+
+function checkLocal(kind: LocalBankCode, details: BankDetailsInput): { bankCode: string } | { problem: BankDetailsProblem } {
+  const account = details.account_number;
+  const rule = LOCAL_RULES[kind];
+  if (!account) return problem('account_number', `is required for LOCAL payouts to ${details.bank_country_code}`);
+  if (!rule.account.test(account)) return problem('account_number', rule.accountHint);
+  if (kind === 'clabe') {
+    // The CLABE is the account number; it carries the bank's code in its first three digits.
+    const check = clabe.validate(account);
+    if (!check.ok) return problem('account_number', `not a valid CLABE: ${check.message}`);
+    if (details.bank_code !== undefined && digitsOnly(details.bank_code) !== check.code.bank) {
+      return problem('bank_code', `does not match the CLABE's bank ${check.code.bank}`);
+    }
+    return { bankCode: check.code.bank };
+  }
+  if (details.bank_code === undefined) return problem('bank_code', `is required: ${rule.codeHint}`);
+  const code = digitsOnly(details.bank_code).toUpperCase();
+  if (!rule.code.test(code)) return problem('bank_code', rule.codeHint);
+  if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'not a valid ABA routing number (check digit)');
+  if (kind === 'br_bank') {
+    if (details.bank_branch === undefined) return problem('bank_branch', 'is required for payouts to BR: the 4-digit agency number');
+    if (!/^[0-9]{4}(-?[0-9Xx])?$/.test(details.bank_branch)) return problem('bank_branch', 'the 4-digit agency number, with an optional check digit');
+  }
+  return { bankCode: kind === 'ca_routing' ? canadianRouting(code) : code };
+}
+
+interface LocalRule {
+  readonly account: RegExp;
+  readonly accountHint: string;
+  readonly code: RegExp;
+  readonly codeHint: string;
+}
+
+const LOCAL_RULES: Record<LocalBankCode, LocalRule> = {
+  aba: { account: /^[0-9]{4,17}$/, accountHint: '4 to 17 digits', code: /^[0-9]{9}$/, codeHint: 'the 9-digit ABA routing number' },
+  sort_code: { account: /^[0-9]{8}$/, accountHint: '8 digits', code: /^[0-9]{6}$/, codeHint: 'the 6-digit sort code, such as 40-47-84' },
+  bsb: { account: /^[0-9]{5,9}$/, accountHint: '5 to 9 digits', code: /^[0-9]{6}$/, codeHint: 'the 6-digit BSB, such as 062-000' },
+  // Institution (3 digits) and transit (5 digits), as 0IIITTTTT (the payment routing form) or IIITTTTT.
+  ca_routing: { account: /^[0-9]{7,12}$/, accountHint: '7 to 12 digits', code: /^0?[0-9]{8}$/, codeHint: 'the institution (3 digits) and transit (5 digits) numbers, such as 000312345' },
+  ifsc: { account: /^[0-9]{9,18}$/, accountHint: '9 to 18 digits', code: /^[A-Z]{4}0[A-Z0-9]{6}$/, codeHint: 'the 11-character IFSC, such as HDFC0000123' },
+  br_bank: { account: /^[0-9]{1,12}(-?[0-9Xx])?$/, accountHint: 'up to 12 digits with an optional check digit', code: /^[0-9]{3}$/, codeHint: 'the 3-digit bank (COMPE) code, such as 001' },
+  clabe: { account: /^[0-9]{18}$/, accountHint: 'the 18-digit CLABE', code: /^[0-9]{3}$/, codeHint: "the CLABE's 3-digit bank code" },
+};
+
+/** Canadian routing in the 9-digit payment form 0IIITTTTT. */
+function canadianRouting(code: string): string {
+  return code.length === 9 ? code : `0${code}`;
+}

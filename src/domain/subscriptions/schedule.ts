@@ -1,0 +1,106 @@
+// When a subscription's charges fall due, what each one takes, and when a declined one is tried
+// again. Pure date arithmetic in UTC on the injected clock's instants.
+//
+// Every due date is computed from the anchor (the first payment, or contract_start when that is
+// later than the first recurring due date), never from the previous due date: a subscription begun
+// on 31 January is charged on the last day of February and then on 31 March, not on the 28th for
+// ever after. The time of day is the anchor's.
+export type Interval = 'day' | 'week' | 'month' | 'year';
+
+export interface Plan {
+  readonly interval: Interval;
+  /** Intervals between two charges (≥ 1). */
+  readonly intervalCount: number;
+  /** The first payment's time: cycle 1. */
+  readonly firstPaymentAt: Date;
+  /** No recurring charge falls due before this UTC day. */
+  readonly contractStart?: string | undefined;
+  /** No charge falls due after this UTC day. */
+  readonly contractEnd?: string | undefined;
+  /** Total charges including the first payment; 0: no limit. */
+  readonly billingCycles: number;
+}
+
+const DAY_MS = 86_400_000;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
+}
+
+/** `anchor` moved by `steps` intervals, the day of the month clamped to the target month's length. */
+export function addIntervals(anchor: Date, interval: Interval, steps: number): Date {
+  if (interval === 'day') return new Date(anchor.getTime() + steps * DAY_MS);
+  if (interval === 'week') return new Date(anchor.getTime() + steps * 7 * DAY_MS);
+  const months = interval === 'month' ? steps : steps * 12;
+  const total = anchor.getUTCFullYear() * 12 + anchor.getUTCMonth() + months;
+  const year = Math.floor(total / 12);
+  const month = total - year * 12;
+  const day = Math.min(anchor.getUTCDate(), daysInMonth(year, month));
+  return new Date(Date.UTC(year, month, day, anchor.getUTCHours(), anchor.getUTCMinutes(), anchor.getUTCSeconds(), anchor.getUTCMilliseconds()));
+}
+
+/** The start of a `YYYY-MM-DD` UTC day. */
+export function utcDay(text: string): Date {
+  return new Date(`${text}T00:00:00Z`);
+}
+
+/**
+ * When cycle `n` (1 = the first payment) falls due, or null when it never does (past the last
+ * billing cycle or after contract_end).
+ */
+export function dueAt(plan: Plan, n: number): Date | null {
+  if (!Number.isInteger(n) || n < 1) throw new Error(`cycle ${n} is not a cycle`);
+  if (plan.billingCycles > 0 && n > plan.billingCycles) return null;
+  if (n === 1) return plan.firstPaymentAt;
+  const step = plan.intervalCount;
+  let due = addIntervals(plan.firstPaymentAt, plan.interval, (n - 1) * step);
+  if (plan.contractStart) {
+    const start = utcDay(plan.contractStart);
+    // contract_start after the first recurring due date: the recurring schedule is anchored on it,
+    // at the first payment's time of day.
+    if (addIntervals(plan.firstPaymentAt, plan.interval, step) < start) {
+      const anchor = new Date(start.getTime() + (plan.firstPaymentAt.getTime() % DAY_MS));
+      due = addIntervals(anchor, plan.interval, (n - 2) * step);
+    }
+  }
+  if (plan.contractEnd && due.getTime() >= utcDay(plan.contractEnd).getTime() + DAY_MS) return null;
+  return due;
+}
+
+export interface Pricing {
+  /** The first payment's amount, in minor units. */
+  readonly firstAmountMinor: number;
+  /** contract_amount, in minor units. */
+  readonly contractAmountMinor: number;
+  /** Charges, counted from the first payment, taken at the first payment's amount (0 and 1: only the first). */
+  readonly promotionCycles: number;
+}
+
+export function amountOfCycle(pricing: Pricing, n: number): number {
+  return n <= Math.max(1, pricing.promotionCycles) ? pricing.firstAmountMinor : pricing.contractAmountMinor;
+}
+
+/** How a declined charge is tried again: offsets from the cycle's due time, in milliseconds. */
+export interface DunningPolicy {
+  readonly retryOffsetsMs: readonly number[];
+}
+
+/**
+ * The default: for monthly and longer intervals, retries 1, 3 and 7 days after the due time; for
+ * shorter ones, at 1/7, 3/7 and 5/7 of the period, so that they end before the next cycle.
+ */
+export function defaultDunning(interval: Interval, intervalCount: number): DunningPolicy {
+  if (interval === 'month' || interval === 'year') return { retryOffsetsMs: [1, 3, 7].map((days) => days * DAY_MS) };
+  const period = (interval === 'week' ? 7 : 1) * intervalCount * DAY_MS;
+  return { retryOffsetsMs: [1, 3, 5].map((sevenths) => Math.round((period * sevenths) / 7)) };
+}
+
+/**
+ * The times of the retries of a cycle due at `due`: those of the policy that come before the next
+ * cycle's due time (a retry never overlaps the next cycle's charge).
+ */
+export function retryTimes(due: Date, nextDue: Date | null, policy: DunningPolicy): Date[] {
+  return policy.retryOffsetsMs
+    .map((offset) => new Date(due.getTime() + offset))
+    .filter((time) => nextDue === null || time < nextDue);
+}

@@ -1,0 +1,77 @@
+// A merchant-initiated charge of a stored credential through the command API: no wire body, no
+// CVC, no shopper. A scheduler (subscriptions) builds the command directly and calls the use
+// case; the payment is then like any other through the merchant's interface (/v1/retrievalTrans).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
+import { merchantInitiatedCharge } from '../../src/app/payments/command.ts';
+import { runCommand } from '../../src/cli/commands.ts';
+import type { AccountRow } from '../../src/db/schema.ts';
+import type { SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+let stranger: SignedClient;
+let account: AccountRow;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  shop = await gw.merchant();
+  stranger = await gw.merchant();
+  const ips = ['ips', 'add', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--cidr', '127.0.0.1'];
+  expect((await runCommand(ips, gw.gateway.deps)).exitCode).toBe(0);
+  account = (await gw.gateway.server.directory.find(shop.ids.merchant_id, shop.ids.account_id))!.account;
+});
+afterAll(() => gw?.close());
+
+/** The shopper's first payment, which stores the card (token_flag). */
+async function storedCard(client: SignedClient): Promise<string> {
+  const first = await client.post('/v1/authorise', cardPayment(client.ids, { token_flag: '1' }));
+  expect(first.body.order_status).toBe('1');
+  expect(first.body.token_id).toMatch(/^TK/);
+  return first.body.token_id;
+}
+
+const charge = (tokenId: string, orderNo: string, minor = 2_500) =>
+  merchantInitiatedCharge({ merchantId: shop.ids.merchant_id, accountId: shop.ids.account_id, orderNo, amount: { minor, currency: 'USD' }, tokenId, record: { note: 'cycle 2' } });
+
+describe('a merchant-initiated charge of a stored credential', () => {
+  it('charges the stored card with no wire body and no CVC, and the merchant finds it through the API', async () => {
+    const tokenId = await storedCard(shop);
+    const orderNo = `MIT-${Date.now()}`;
+    const payment = await authoriseCard(gw.gateway.deps, account, charge(tokenId, orderNo));
+    expect(payment).toMatchObject({ status: 'captured', amount: 2_500, tokenId, orderNo });
+
+    const answer = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: orderNo }, { format: 'form' });
+    expect(answer.status).toBe(200);
+    expect(answer.signed).toBe(true);
+    expect(answer.body.orders_list).toEqual([
+      expect.objectContaining({ order_no: orderNo, transaction_id: payment.id, amount: '25.00', currency: 'USD', payment_status: '3000' }),
+    ]);
+    const [row] = await gw.database.query<{ request: Record<string, unknown> }>('SELECT request FROM payments WHERE id = $1', [payment.id]);
+    expect(row!.request).toMatchObject({ note: 'cycle 2' });
+    expect(JSON.stringify(row!.request)).not.toContain('security_code');
+  });
+
+  it('is idempotent per order: the same command again gives the same payment, another amount is refused', async () => {
+    const tokenId = await storedCard(shop);
+    const orderNo = `MIT-${Date.now()}-again`;
+    const first = await authoriseCard(gw.gateway.deps, account, charge(tokenId, orderNo));
+    const again = await authoriseCard(gw.gateway.deps, account, charge(tokenId, orderNo));
+    expect(again.id).toBe(first.id);
+    await expect(authoriseCard(gw.gateway.deps, account, charge(tokenId, orderNo, 2_600))).rejects.toMatchObject({ codeName: 'order_conflict' });
+  });
+
+  it("refuses another account's stored card, and stores nothing", async () => {
+    const theirs = await storedCard(stranger);
+    const orderNo = `MIT-${Date.now()}-theirs`;
+    await expect(authoriseCard(gw.gateway.deps, account, charge(theirs, orderNo))).rejects.toMatchObject({ codeName: 'unknown_token' });
+    expect(await gw.database.query('SELECT 1 FROM payments WHERE order_no = $1', [orderNo])).toEqual([]);
+  });
+
+  it('is the only kind of payment a merchant may start alone', async () => {
+    const command = { ...charge('TK00000000000000000000000000', `MIT-${Date.now()}-card`), source: { kind: 'token' as const, tokenId: 'TK00000000000000000000000000' } };
+    await expect(authoriseCard(gw.gateway.deps, account, command)).rejects.toThrow(/merchant-initiated/);
+  });
+});
