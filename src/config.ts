@@ -34,6 +34,9 @@ const Env = Type.Object({
   ),
 });
 
+/** Every variable loadConfig reads (.env.example must list each: test/unit/env-example.test.ts). */
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.properties);
+
 const HINTS: Record<string, string> = {
   PORT: 'a port number',
   ACQUIRO_MODE: '"sandbox" or "live"',

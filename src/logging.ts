@@ -5,6 +5,7 @@
 //   class, code, constraint, table, column, the query's name and the stack's frames, never a message.
 // - a card field in a log object: redaction is the second line of defence, at the depths listed.
 import pino, { type DestinationStream, type Logger } from 'pino';
+import pretty from 'pino-pretty';
 
 const SENSITIVE = ['card', 'security_code', 'pan', 'secret_key', 'secret', 'cvc', 'cvv', 'expiration_month', 'expiration_year'];
 
@@ -66,6 +67,15 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
         },
       },
     },
-    destination,
+    destination ?? terminalStream(),
   );
+}
+
+/**
+ * A person at a terminal reads lines (time, level, message, fields); anything else (a file, a pipe,
+ * a log collector) gets one JSON object per line. Redaction happens before either is written.
+ */
+function terminalStream(): DestinationStream | undefined {
+  if (!process.stdout.isTTY) return undefined;
+  return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
 }

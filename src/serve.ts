@@ -4,7 +4,7 @@
 // credentials are printed by a server that runs; /health answers 200 only after that.
 import type { Config } from './config.ts';
 import { runCommand } from './cli/commands.ts';
-import { createDemoMerchant } from './app/merchants/credentials.ts';
+import { createDemoMerchantIfEmpty } from './app/merchants/demo.ts';
 import { claimDataDir, type Ownership } from './db/ownership.ts';
 import { createGateway, type Gateway } from './gateway.ts';
 import { startWorkers } from './jobs/runner.ts';
@@ -50,11 +50,12 @@ export async function serve(config: Config, print: (text: string) => void = (tex
     });
     await port.release();
     const url = await listenOn(gateway.server.app, config);
-    const demo = await createDemoMerchant(gateway.deps, 'Demo merchant');
+    const demo = await createDemoMerchantIfEmpty(gateway.deps);
     if (demo) {
       print(
-        `\nCreated a demo merchant (sandbox credentials; keep the secret key secret):\n` +
-          `  merchant_id ${demo.merchant_id}\n  account_id  ${demo.account_id}\n  secret_key  ${demo.secret_key}\n\n`,
+        `\nCreated a demo merchant (sandbox credentials; keep the secret key secret; \`acquiro demo\` prints them again):\n` +
+          `  merchant_id ${demo.merchant_id}\n  account_id  ${demo.account_id}\n  secret_key  ${demo.secret_key}\n` +
+          `  query IPs   ${demo.query_ips.join(', ')}\n\n`,
       );
     }
     ownership?.serveCommands((argv) => runCommand(argv, gateway!.deps));

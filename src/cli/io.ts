@@ -7,11 +7,18 @@ export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'> 
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** The process's standard input, for commands that run in the calling process (sign, call). */
+  stdin?(): Promise<string>;
 }
 
 /** A refusal the user can act on: printed as `error: <message>`, with this exit code. */
 export function usageError(message: string, exitCode = 2): CommanderError {
   return new CommanderError(exitCode, 'acquiro.usage', message);
+}
+
+/** Exit 1 with nothing more to say: the command has printed why. */
+export function quietFailure(): CommanderError {
+  return new CommanderError(1, 'acquiro.quiet', '');
 }
 
 export const positiveInt = (name: string) => (value: string) => {
@@ -26,6 +33,11 @@ export const nonNegativeInt = (name: string) => (value: string) => {
 
 export function show(io: Output, json: boolean, value: unknown, human: () => string): void {
   io.out(json ? `${JSON.stringify(value)}\n` : `${human()}\n`);
+}
+
+/** Credentials as `export` lines for a shell's eval: the variables `acquiro sign` and `call` read. */
+export function shellExports(credentials: { merchant_id: string; account_id: string; secret_key: string }): string {
+  return `export ACQUIRO_MERCHANT_ID=${credentials.merchant_id}\nexport ACQUIRO_ACCOUNT_ID=${credentials.account_id}\nexport ACQUIRO_SECRET_KEY=${credentials.secret_key}\n`;
 }
 
 export function table(rows: readonly Record<string, unknown>[]): string {

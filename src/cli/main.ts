@@ -33,8 +33,20 @@ async function runHere(config: Config, argv: readonly string[]): Promise<Command
 /** Help needs no database, and opening the embedded one takes seconds. */
 const NO_DATABASE = {} as CommandDeps;
 const wantsHelpOnly = (argv: readonly string[]) => argv.length === 0 || argv.some((arg) => ['-h', '--help', 'help', '-V', '--version'].includes(arg));
+/** Commands of a merchant's developer: they sign and send, and need no database or configuration. */
+const CLIENT_COMMANDS = new Set(['sign', 'call']);
+
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}
 
 async function main(argv: readonly string[]): Promise<void> {
+  // Before the configuration is read: help and the client commands never touch the data directory.
+  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(argv[0] ?? '')) {
+    finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
+  }
   const config = loadConfig();
   if (argv[0] === 'serve' || argv[0] === 'worker') {
     const running = argv[0] === 'serve' ? await serve(config) : await runWorker(config);

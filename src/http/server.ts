@@ -15,6 +15,7 @@ import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes, type Readiness } from './routes/health.ts';
+import { openApiRoutes } from './routes/openapi.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
 import { queryRoutes } from './routes/query.ts';
@@ -49,6 +50,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
     defaultRateLimit: deps.config.rateLimitPerSecond,
     authFailureLimit: deps.config.authFailureLimit,
     busyInFlight: deps.config.busyInFlight,
+    explainSignatures: deps.config.mode === 'sandbox',
   });
   // Registered after the signature check: preValidation hooks run in this order.
   installRequestFields(app);
@@ -74,5 +76,6 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
   assetRoutes(app);
+  openApiRoutes(app);
   return { app, directory, readiness };
 }

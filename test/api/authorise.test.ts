@@ -57,7 +57,7 @@ describe('the answer', () => {
     const answer = await shop.post('/v1/authorise', body);
     expect(Object.keys(answer.body)).toEqual(
       expect.arrayContaining([
-        'merchant_id', 'account_id', 'order_no', 'amount', 'currency', 'transaction_id', 'card', 'order_status', 'result_info',
+        'merchant_id', 'account_id', 'order_no', 'amount', 'currency', 'transaction_id', 'card', 'order_status', 'payment_status', 'result_info',
         'contract_name', 'recurring_id', 'recurring_deduction_period', 'recurring_deduction_time', 'note', 'token_id', 'connector',
         'threeds_result', 'risk_action', 'risk_score', 'risk_reasons', 'encryption_data',
       ]),
@@ -125,6 +125,8 @@ describe('capture modes', () => {
     const auto = await shop.post('/v1/authorise', cardPayment(shop.ids));
     const held = await manual.post('/v1/authorise', cardPayment(manual.ids));
     expect(held.body.order_status).toBe('1');
+    // The answer itself tells them apart: payment_status 2000 (authorised) against 3000 (captured).
+    expect([auto.body.order_status, auto.body.payment_status, held.body.payment_status]).toEqual(['1', '3000', '2000']);
     const status = await rows('SELECT id, status, captured_amount::int AS captured FROM payments WHERE id IN ($1, $2)', [auto.body.transaction_id, held.body.transaction_id]);
     expect(Object.fromEntries(status.map((r) => [r.id, [r.status, r.captured]]))).toEqual({
       [auto.body.transaction_id]: ['captured', 1000],

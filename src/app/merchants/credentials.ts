@@ -111,17 +111,23 @@ export async function hasMerchants(deps: Pick<Deps, 'database'>): Promise<boolea
 }
 
 /**
- * The first start's demo merchant: created only on a database without merchants, in one
- * transaction with that check (two servers starting at once on one PostgreSQL make one demo).
- * Null when there are merchants already.
+ * A merchant created only on a database without merchants (the first start's demo), in one
+ * transaction with that check, together with whatever `alongside` writes: two servers starting
+ * at once on one PostgreSQL make one. Null when there are merchants already.
  */
-export async function createDemoMerchant(deps: Pick<Deps, 'database' | 'vault' | 'config'>, name: string): Promise<Credentials | null> {
+export async function createFirstMerchant(
+  deps: Pick<Deps, 'database' | 'vault' | 'config'>,
+  name: string,
+  alongside: (tx: Executor, created: Credentials) => Promise<void> = async () => {},
+): Promise<Credentials | null> {
   return deps.database.db.transaction(async (tx) => {
     if (deps.database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616302)`);
     const [row] = await rowsOf<{ present: boolean }>(tx, sql`SELECT EXISTS (SELECT 1 FROM merchants) AS present`);
     if (row?.present) return null;
     const merchantId = await nextMerchantId(tx);
     await tx.insert(merchants).values({ id: merchantId, name });
-    return insertAccount(tx, deps, merchantId, {});
+    const created = await insertAccount(tx, deps, merchantId, {});
+    await alongside(tx, created);
+    return created;
   });
 }

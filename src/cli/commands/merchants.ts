@@ -3,8 +3,9 @@ import { Option, type Command } from 'commander';
 import ipaddr from 'ipaddr.js';
 import { and, asc, eq } from 'drizzle-orm';
 import { createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { addQueryIp } from '../../db/repositories/query-ips.ts';
 import { accountIps, accounts } from '../../db/schema.ts';
-import { nonNegativeInt, positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
 
 function normaliseCidr(text: string): string {
   try {
@@ -40,12 +41,14 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
     .option('--json', 'print JSON')
-    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean }) => {
+    .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
+    .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; json?: boolean; env?: boolean }) => {
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
       });
+      if (opts.env) return io.out(shellExports(created));
       show(io, Boolean(opts.json), created, () => `merchant_id ${created.merchant_id}\naccount_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
   merchants
@@ -99,7 +102,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
       const cidr = normaliseCidr(opts.cidr);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await deps.database.db.insert(accountIps).values({ accountId: opts.accountId, cidr }).onConflictDoNothing();
+      await addQueryIp(deps.database.db, opts.accountId, cidr);
       show(io, Boolean(opts.json), { account_id: opts.accountId, cidr }, () => `added ${cidr}`);
     });
   ipCommand('remove', 'remove an address or CIDR block')

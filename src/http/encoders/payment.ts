@@ -1,7 +1,7 @@
 // The direct payment answer (`respon`): every field the seed lists, empty when it does not apply.
 import { maskedCard, resultInfo } from '../../app/payments/events.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
+import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { textField } from '../operation.ts';
@@ -18,6 +18,9 @@ export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
     transaction_id: payment.id,
     card: maskedCard(payment),
     order_status: orderStatus(payment.status as PaymentStatus),
+    // order_status 1 covers authorised and captured alike; this tells them apart with the
+    // query's four-digit code (2000 authorised, not captured; 3000 captured; ...).
+    payment_status: PAYMENT_STATUS_CODES[payment.status as PaymentStatus],
     result_info: resultInfo(payment),
     contract_name: record.subscription?.contract_name ?? '',
     // No subscription is created yet (the subscriptions capability will fill these from its own rows).

@@ -9,6 +9,7 @@ import { AppError } from '../../domain/errors.ts';
 import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
+import { safeCanonicalString } from '../signature-hint.ts';
 import { FailureLimiter, FairShare, RateLimiter } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
@@ -18,6 +19,8 @@ export interface SignedRequestOptions {
   readonly authFailureLimit: number;
   /** Requests in flight from which the gateway is busy and shares them out per account. */
   readonly busyInFlight: number;
+  /** Sandbox only: a 401 shows the canonical string the gateway computed (signature-hint.ts). */
+  readonly explainSignatures?: boolean;
 }
 
 declare module 'fastify' {
@@ -37,7 +40,7 @@ function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string
   return String(value);
 }
 
-async function verify(request: FastifyRequest, directory: AccountDirectory): Promise<void> {
+async function verify(request: FastifyRequest, directory: AccountDirectory, explain: boolean): Promise<void> {
   const body = (request.body ?? {}) as SignedBody;
   const merchantId = identity(body, 'merchant_id');
   const accountId = identity(body, 'account_id');
@@ -48,9 +51,9 @@ async function verify(request: FastifyRequest, directory: AccountDirectory): Pro
     // Answer signed with the current key, so the merchant can tell the refusal came from us.
     request.signing = { account: found.account, secret: found.secrets[0]! };
     const missing = body.encryption_data === undefined || body.encryption_data === '';
-    throw new AppError('invalid_signature', missing ? 'encryption_data is required' : 'encryption_data does not match the body', {
-      field: 'encryption_data',
-    });
+    const message = missing ? 'encryption_data is required' : 'encryption_data does not match the body';
+    const hint = explain ? `; sandbox: the gateway signed "${safeCanonicalString(body)}" (card masked, security_code left out)` : '';
+    throw new AppError('invalid_signature', message + hint, { field: 'encryption_data' });
   }
   request.signing = { account: found.account, secret: found.secrets[index]! };
   request.body = normaliseBody(body);
@@ -72,7 +75,7 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     const gate = failures.check(request.ip);
     if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
     try {
-      await verify(request, options.directory);
+      await verify(request, options.directory, options.explainSignatures === true);
     } catch (error) {
       if (error instanceof AppError && (error.codeName === 'account_not_found' || error.codeName === 'invalid_signature')) {
         const counted = failures.fail(request.ip);

@@ -1,0 +1,109 @@
+// payments list|show: an operator's view of payments, across accounts, by the keys merchants quote.
+import { Option, type Command } from 'commander';
+import { maskedCard } from '../../app/payments/events.ts';
+import { formatAmount } from '../../domain/money.ts';
+import { PAYMENT_STATUS_CODES, PAYMENT_STATUSES, orderStatus, type PaymentStatus } from '../../domain/payment.ts';
+import { listPayments, paymentEvents } from '../../db/repositories/payment-listing.ts';
+import type { PaymentRow } from '../../db/schema.ts';
+import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+
+const MAX_LIMIT = 1000;
+
+function time(option: string) {
+  return (value: string) => {
+    const date = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? new Date(value) : new Date(NaN);
+    if (Number.isNaN(date.getTime())) throw usageError(`${option} must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z`);
+    return date;
+  };
+}
+
+/** One payment as both commands print it: amounts in the currency's units, the card masked. */
+function summary(payment: PaymentRow) {
+  return {
+    transaction_id: payment.id,
+    merchant_id: payment.merchantId,
+    account_id: payment.accountId,
+    order_no: payment.orderNo,
+    status: payment.status,
+    payment_status: PAYMENT_STATUS_CODES[payment.status as PaymentStatus],
+    amount: formatAmount(payment.amount, payment.currency),
+    currency: payment.currency,
+    payment_method: payment.paymentMethod,
+    card: maskedCard(payment),
+    created_at: payment.createdAt.toISOString(),
+  };
+}
+
+function details(payment: PaymentRow) {
+  return {
+    ...summary(payment),
+    order_status: orderStatus(payment.status as PaymentStatus),
+    result_info: payment.resultCode ? `${payment.resultCode}:${payment.resultMessage ?? ''}` : '',
+    captured_amount: formatAmount(payment.capturedAmount, payment.currency),
+    refunded_amount: formatAmount(payment.refundedAmount, payment.currency),
+    connector: payment.connector,
+    connector_reference: payment.connectorReference ?? '',
+    risk_action: payment.riskAction ?? '',
+    risk_score: payment.riskScore === null ? '' : String(payment.riskScore),
+    threeds_result: payment.threedsResult ?? '',
+    token_id: payment.tokenId ?? '',
+    notify_url: payment.notifyUrl ?? '',
+    updated_at: payment.updatedAt.toISOString(),
+  };
+}
+
+interface ListOptions {
+  merchantId?: string;
+  accountId?: string;
+  orderNo?: string;
+  transactionId?: string;
+  status?: PaymentStatus;
+  from?: Date;
+  to?: Date;
+  limit: number;
+  json?: boolean;
+}
+
+export function paymentCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const payments = program.command('payments').description("look up payments (all accounts; the merchant's own view is /v1/retrievalTrans)");
+  payments
+    .command('list')
+    .description('list payments, newest first, that match every filter given')
+    .option('--merchant-id <id>')
+    .option('--account-id <id>')
+    .option('--order-no <order_no>', "the merchant's order number")
+    .option('--transaction-id <id>', "the gateway's transaction_id")
+    .addOption(new Option('--status <status>', 'the payment state (docs/states.md)').choices(PAYMENT_STATUSES))
+    .option('--from <time>', 'created at or after (ISO 8601: 2026-11-22 or 2026-11-22T10:15:00Z)', time('--from'))
+    .option('--to <time>', 'created at or before (ISO 8601)', time('--to'))
+    .option('--limit <n>', `at most this many (up to ${MAX_LIMIT})`, positiveInt('--limit'), 50)
+    .option('--json', 'print JSON')
+    .action(async (opts: ListOptions) => {
+      if (opts.limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}`);
+      if (opts.from && opts.to && opts.from > opts.to) throw usageError('--from must not be after --to');
+      const rows = (await listPayments(deps.database.db, { ...opts })).map(summary);
+      show(io, Boolean(opts.json), rows, () =>
+        table(rows.map(({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }) => ({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }))),
+      );
+    });
+  payments
+    .command('show')
+    .description('one payment in full, with the events recorded about it')
+    .argument('[transaction_id]', "the gateway's transaction_id")
+    .option('--order-no <order_no>', 'find it by order number instead (with --account-id)')
+    .option('--account-id <id>', 'the account the order number belongs to')
+    .option('--json', 'print JSON')
+    .action(async (transactionId: string | undefined, opts: { orderNo?: string; accountId?: string; json?: boolean }) => {
+      if (!transactionId && !(opts.orderNo && opts.accountId)) throw usageError('give a transaction_id, or --order-no with --account-id');
+      const filter = transactionId ? { transactionId } : { orderNo: opts.orderNo!, accountId: opts.accountId! };
+      const [payment] = await listPayments(deps.database.db, { ...filter, limit: 1 });
+      if (!payment) throw usageError(`no payment ${transactionId ?? `${opts.orderNo} on account ${opts.accountId}`}`, 1);
+      const shown = { ...details(payment), events: await paymentEvents(deps.database.db, payment.id) };
+      show(io, Boolean(opts.json), shown, () => {
+        const { events, ...fields } = shown;
+        const width = Math.max(...Object.keys(fields).map((key) => key.length));
+        const lines = Object.entries(fields).map(([key, value]) => `${key.padEnd(width)}  ${value}`);
+        return `${lines.join('\n')}\n\nevents\n${table(events)}`;
+      });
+    });
+}

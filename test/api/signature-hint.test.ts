@@ -1,0 +1,57 @@
+// In the sandbox a 401 shows the canonical string the gateway computed, card masked and CVC left
+// out, so a developer can diff it against their own; in live mode it shows nothing of the body.
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { canonicalString } from '../../src/domain/signature.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let sandbox: TestGateway;
+let live: TestGateway;
+beforeAll(async () => {
+  [sandbox, live] = await Promise.all([
+    startTestGateway(),
+    startTestGateway({
+      env: { ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://unused/only-for-the-config-check', ACQUIRO_VAULT_KEYS: `k1:${randomBytes(32).toString('base64')}` },
+    }),
+  ]);
+});
+afterAll(async () => {
+  await Promise.all([sandbox?.close(), live?.close()]);
+});
+
+const WRONG = 'ab'.repeat(32);
+
+describe('a refused signature', () => {
+  it('in the sandbox, says which canonical string the gateway computed, with the card masked and no CVC', async () => {
+    const shop = await sandbox.merchant();
+    const body = cardPayment(shop.ids, { card: '4111111111111111', security_code: '737', note: 'for 5555 5555 5555 4444' });
+    const answer = await shop.post('/v1/authorise', { ...body, encryption_data: WRONG });
+    expect(answer.status).toBe(401);
+    const info = answer.body.result_info as string;
+    const expected = canonicalString({ ...body, card: '411111******1111', security_code: undefined, note: 'for 555555******4444' } as never);
+    expect(info).toBe(`4401:encryption_data does not match the body; sandbox: the gateway signed "${expected}" (card masked, security_code left out)`);
+    expect(info).toContain('card=411111******1111&');
+    expect(answer.raw).not.toMatch(/4111111111111111|5555 5555 5555 4444|5555555555554444|security_code=|=737/);
+    expect(answer.signed).toBe(true);
+  });
+
+  it('in the sandbox, explains a batch refusal in return_message too', async () => {
+    const shop = await sandbox.merchant();
+    const body = { ...shop.ids, capture_orders: [{ transaction_id: 'T1', order_no: 'O1', currency: 'USD', amount: '1.00' }] };
+    const answer = await shop.post('/v1/capture', { ...body, encryption_data: WRONG });
+    expect(answer.body.return_message).toBe(
+      `4401:encryption_data does not match the body; sandbox: the gateway signed "${canonicalString(body as never)}" (card masked, security_code left out)`,
+    );
+  });
+
+  it('in live mode, says only that the signature does not match', async () => {
+    const shop = await live.merchant();
+    const body = cardPayment(shop.ids, { card: '4111111111111111' });
+    const answer = await shop.post('/v1/authorise', { ...body, encryption_data: WRONG });
+    expect([answer.status, answer.body.result_info]).toEqual([401, '4401:encryption_data does not match the body']);
+    expect(answer.raw).not.toContain('411111');
+    const missing = await shop.post('/v1/authorise', { ...body, encryption_data: '' });
+    expect([missing.status, missing.body.result_info]).toEqual([401, '4401:encryption_data is required']);
+  });
+});
