@@ -1,13 +1,29 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { AreaReporter } from './test/support/area-reporter.ts';
+import { ProcessesFirstSequencer } from './test/support/sequencer.ts';
 
 // Unit tests (pure code, next to it in src/) run once. Tests through the HTTP interface (test/api,
-// test/cli) run twice: on the embedded PGlite and on the machine's PostgreSQL.
+// test/cli) run twice: on the embedded PGlite and on the machine's PostgreSQL. Shopper pages run
+// once, in Chromium, on PGlite.
 const throughTheInterface = ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/db/**/*.test.ts', 'src/app/**/*.test.ts'];
+
+// Test files spend much of their time waiting (on PostgreSQL, child processes, Chromium), so
+// twice as many workers as cores keep the cores busy. ACQUIRO_TEST_WORKERS overrides.
+const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max(2, availableParallelism() * 2));
 
 export default defineConfig({
   test: {
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Wide: a test that starts processes or a browser on a loaded 2-core machine can take long
+    // without being wrong; the limits catch hangs.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    maxWorkers: workers,
+    // A worker keeps its modules and its PGlite instances from one test file to the next
+    // (test/support/pglite-pool.ts); every file still gets a database schema of its own.
+    isolate: false,
+    reporters: [new AreaReporter()],
+    sequence: { sequencer: ProcessesFirstSequencer },
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'test/unit/**/*.test.ts', 'packages/sdk/src/**/*.test.ts'], exclude: ['src/app/**'] } },
       { extends: true, test: { name: 'pglite', include: throughTheInterface, env: { ACQUIRO_TEST_DB: 'pglite' } } },
@@ -18,8 +34,9 @@ export default defineConfig({
       // The SDK package (packages/sdk) against a listening gateway, and packed, installed and used
       // as a merchant's project would: once, on PGlite.
       { extends: true, test: { name: 'sdk', include: ['packages/sdk/test/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, testTimeout: 60_000, hookTimeout: 240_000 } },
-      // Shopper pages in headless Chromium against a listening gateway: once, on PGlite, one file at a time.
-      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, fileParallelism: false } },
+      // Shopper pages in headless Chromium against a listening gateway, on PGlite. The setup
+      // installs Chromium and a CJK font when they are missing (test/support/e2e-setup.ts).
+      { extends: true, test: { name: 'e2e', include: ['test/e2e/**/*.test.ts'], env: { ACQUIRO_TEST_DB: 'pglite' }, globalSetup: ['test/support/e2e-setup.ts'] } },
     ],
   },
 });

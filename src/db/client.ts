@@ -3,6 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
+import type { PGlite } from '@electric-sql/pglite';
 import { restrictToOwner } from './data-dir-modes.ts';
 import * as schema from './schema.ts';
 
@@ -46,10 +47,12 @@ export interface DatabaseOptions {
   readonly poolSize?: number;
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
   readonly searchPath?: string;
+  /** An open PGlite to work on instead of creating one (tests share one per worker); close() leaves it open. */
+  readonly pglite?: PGlite;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
-  return options.url ? openPostgres(options.url, options) : openPglite(options.dataDir);
+  return options.url ? openPostgres(options.url, options) : openPglite(options);
 }
 
 // Each engine's modules are loaded only when it is used: a PostgreSQL server never loads PGlite.
@@ -104,12 +107,13 @@ function naming(text: string, name: string | undefined) {
   };
 }
 
-async function openPglite(dataDir: string | undefined): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
+async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  const client = await PGlite.create(dataDir);
+  const client = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
   // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
-  if (dataDir) restrictToOwner(dataDir);
+  if (options.dataDir && !options.pglite) restrictToOwner(options.dataDir);
+  // One session: the schema holds for every statement that follows.
+  if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
   return {
     db,
@@ -123,8 +127,10 @@ async function openPglite(dataDir: string | undefined): Promise<Database> {
       await client.query('SELECT 1');
     },
     close: async () => {
-      await client.close();
-      if (dataDir) restrictToOwner(dataDir);
+      if (!options.pglite) {
+        await client.close();
+        if (options.dataDir) restrictToOwner(options.dataDir);
+      }
     },
   };
 }

@@ -34,6 +34,23 @@ async function openTab(options: Parameters<TestBrowser['context']>[0] = {}): Pro
 }
 const lastReturn = () => site.returns[site.returns.length - 1]!;
 
+/** How many different images the characters make, drawn one by one in the font of `selector`. */
+function distinctDrawings(page: Page, selector: string, characters: string[]): Promise<number> {
+  return page.evaluate(`(() => {
+    const family = getComputedStyle(document.querySelector(${JSON.stringify(selector)})).fontFamily;
+    const images = ${JSON.stringify(characters)}.map((character) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = 64;
+      canvas.height = 64;
+      const context = canvas.getContext('2d');
+      context.font = '48px ' + family;
+      context.fillText(character, 4, 52);
+      return canvas.toDataURL();
+    });
+    return new Set(images).size;
+  })()`);
+}
+
 describe('a direct payment’s 3-D Secure challenge', () => {
   it.each([
     ['1234', '1', '0000:Success', 'challenge: authenticated (eci 05)'],
@@ -142,6 +159,8 @@ describe('the page in the shopper’s language, on a phone', () => {
     await page.waitForURL(`${gw.url}/checkout/**`);
     expect(await page.getByRole('button', { name: /^支付/ }).textContent()).toBe('支付 ¥128.00');
     expect(await page.getByLabel('卡号').count()).toBe(1);
+    // Drawn as glyphs, not boxes: without a font for Chinese every character is the same box.
+    expect(await distinctDrawings(page, 'body', ['支', '付', '卡', '号'])).toBe(4);
     // Usable on a phone: nothing wider than the screen, touch targets at least 44 px high.
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     expect((await page.getByRole('button', { name: /^支付/ }).boundingBox())!.height).toBeGreaterThanOrEqual(44);

@@ -6,9 +6,10 @@ import { createServer as createNetServer } from 'node:net';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { sign, verify } from '../../src/domain/signature.ts';
 import { encode } from './client.ts';
+import { CHROMIUM } from './chromium.ts';
 import { startTestGateway, type TestGateway, type TestGatewayOptions } from './gateway.ts';
 
-export const CHROMIUM = process.env.ACQUIRO_CHROMIUM ?? '/usr/bin/chromium';
+export { CHROMIUM };
 
 export interface TestBrowser {
   readonly browser: Browser;

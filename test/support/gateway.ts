@@ -1,5 +1,6 @@
-// A gateway per test file, on the backend the vitest project names (ACQUIRO_TEST_DB): an
-// in-memory PGlite, or a schema of its own on the machine's PostgreSQL, dropped afterwards.
+// A gateway per test file, on the backend the vitest project names (ACQUIRO_TEST_DB): a schema
+// of its own on an in-memory PGlite the worker keeps between files, or on the machine's
+// PostgreSQL; dropped afterwards.
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
@@ -10,6 +11,7 @@ import { openDatabase, type Database } from '../../src/db/client.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/logging.ts';
 import { signedClient, type SignedClient } from './client.ts';
+import { borrowPglite } from './pglite-pool.ts';
 
 export const TEST_DB = (process.env.ACQUIRO_TEST_DB ?? 'pglite') as 'pglite' | 'postgres';
 export const POSTGRES_URL = process.env.ACQUIRO_TEST_POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
@@ -24,11 +26,15 @@ export interface TestDatabase {
 }
 
 export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
-  if (TEST_DB === 'pglite') {
-    const database = await openDatabase({});
-    return { database, drop: () => database.close(), env: {}, another: async () => ({ ...database, close: async () => {} }) };
-  }
   const schema = `t_${randomBytes(6).toString('hex')}`;
+  if (TEST_DB === 'pglite') {
+    const lease = await borrowPglite();
+    await lease.client.exec(`CREATE SCHEMA ${schema}`);
+    const shared = await openDatabase({ pglite: lease.client, searchPath: schema });
+    // close() ends this database as it always did (the instance is not lent again); drop() hands it back.
+    const database: Database = { ...shared, close: () => lease.retire() };
+    return { database, drop: () => lease.release(schema), env: {}, another: async () => ({ ...database, close: async () => {} }) };
+  }
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
   await admin.query(`CREATE SCHEMA ${schema}`);

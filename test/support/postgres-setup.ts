@@ -9,7 +9,15 @@ const CATALOGS = ['pg_attribute', 'pg_class', 'pg_depend', 'pg_type', 'pg_index'
 
 export default async function setup(): Promise<void> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `The postgres project needs PostgreSQL at ${POSTGRES_URL} (trust auth, database test): ${(error as Error).message}. ` +
+        'Start it (.ci/run installs, starts and creates the database), or set ACQUIRO_TEST_POSTGRES_URL.',
+      { cause: error },
+    );
+  }
   try {
     await client.query(`VACUUM ${CATALOGS.map((name) => `pg_catalog.${name}`).join(', ')}`);
   } finally {

@@ -7,6 +7,21 @@ import { join } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
+// Every child still running when this process exits is killed: a test that times out while a
+// server starts must not leave it running (vitest workers outlive test files).
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+// Node keeps the compiled code of the sources between runs here: each child starts faster.
+const COMPILE_CACHE = join(ROOT, 'node_modules/.cache/acquiro-node-compile');
+
+function track<T extends ChildProcess>(child: T): T {
+  children.add(child);
+  child.once('exit', () => children.delete(child));
+  return child;
+}
+
 export interface Run {
   readonly code: number | null;
   readonly stdout: string;
@@ -20,10 +35,12 @@ export function tempDataDir(): string {
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests). */
 export function acquiro(args: readonly string[], env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
-    });
+    const child = track(
+      spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
+      }),
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -62,11 +79,13 @@ export interface RunningServer {
 export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
   const port = await freePort();
   const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
-  const child = spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'warn', ...env },
-    stdio: file === undefined ? 'pipe' : ['ignore', file, file],
-  });
+  const child = track(
+    spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+      stdio: file === undefined ? 'pipe' : ['ignore', file, file],
+    }),
+  );
   let output = '';
   child.stdout?.on('data', (chunk) => (output += chunk));
   child.stderr?.on('data', (chunk) => (output += chunk));
@@ -76,12 +95,15 @@ export async function startServer(env: Record<string, string>, options: { logFil
   }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
     if (ok) break;
-    if (Date.now() > deadline) throw new Error(`server not ready in 30 s:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`server not ready in 60 s:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
@@ -103,10 +125,12 @@ export interface RunningWorker {
 
 /** Starts `acquiro worker` (the periodic tasks without the HTTP server); it has no readiness probe. */
 export function startWorker(env: Record<string, string>): RunningWorker {
-  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
-  });
+  const child = track(
+    spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
+    }),
+  );
   let output = '';
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
