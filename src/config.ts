@@ -19,6 +19,8 @@ const Env = Type.Object({
   ACQUIRO_VAULT_KEYS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$' })),
   ACQUIRO_FINGERPRINT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{43,44}$' })),
   ACQUIRO_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  ACQUIRO_AUTH_FAILURE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  ACQUIRO_BUSY_IN_FLIGHT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
   ACQUIRO_WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
@@ -44,6 +46,8 @@ const HINTS: Record<string, string> = {
   ACQUIRO_VAULT_KEYS: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
   ACQUIRO_FINGERPRINT_KEY: 'base64 of 32 bytes',
   ACQUIRO_RATE_LIMIT: 'requests per second per account',
+  ACQUIRO_AUTH_FAILURE_LIMIT: 'failed authentications per client address per minute',
+  ACQUIRO_BUSY_IN_FLIGHT: 'a number of requests in flight',
   ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
   ACQUIRO_WORKERS: '"on" or "off"',
   ACQUIRO_HEADERS_TIMEOUT: 'seconds, such as 10 or 2.5',
@@ -71,6 +75,10 @@ export interface Config {
   readonly vaultKeys: readonly VaultKey[];
   readonly fingerprintKey: Buffer | undefined;
   readonly rateLimitPerSecond: number;
+  /** Failed authentications (unknown account, bad signature) per client address at once and per minute. */
+  readonly authFailureLimit: number;
+  /** Requests in flight from which the gateway shares them out per account. */
+  readonly busyInFlight: number;
   readonly keyGraceHours: number;
   readonly trustedProxies: readonly string[];
   readonly runWorkers: boolean;
@@ -138,6 +146,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vaultKeys,
     fingerprintKey: relevant.ACQUIRO_FINGERPRINT_KEY ? decodeKey('ACQUIRO_FINGERPRINT_KEY', relevant.ACQUIRO_FINGERPRINT_KEY) : undefined,
     rateLimitPerSecond: Number(relevant.ACQUIRO_RATE_LIMIT ?? 200),
+    authFailureLimit: Number(relevant.ACQUIRO_AUTH_FAILURE_LIMIT ?? 30),
+    busyInFlight: Number(relevant.ACQUIRO_BUSY_IN_FLIGHT ?? 2 * Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10)),
     keyGraceHours: Number(relevant.ACQUIRO_KEY_GRACE_HOURS ?? 24),
     trustedProxies: (relevant.ACQUIRO_TRUSTED_PROXIES ?? '')
       .split(',')

@@ -16,6 +16,8 @@ export interface GatewayOptions {
   /** An open database; without one, the configured database is opened (and closed with the gateway). */
   readonly database?: Database;
   readonly connectors?: Connectors;
+  /** Start with /health answering 503 until `server.readiness.ready` is set (a process still starting). */
+  readonly startsUnready?: boolean;
 }
 
 export interface Gateway {
@@ -46,7 +48,7 @@ export async function createGateway(options: GatewayOptions): Promise<Gateway> {
   const database = options.database ?? (await openConfiguredDatabase(options.config));
   const deps = await createDeps({ ...options, database });
   if (deps.config.mode === 'live') await probeSealedData(deps);
-  const server = await buildServer(deps);
+  const server = await buildServer(deps, { ready: !options.startsUnready });
   return {
     deps,
     server,

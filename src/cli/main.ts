@@ -4,13 +4,15 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult } from '../db/ownership.ts';
-import { createDeps, openConfiguredDatabase } from '../gateway.ts';
+import { createDeps } from '../gateway.ts';
 import { createLogger } from '../logging.ts';
 import { runWorker } from '../jobs/worker.ts';
-import { serve, StartError } from '../serve.ts';
+import { serve } from '../serve.ts';
+import { openReachableDatabase, StartError } from '../startup.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
 
 const OWNER_WAIT_MS = 30_000;
+const UNREACHABLE_WAIT_MS = 5_000;
 
 function finish(result: CommandResult): never {
   process.stdout.write(result.stdout);
@@ -19,7 +21,7 @@ function finish(result: CommandResult): never {
 }
 
 async function runHere(config: Config, argv: readonly string[]): Promise<CommandResult> {
-  const database = await openConfiguredDatabase(config);
+  const database = await openReachableDatabase(config);
   try {
     const deps = await createDeps({ config, database, log: createLogger('warn') });
     return await runCommand(argv, deps);
@@ -57,17 +59,30 @@ async function main(argv: readonly string[]): Promise<void> {
   if (config.databaseUrl) finish(await runHere(config, argv));
 
   const deadline = Date.now() + OWNER_WAIT_MS;
+  let unreachableSince: number | undefined;
   while (Date.now() < deadline) {
     const routed = await runInOwner(config.dataDir, argv);
     if (routed && routed.exitCode !== OWNER_BUSY) finish(routed);
-    if (!routed) {
+    if (routed) unreachableSince = undefined;
+    else {
       const ownership = await claimDataDir(config.dataDir);
       if (ownership) {
+        let result: CommandResult;
         try {
-          finish(await runHere(config, argv));
+          result = await runHere(config, argv);
         } finally {
-          await ownership.release();
+          await ownership.release(); // before exiting: the lock file outlives the process otherwise
         }
+        finish(result);
+      }
+      // A live owner whose socket this process cannot reach: one starting up, or one in another
+      // network namespace (a container) or on another machine sharing the directory.
+      unreachableSince ??= Date.now();
+      if (Date.now() - unreachableSince > UNREACHABLE_WAIT_MS) {
+        throw new StartError(
+          `${config.dataDir} is owned by a running acquiro process that this one cannot reach (another network namespace or machine?): ` +
+            'run the command where that process runs, or stop it first',
+        );
       }
     }
     await sleep(100);

@@ -4,6 +4,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
+import { restrictToOwner } from './data-dir-modes.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -130,6 +131,8 @@ function naming(text: string, name: string | undefined) {
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
   const client = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
+  // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
+  if (options.dataDir && !options.pglite) restrictToOwner(options.dataDir);
   // One session: the schema holds for every statement that follows.
   if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
@@ -151,7 +154,10 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
       return () => stop().catch(() => {});
     },
     close: async () => {
-      if (!options.pglite) await client.close();
+      if (!options.pglite) {
+        await client.close();
+        if (options.dataDir) restrictToOwner(options.dataDir);
+      }
     },
   };
 }

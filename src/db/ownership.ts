@@ -1,13 +1,17 @@
 // One process owns a PGlite data directory: PGlite has no lock of its own, and two processes on
-// one directory silently lose data. Ownership is a listening Unix socket. On Linux it lives in
-// the abstract namespace, so binding is atomic and the kernel frees it when the owner dies,
-// leaving no stale lock behind. The same socket lets a second process (the CLI) run its command
-// inside the owner, authenticated by a token only the data directory's user can read.
+// one directory silently lose data. Ownership is the lock file in the directory
+// (data-dir-lock.ts), which every process opening the directory sees. The owner also listens on
+// a Unix socket (on Linux in the abstract namespace, which the kernel frees when the owner dies)
+// through which a second process (the CLI) runs its command inside the owner, authenticated by a
+// token only the data directory's user can read. The socket is for talking, not for locking: a
+// process in another network namespace does not see it, but it sees the lock file.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { sameSecret } from '../domain/signature.ts';
+import { acquireLock } from './data-dir-lock.ts';
+import { restrictToOwner } from './data-dir-modes.ts';
 
 export interface CommandResult {
   readonly stdout: string;
@@ -33,25 +37,52 @@ function address(dataDir: string): string {
 
 const tokenPath = (dataDir: string) => join(dataDir, 'admin.token');
 
-/** Claims the data directory, or answers null when another live process owns it. */
-export async function claimDataDir(dataDir: string): Promise<Ownership | null> {
-  mkdirSync(dataDir, { recursive: true });
+/** What the owner does when its lock was taken over (it was paused past its lease): stop writing at once. */
+function stopAtOnce(dataDir: string): void {
+  process.stderr.write(`acquiro: lost the lock on ${dataDir} (another process took it over): stopping\n`);
+  process.exit(75);
+}
+
+/**
+ * Claims the data directory, or answers null when another live process owns it (wherever it
+ * runs). The directory and the files already in it are made readable by this user only, and so
+ * is everything this process creates from now on.
+ */
+export async function claimDataDir(dataDir: string, onLost: () => void = () => stopAtOnce(dataDir)): Promise<Ownership | null> {
+  process.umask(0o077);
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  chmodSync(dataDir, 0o700);
+  const where = address(dataDir);
+  const lock = await acquireLock(dataDir, () => ownerAnswers(where), onLost);
+  if (!lock) return null;
+  restrictToOwner(dataDir);
   const token = randomBytes(32).toString('hex');
   let runner: CommandRunner | undefined;
   const server = net.createServer((socket) => serve(socket, token, () => runner));
-  const where = address(dataDir);
-  const bound = await listen(server, where);
-  if (!bound) {
-    if (where.startsWith('\0') || (await ownerAnswers(where))) return null;
-    unlinkSync(where); // a socket file left by a dead owner (non-Linux only)
-    if (!(await listen(server, where))) return null;
+  try {
+    let bound = await listen(server, where);
+    if (!bound && !where.startsWith('\0') && !(await ownerAnswers(where))) {
+      unlinkSync(where); // a socket file left by a dead owner (non-Linux only)
+      bound = await listen(server, where);
+    }
+    // Bound by a process that holds no lock (an acquiro from before the lock file): it owns the directory.
+    if (!bound) {
+      await lock.release();
+      return null;
+    }
+    writeFileSync(tokenPath(dataDir), token, { mode: 0o600 });
+  } catch (error) {
+    await lock.release();
+    throw error;
   }
-  writeFileSync(tokenPath(dataDir), token, { mode: 0o600 });
   return {
     serveCommands: (run) => {
       runner = run;
     },
-    release: () => new Promise((resolve) => server.close(() => resolve())),
+    release: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await lock.release();
+    },
   };
 }
 

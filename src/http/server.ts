@@ -14,7 +14,7 @@ import { authoriseRoutes } from './routes/authorise.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
-import { healthRoutes } from './routes/health.ts';
+import { healthRoutes, type Readiness } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { cancelRoutes } from './routes/cancel.ts';
 import { captureRoutes } from './routes/capture.ts';
@@ -26,9 +26,12 @@ import { reviewRoutes } from './routes/review.ts';
 export interface Server {
   readonly app: FastifyInstance;
   readonly directory: AccountDirectory;
+  /** /health answers 503 until `ready` (a started process sets it when its start-up is done). */
+  readonly readiness: Readiness;
 }
 
-export async function buildServer(deps: Deps): Promise<Server> {
+export async function buildServer(deps: Deps, options: { ready?: boolean } = {}): Promise<Server> {
+  const readiness: Readiness = { ready: options.ready ?? true };
   const app = Fastify({
     loggerInstance: deps.log as FastifyBaseLogger,
     // One line per request is written by the onResponse hook below, with the account it served.
@@ -48,7 +51,13 @@ export async function buildServer(deps: Deps): Promise<Server> {
   installBodyParsing(app);
   app.addHook('onClose', async () => unwatch());
   installErrorHandling(app);
-  installSignedRequests(app, { directory, defaultRateLimit: deps.config.rateLimitPerSecond, explainSignatures: deps.config.mode === 'sandbox' });
+  installSignedRequests(app, {
+    directory,
+    defaultRateLimit: deps.config.rateLimitPerSecond,
+    authFailureLimit: deps.config.authFailureLimit,
+    busyInFlight: deps.config.busyInFlight,
+    explainSignatures: deps.config.mode === 'sandbox',
+  });
   // Registered after the signature check: preValidation hooks run in this order.
   installRequestFields(app);
   installIdempotency(app, deps);
@@ -61,7 +70,7 @@ export async function buildServer(deps: Deps): Promise<Server> {
   });
 
   installMetrics(app, deps);
-  healthRoutes(app, deps);
+  healthRoutes(app, deps, readiness);
   authoriseRoutes(app, deps);
   captureRoutes(app, deps);
   reviewRoutes(app, deps);
@@ -74,5 +83,5 @@ export async function buildServer(deps: Deps): Promise<Server> {
   optimiseRoutes(app, deps);
   assetRoutes(app);
   openApiRoutes(app);
-  return { app, directory };
+  return { app, directory, readiness };
 }

@@ -4,10 +4,11 @@
 // `serve` does, and runs other `acquiro` commands routed to it.
 import { runCommand } from '../cli/commands.ts';
 import type { Config } from '../config.ts';
-import { claimDataDir, type Ownership } from '../db/ownership.ts';
-import { createDeps, openConfiguredDatabase } from '../gateway.ts';
+import type { Ownership } from '../db/ownership.ts';
+import { createDeps } from '../gateway.ts';
 import { createLogger } from '../logging.ts';
-import { StartError } from '../serve.ts';
+import { claimConfiguredDataDir } from '../serve.ts';
+import { openReachableDatabase } from '../startup.ts';
 import { startWorkers } from './runner.ts';
 import { PERIODIC_TASKS } from './tasks.ts';
 
@@ -17,18 +18,13 @@ export interface RunningWorker {
 
 export async function runWorker(config: Config): Promise<RunningWorker> {
   const log = createLogger(config.logLevel);
-  let ownership: Ownership | null = null;
-  if (!config.databaseUrl) {
-    ownership = await claimDataDir(config.dataDir);
-    if (!ownership) {
-      throw new StartError(
-        `${config.dataDir} is in use by another acquiro process, which runs the workers itself unless started with ACQUIRO_WORKERS=off; ` +
-          'on the embedded database one process does both: use PostgreSQL (DATABASE_URL) to run workers apart',
-      );
-    }
-  }
+  const ownership: Ownership | null = await claimConfiguredDataDir(
+    config,
+    `${config.dataDir} is in use by another acquiro process, which runs the workers itself unless started with ACQUIRO_WORKERS=off; ` +
+      'on the embedded database one process does both: use PostgreSQL (DATABASE_URL) to run workers apart',
+  );
   try {
-    const database = await openConfiguredDatabase(config);
+    const database = await openReachableDatabase(config);
     const deps = await createDeps({ config, database, log });
     ownership?.serveCommands((argv) => runCommand(argv, deps));
     const workers = startWorkers(deps, PERIODIC_TASKS);

@@ -45,3 +45,16 @@ export function originOf(url: string | undefined): string[] {
     return [];
   }
 }
+
+/**
+ * Whether a form post comes from another site: the browser says so (Sec-Fetch-Site), or names an
+ * Origin other than the gateway's. Our pages' no-referrer policy makes browsers send `Origin: null`
+ * for their own forms, so `null` says nothing; a post without these headers (not a browser, or an
+ * old one) is judged by the session token it must carry.
+ */
+export function isCrossSite(headers: Readonly<Record<string, string | string[] | undefined>>, baseUrl: string): boolean {
+  const site = headers['sec-fetch-site'];
+  if (typeof site === 'string' && site !== 'same-origin' && site !== 'none') return true;
+  const origin = headers.origin;
+  return typeof origin === 'string' && origin !== 'null' && origin !== new URL(baseUrl).origin;
+}

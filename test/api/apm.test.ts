@@ -58,7 +58,7 @@ describe('the APM answer', () => {
       order_status: '2',
       result_info: '1002:Redirect the shopper to issuer_url',
     });
-    expect(answer.body.issuer_url).toBe(`http://gateway.test/sandbox/apm/${answer.body.transaction_id}`);
+    expect(answer.body.issuer_url).toMatch(new RegExp(`^http://gateway\\.test/sandbox/apm/${answer.body.transaction_id}/[A-Za-z0-9_-]{32}$`));
     const [row] = await rows('SELECT kind, status, payment_method, expires_at FROM payments WHERE id = $1', [answer.body.transaction_id]);
     expect(row).toMatchObject({ kind: 'apm', status: 'requires_redirect', payment_method: 'sandbox_redirect' });
     expect(new Date(row!.expires_at).getTime() - clock.now().getTime()).toBe(30 * 60_000);
@@ -88,7 +88,7 @@ describe('the issuer page', () => {
 
   it('approve: captured, the merchant told, the shopper back at return_url with the signed outcome', async () => {
     const payment = await started();
-    const back = await browser.post(payment.issuer_url!, { action: 'approve' });
+    const back = await browser.answer(payment.issuer_url!, { action: 'approve' });
     expect(back.status).toBe(303);
     const outcome = returnedOutcome(back.location!, shop.secret);
     expect(outcome).toMatchObject({ base: 'https://shop.example/apm-return', signed: true });
@@ -106,19 +106,20 @@ describe('the issuer page', () => {
     ['abandon', '2009:Shopper abandoned or let the payment expire'],
   ])('%s: failed with %s, and payment.failed', async (action, info) => {
     const payment = await started();
-    const back = await browser.post(payment.issuer_url!, { action });
+    const back = await browser.answer(payment.issuer_url!, { action });
     expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: info });
     expect(await eventsOf(payment.transaction_id!)).toEqual(['payment.failed']);
     // The page is closed now: approving afterwards changes nothing.
-    await browser.post(payment.issuer_url!, { action: 'approve' });
+    await browser.answer(payment.issuer_url!, { action: 'approve' });
     const [row] = await rows('SELECT status FROM payments WHERE id = $1', [payment.transaction_id]);
     expect(row?.status).toBe('failed');
-    expect((await browser.get(payment.issuer_url!)).body).toContain('This payment page is closed');
+    expect((await browser.get(payment.issuer_url!)).status).toBe(404);
   });
 
   it('records one outcome when approve and decline race', async () => {
     const payment = await started();
-    await Promise.all(Array.from({ length: 10 }, (_, i) => browser.post(payment.issuer_url!, { action: i % 2 ? 'approve' : 'decline' })));
+    const form = (await browser.form(payment.issuer_url!))!;
+    await Promise.all(Array.from({ length: 10 }, (_, i) => browser.post(form.action, [...form.fields, ['action', i % 2 ? 'approve' : 'decline']])));
     expect(await eventsOf(payment.transaction_id!)).toHaveLength(1);
   });
 
@@ -171,12 +172,12 @@ describe('the sandbox methods and what each needs', () => {
     const page = await browser.get(answer.body.issuer_url);
     expect(page.body).toContain('Your payment voucher');
     expect(page.body).toContain('<dd id="issuer-amount">R$30.00</dd>');
-    const later = await browser.post(answer.body.issuer_url, { action: 'later' });
+    const later = await browser.answer(answer.body.issuer_url, { action: 'later' });
     expect(returnedOutcome(later.location!, shop.secret).fields).toMatchObject({ order_status: '2', result_info: '1002:Redirect the shopper to issuer_url' });
     const [row] = await rows('SELECT status, request FROM payments WHERE id = $1', [answer.body.transaction_id]);
     expect(row?.status).toBe('requires_redirect');
     expect(row?.request.person).toMatchObject({ document_type: 'CPF', email: 'ana@example.com' });
-    const paid = await browser.post(answer.body.issuer_url, { action: 'approve' });
+    const paid = await browser.answer(answer.body.issuer_url, { action: 'approve' });
     expect(returnedOutcome(paid.location!, shop.secret).fields.order_status).toBe('1');
   });
 
@@ -222,7 +223,7 @@ describe('refusals', () => {
     const mine = await shop.post('/v1/authorise', body);
     const theirs = await other.post('/v1/authorise', { ...body, ...other.ids });
     expect(theirs.body.transaction_id).not.toBe(mine.body.transaction_id);
-    expect(returnedOutcome((await browser.post(mine.body.issuer_url, { action: 'approve' })).location!, other.secret).signed).toBe(false);
+    expect(returnedOutcome((await browser.answer(mine.body.issuer_url, { action: 'approve' })).location!, other.secret).signed).toBe(false);
   });
 });
 
@@ -232,7 +233,7 @@ describe('unpaid APM payments expire', () => {
     const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'w@example.com' }));
     const voucher = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_voucher', currency: 'BRL', billing_country: 'BR', person: VOUCHER_PERSON }));
     const paid = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'w@example.com' }));
-    await browser.post(paid.body.issuer_url, { action: 'approve' });
+    await browser.answer(paid.body.issuer_url, { action: 'approve' });
     const status = async () =>
       Object.fromEntries(
         (await rows('SELECT id, status FROM payments WHERE id = ANY($1)', [[redirect, wallet, voucher, paid].map((a) => a.body.transaction_id)])).map((r) => [r.id, r.status]),

@@ -47,7 +47,7 @@ describe('test cards (docs/api/authorise.md)', () => {
 
   it('answers the 3-D Secure card with a URL for the shopper', async () => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card: '4000000000003220' }));
-    expect(answer.body.redirect_url).toMatch(new RegExp(`^http://gateway.test/sandbox/acs/${answer.body.transaction_id}$`));
+    expect(answer.body.redirect_url).toMatch(new RegExp(`^http://gateway.test/sandbox/acs/${answer.body.transaction_id}/[A-Za-z0-9_-]{32}$`));
   });
 });
 

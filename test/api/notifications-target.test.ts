@@ -179,6 +179,14 @@ describe('at submission', () => {
     ['https://[::ffff:127.0.0.1]/notify', 'a public address (::ffff:7f00:1 is a loopback address)'],
     ['https://169.254.169.254/notify', 'a public address (169.254.169.254 is a link-local address)'],
     ['https://localhost:8443/notify', 'a public host name (localhost is local)'],
+    ['https://localhost../notify', 'a public host name (localhost is local)'],
+    ['https://LocalHost.../notify', 'a public host name (localhost is local)'],
+    ['https://api.localhost./notify', 'a public host name (api.localhost is local)'],
+    ['https://hooks..merchant.example/notify', 'a host name without empty labels'],
+    ['https://[::1]/notify', 'a public address (::1 is a loopback address)'],
+    ['https://[::]/notify', 'a public address (:: is an unspecified address)'],
+    ['https://[64:ff9b::7f00:1]/notify', 'a public address (64:ff9b::7f00:1 is a NAT64 address for 127.0.0.1, a loopback address)'],
+    ['https://[2002:a00:1::1]/notify', 'a public address (2002:a00:1::1 is a 6to4 address for 10.0.0.1, a private address)'],
   ])('live mode refuses %s with 4002 naming notify_url, storing nothing', async (notifyUrl, expected) => {
     const answer = await liveShop.post('/v1/authorise', cardPayment(liveShop.ids, { notify_url: notifyUrl }));
     expect(answer.status).toBe(400);
@@ -197,5 +205,25 @@ describe('at submission', () => {
     const refused = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: 'http://169.254.169.254/latest' }));
     expect(ok.status).toBe(200);
     expect([refused.status, refused.body.result_info]).toEqual([400, '4002:notify_url is invalid: expected a public address (169.254.169.254 is a link-local address)']);
+  });
+
+  it('sandbox takes the IPv6 loopback and a loopback name with trailing dots, as loopback', async () => {
+    for (const notifyUrl of ['http://[::1]:9/notify', 'http://[::ffff:127.0.0.1]:9/notify', 'http://localhost.:9/notify']) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: notifyUrl }));
+      expect([notifyUrl, answer.status, answer.body.result_info]).toEqual([notifyUrl, 200, '0000:Success']);
+    }
+  });
+
+  it('sandbox names an IPv6 address by what it means, not by its leading zeros', async () => {
+    const cases = [
+      ['http://[::]/notify', 'a public address (:: is an unspecified address)'],
+      ['http://[::a00:1]/notify', 'a public address (::a00:1 is an IPv4-compatible address for 10.0.0.1, a private address)'],
+      ['http://[64:ff9b::7f00:1]/notify', 'a public address (64:ff9b::7f00:1 is a NAT64 address for 127.0.0.1, a loopback address)'],
+      ['http://[fe80::1]/notify', 'a public address (fe80::1 is a link-local address)'],
+    ];
+    for (const [notifyUrl, expected] of cases) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: notifyUrl }));
+      expect([answer.status, answer.body.result_info]).toEqual([400, `4002:notify_url is invalid: expected ${expected}`]);
+    }
   });
 });

@@ -54,7 +54,7 @@ describe('the sandbox ACS challenge of a direct payment', () => {
     const page = await browser.get(payment.redirect_url!);
     expect(page.status).toBe(200);
     expect(page.body).toContain('class="panel challenge size-02" data-window="02"');
-    expect(page.body).toContain('Sandbox: 1234 passes, 0000 fails.');
+    expect(page.body).toMatch(/<details class="sandbox-hint"><summary>Sandbox<\/summary>\n<p lang="en">Code 1234 passes, 0000 fails\. Challenge window 02 \(390 × 400\)\.<\/p>/);
     expect(page.body).toContain('<dd id="acs-amount">$10.00</dd>');
     expect(String(page.headers['content-security-policy'])).toContain('form-action http://gateway.test https://shop.example;');
     const full = await browser.get((await challenged()).redirect_url!);
@@ -63,7 +63,7 @@ describe('the sandbox ACS challenge of a direct payment', () => {
 
   it('passes with 1234: captured, threeds_result filled, the merchant told, the shopper sent to return_url signed', async () => {
     const payment = await challenged();
-    const done = await browser.post(payment.redirect_url!, { code: '1234', action: 'verify' });
+    const done = await browser.answer(payment.redirect_url!, { code: '1234', action: 'verify' });
     expect(done.status).toBe(303);
     const outcome = returnedOutcome(done.location!, shop.secret);
     expect(outcome).toMatchObject({ base: 'https://shop.example/3ds-return', signed: true });
@@ -82,7 +82,7 @@ describe('the sandbox ACS challenge of a direct payment', () => {
   it('fails with 0000 (2007), and with the cardholder’s cancel', async () => {
     for (const answer of [{ code: '0000', action: 'verify' }, { code: '', action: 'cancel' }]) {
       const payment = await challenged();
-      const done = await browser.post(payment.redirect_url!, answer);
+      const done = await browser.answer(payment.redirect_url!, answer);
       expect(returnedOutcome(done.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: '2007:3-D Secure authentication failed' });
       expect(await eventsOf(payment.transaction_id!)).toEqual(['payment.failed']);
     }
@@ -90,7 +90,7 @@ describe('the sandbox ACS challenge of a direct payment', () => {
 
   it('asks again for a code that is neither documented one, and changes nothing', async () => {
     const payment = await challenged();
-    const wrong = await browser.post(payment.redirect_url!, { code: '9999', action: 'verify' });
+    const wrong = await browser.answer(payment.redirect_url!, { code: '9999', action: 'verify' });
     expect(wrong.status).toBe(400);
     expect(wrong.body).toContain('That code is not right. Try again.');
     const [row] = await rows('SELECT status FROM payments WHERE id = $1', [payment.transaction_id]);
@@ -100,19 +100,21 @@ describe('the sandbox ACS challenge of a direct payment', () => {
   it('holds a manual-capture account’s payment authorised', async () => {
     const manual = await gw.merchant({ captureMode: 'manual' });
     const answer = await manual.post('/v1/authorise', cardPayment(manual.ids, { card: CHALLENGE_CARD }));
-    await browser.post(answer.body.redirect_url, { code: '1234', action: 'verify' });
+    await browser.answer(answer.body.redirect_url, { code: '1234', action: 'verify' });
     const [row] = await rows('SELECT status, captured_amount::int AS captured FROM payments WHERE id = $1', [answer.body.transaction_id]);
     expect(row).toEqual({ status: 'authorised', captured: 0 });
   });
 
   it('shows a closing page when the payment has no return_url, and closes the challenge once done', async () => {
     const payment = await challenged({ return_url: undefined });
-    const done = await browser.post(payment.redirect_url!, { code: '1234', action: 'verify' });
+    const form = (await browser.form(payment.redirect_url!))!;
+    const done = await browser.post(form.action, [...form.fields, ['code', '1234'], ['action', 'verify']]);
     expect(done.status).toBe(200);
     expect(done.body).toContain('Verification finished');
-    const again = await browser.post(payment.redirect_url!, { code: '0000', action: 'verify' });
-    expect(again.body).toContain('Verification finished');
-    expect((await browser.get(payment.redirect_url!)).body).toContain('Verification finished');
+    // The shopper's session on the challenge ended with it: the same form again changes nothing, and the page is gone.
+    const again = await browser.post(form.action, [...form.fields, ['code', '0000'], ['action', 'verify']]);
+    expect([again.status, again.location]).toEqual([404, undefined]);
+    expect((await browser.get(payment.redirect_url!)).status).toBe(404);
     const [row] = await rows('SELECT status FROM payments WHERE id = $1', [payment.transaction_id]);
     expect(row?.status).toBe('captured');
     expect((await browser.get('/sandbox/acs/T00000000000000000000000000')).status).toBe(404);
@@ -120,10 +122,11 @@ describe('the sandbox ACS challenge of a direct payment', () => {
 
   it('records one outcome when the challenge is answered ten times at once', async () => {
     const payment = await challenged();
+    const form = (await browser.form(payment.redirect_url!))!;
     const answers = await Promise.all(
-      Array.from({ length: 10 }, (_, i) => browser.post(payment.redirect_url!, { code: i % 2 === 0 ? '1234' : '0000', action: 'verify' })),
+      Array.from({ length: 10 }, (_, i) => browser.post(form.action, [...form.fields, ['code', i % 2 === 0 ? '1234' : '0000'], ['action', 'verify']])),
     );
-    expect(answers.every((answer) => answer.status === 303 || answer.status === 200)).toBe(true);
+    expect(answers.every((answer) => answer.status === 303 || answer.status === 404)).toBe(true);
     const events = await eventsOf(payment.transaction_id!);
     expect(events).toHaveLength(1);
     expect(await rows(`SELECT 1 FROM ledger_entries WHERE payment_id = $1 AND kind = 'capture'`, [payment.transaction_id])).toHaveLength(events[0] === 'payment.captured' ? 2 : 0);
@@ -140,9 +143,9 @@ describe('the sandbox ACS challenge of a direct payment', () => {
     const [row] = await rows('SELECT status, result_code FROM payments WHERE id = $1', [payment.transaction_id]);
     expect(row).toEqual({ status: 'failed', result_code: '2009' });
     expect(await eventsOf(payment.transaction_id!)).toEqual(['payment.failed']);
-    const late = await browser.post(payment.redirect_url!, { code: '1234', action: 'verify' });
-    expect(late.status).toBe(303);
-    expect(returnedOutcome(late.location!, shop.secret).fields.result_info).toMatch(/^2009:/);
+    // The shopper's session on the challenge ended with it: the page is gone, and hands back nothing.
+    const late = await browser.answer(payment.redirect_url!, { code: '1234', action: 'verify' });
+    expect([late.status, late.location]).toEqual([404, undefined]);
   });
 });
 
@@ -155,14 +158,14 @@ describe('3-D Secure on the hosted page', () => {
     expect(paid.location).toBe(pageUrl);
     const toAcs = await browser.get(pageUrl);
     expect(toAcs.status).toBe(303);
-    expect(toAcs.location).toMatch(/^http:\/\/gateway\.test\/sandbox\/acs\/T[0-9A-Z]{26}$/);
+    expect(toAcs.location).toMatch(/^http:\/\/gateway\.test\/sandbox\/acs\/T[0-9A-Z]{26}\/[A-Za-z0-9_-]{32}$/);
     return { body, pageUrl, acsUrl: toAcs.location! };
   }
 
   it('sends the shopper through the challenge and on to return_url when it passes', async () => {
     const { body, pageUrl, acsUrl } = await hostedChallenge();
     expect((await browser.get(acsUrl)).body).toContain('size-03');
-    const passed = await browser.post(acsUrl, { code: '1234', action: 'verify' });
+    const passed = await browser.answer(acsUrl, { code: '1234', action: 'verify' });
     expect(passed.location).toBe(pageUrl);
     const back = await browser.get(pageUrl);
     const outcome = returnedOutcome(back.location!, shop.secret);
@@ -170,12 +173,12 @@ describe('3-D Secure on the hosted page', () => {
     expect(outcome.fields).toMatchObject({ order_no: body.order_no, order_status: '1', threeds_result: 'challenge: authenticated (eci 05)' });
     // A later visitor of the challenge URL learns nothing of the hosted page's URL.
     const later = await browser.get(acsUrl);
-    expect([later.status, later.location, later.body.includes(pageUrl)]).toEqual([200, undefined, false]);
+    expect([later.status, later.location, later.body.includes(pageUrl)]).toEqual([404, undefined, false]);
   });
 
   it('brings the shopper back to the page to try again when it fails, and tells the merchant nothing yet', async () => {
     const { body, pageUrl, acsUrl } = await hostedChallenge();
-    await browser.post(acsUrl, { code: '0000', action: 'verify' });
+    await browser.answer(acsUrl, { code: '0000', action: 'verify' });
     const page = await browser.get(pageUrl);
     expect(page.status).toBe(200);
     expect(page.body).toContain('Your bank could not verify the card (3-D Secure). Try again or use another card.');

@@ -26,6 +26,10 @@ export interface Shopper {
   handOff(handOffHtml: string): Promise<PageAnswer>;
   /** Follows the page URL a hand-off led to: the hosted page. */
   pathOf(url: string): string;
+  /** A page's form: where it posts and its hidden fields (a sandbox page's session token among them). */
+  form(pageUrl: string): Promise<{ action: string; fields: [string, string][] } | undefined>;
+  /** Opens the page and posts its form with `fields`, as the shopper would; a page without a form is answered as it is. */
+  answer(pageUrl: string, fields: Record<string, string>): Promise<PageAnswer>;
 }
 
 export function shopper(app: FastifyInstance): Shopper {
@@ -48,9 +52,20 @@ export function shopper(app: FastifyInstance): Shopper {
         headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
       }),
     );
+  const get: Shopper['get'] = async (url, headers = {}) => answer(await app.inject({ method: 'GET', url: pathOf(url), headers }));
+  const form: Shopper['form'] = async (pageUrl) => {
+    const page = await get(pageUrl);
+    const action = /<form method="post" action="([^"]*)"/.exec(page.body)?.[1];
+    return action === undefined ? undefined : { action: unescapeHtml(action), fields: hiddenFields(page.body) };
+  };
   return {
-    get: async (url, headers = {}) => answer(await app.inject({ method: 'GET', url: pathOf(url), headers })),
+    get,
     post,
+    form,
+    answer: async (pageUrl, fields) => {
+      const found = await form(pageUrl);
+      return found ? post(found.action, [...found.fields, ...Object.entries(fields)]) : get(pageUrl);
+    },
     handOff: (html) => post('/v1/checkout', hiddenFields(html)),
     pathOf,
   };

@@ -124,3 +124,25 @@ export async function hasMerchants(deps: Pick<Deps, 'database'>): Promise<boolea
   const [row] = await rowsOf<{ present: boolean }>(deps.database.db, sql`SELECT EXISTS (SELECT 1 FROM merchants WHERE id <> ${PLATFORM_MERCHANT_ID}) AS present`);
   return Boolean(row?.present);
 }
+
+/**
+ * A merchant created only on a database without merchants (the first start's demo), in one
+ * transaction with that check, together with whatever `alongside` writes: two servers starting
+ * at once on one PostgreSQL make one. Null when there are merchants already.
+ */
+export async function createFirstMerchant(
+  deps: Pick<Deps, 'database' | 'vault' | 'config'>,
+  name: string,
+  alongside: (tx: Executor, created: Credentials) => Promise<void> = async () => {},
+): Promise<Credentials | null> {
+  return deps.database.db.transaction(async (tx) => {
+    if (deps.database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616302)`);
+    const [row] = await rowsOf<{ present: boolean }>(tx, sql`SELECT EXISTS (SELECT 1 FROM merchants WHERE id <> ${PLATFORM_MERCHANT_ID}) AS present`);
+    if (row?.present) return null;
+    const merchantId = await nextMerchantId(tx);
+    await tx.insert(merchants).values({ id: merchantId, name });
+    const created = await insertAccount(tx, deps, merchantId, {});
+    await alongside(tx, created);
+    return created;
+  });
+}

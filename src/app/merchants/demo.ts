@@ -5,7 +5,7 @@ import { findAccountWithKeys, accountIpList } from '../../db/repositories/accoun
 import { findMerchantAccountByName } from '../../db/repositories/demo-merchant.ts';
 import { addQueryIp } from '../../db/repositories/query-ips.ts';
 import type { Deps } from '../context.ts';
-import { createMerchant, type Credentials } from './credentials.ts';
+import { createFirstMerchant, createMerchant, type Credentials } from './credentials.ts';
 
 export const DEMO_MERCHANT_NAME = 'Demo merchant';
 export const DEMO_QUERY_IPS = ['127.0.0.1/32', '::1/128'] as const;
@@ -20,6 +20,17 @@ export async function createDemoMerchant(deps: DemoDeps): Promise<DemoCredential
   const created = await createMerchant(deps, DEMO_MERCHANT_NAME);
   for (const cidr of DEMO_QUERY_IPS) await addQueryIp(deps.database.db, created.account_id, cidr);
   return { ...created, query_ips: [...DEMO_QUERY_IPS] };
+}
+
+/**
+ * The first start's demo merchant, on an empty database only: made in one transaction with that
+ * check and its query IPs. Null when the database has merchants.
+ */
+export async function createDemoMerchantIfEmpty(deps: DemoDeps): Promise<DemoCredentials | null> {
+  const created = await createFirstMerchant(deps, DEMO_MERCHANT_NAME, async (tx, credentials) => {
+    for (const cidr of DEMO_QUERY_IPS) await addQueryIp(tx, credentials.account_id, cidr);
+  });
+  return created ? { ...created, query_ips: [...DEMO_QUERY_IPS] } : null;
 }
 
 /** The demo merchant's credentials with its current key, or null when there is none. */

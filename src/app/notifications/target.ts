@@ -15,13 +15,31 @@ export type Verdict = { readonly ok: true } | { readonly ok: false; readonly rea
 const OK: Verdict = { ok: true };
 const refuse = (reason: string): Verdict => ({ ok: false, reason });
 
-/** The range of an address as ipaddr.js names it (`private`, `loopback`, …), IPv4-mapped IPv6 unwrapped. */
-export function addressRange(address: string): string {
+/** IPv6 ranges that carry an IPv4 address inside: a connection to them may reach that IPv4 host. */
+const EMBEDDING: Record<string, (parts: readonly number[]) => number[]> = {
+  rfc6052: (parts) => [parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff], // NAT64 64:ff9b::a.b.c.d
+  rfc6145: (parts) => [parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff], // ::ffff:0:a.b.c.d
+  '6to4': (parts) => [parts[1]! >> 8, parts[1]! & 0xff, parts[2]! >> 8, parts[2]! & 0xff], // 2002:aabb:ccdd::
+  ipv4Compatible: (parts) => [parts[6]! >> 8, parts[6]! & 0xff, parts[7]! >> 8, parts[7]! & 0xff], // ::a.b.c.d
+};
+
+/**
+ * The range of an address as ipaddr.js names it (`private`, `loopback`, …), by what the address
+ * means: an IPv4-mapped IPv6 address is its IPv4 address; `::` and `::1` are unspecified and
+ * loopback (not "IPv4-compatible"); a translated form (NAT64, 6to4, IPv4-compatible) is named
+ * with the IPv4 address inside it.
+ */
+export function addressRange(address: string): { readonly range: string; readonly embedded?: { readonly address: string; readonly range: string } } {
   const parsed = ipaddr.process(address);
-  if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0)) {
-    return 'ipv4Compatible'; // ::a.b.c.d, deprecated and never a public host
-  }
-  return parsed.range();
+  if (parsed.kind() === 'ipv4') return { range: parsed.range() };
+  const v6 = parsed as ipaddr.IPv6;
+  let range: string = v6.range();
+  // ::a.b.c.d, deprecated and never a public host (ipaddr.js calls it unicast); :: and ::1 keep their names.
+  if (range === 'unicast' && v6.parts.slice(0, 6).every((part) => part === 0)) range = 'ipv4Compatible';
+  const embed = EMBEDDING[range];
+  if (!embed) return { range };
+  const inner = new ipaddr.IPv4(embed(v6.parts));
+  return { range, embedded: { address: inner.toString(), range: inner.range() } };
 }
 
 const RANGE_NAMES: Record<string, string> = {
@@ -31,15 +49,22 @@ const RANGE_NAMES: Record<string, string> = {
   ipv4Compatible: 'IPv4-compatible',
   rfc6052: 'NAT64',
   rfc6145: 'IPv4-translated',
+  '6to4': '6to4',
   deprecatedSiteLocal: 'site-local',
 };
+
+const nameOf = (range: string) => RANGE_NAMES[range] ?? range;
+/** "a private address", "an unspecified address", "a unique local address". */
+const aName = (range: string) => `${/^[aeio]|^u(?!ni)|^I/.test(nameOf(range)) ? 'an' : 'a'} ${nameOf(range)} address`;
 
 /** Whether the gateway may connect to this IP address in this mode. */
 export function checkAddress(mode: Mode, address: string): Verdict {
   if (!ipaddr.isValid(address)) return refuse(`${address} is not an IP address`);
-  const range = addressRange(address);
+  const { range, embedded } = addressRange(address);
   if (range === 'unicast' || (mode === 'sandbox' && range === 'loopback')) return OK;
-  return refuse(`${address} is a ${RANGE_NAMES[range] ?? range} address`);
+  // A translated form is refused in any case; it is named by the address it leads to when that one is internal.
+  const inside = embedded && embedded.range !== 'unicast' ? ` for ${embedded.address}, ${aName(embedded.range)}` : '';
+  return refuse(`${address} is ${aName(range)}${inside}`);
 }
 
 /** The host part of a URL as an IP address, or undefined when it is a name. */
@@ -64,7 +89,9 @@ export function checkUrl(mode: Mode, text: string): Verdict {
     const verdict = checkAddress(mode, literal);
     return verdict.ok ? OK : refuse(`a public address (${verdict.reason})`);
   }
-  const name = url.hostname.toLowerCase().replace(/\.$/, '');
+  // `localhost.` and `localhost..` are localhost too: a name's trailing dots say nothing of where it leads.
+  const name = url.hostname.toLowerCase().replace(/\.+$/, '');
+  if (name === '' || name.split('.').includes('')) return refuse(`a host name without empty labels`);
   if (mode === 'live' && (name === 'localhost' || name.endsWith('.localhost') || !name.includes('.'))) {
     return refuse(`a public host name (${name} is local)`);
   }

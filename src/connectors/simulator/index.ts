@@ -3,6 +3,7 @@
 // keeps no state; the one thing it remembers is what a real processor would remember too: the
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it. That memory is per process: after a restart the processor "has no record".
+import { randomBytes } from 'node:crypto';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
 import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
@@ -20,6 +21,9 @@ const MAX_REMEMBERED = 10_000;
 export function createSimulator(options: SimulatorOptions): Connector {
   const lost = new Map<string, AuthoriseOutcome>();
   const reference = (paymentId: string) => `sim_${paymentId}`;
+  // The shopper's session on the issuer's page: an unguessable token in the URL only the shopper
+  // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
+  const session = () => randomBytes(24).toString('base64url');
 
   function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome {
     return {
@@ -40,7 +44,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         status: 'action_required',
         action: 'redirect',
         reference: reference(request.paymentId),
-        url: `${options.baseUrl}/sandbox/apm/${request.paymentId}`,
+        url: `${options.baseUrl}/sandbox/apm/${request.paymentId}/${session()}`,
       });
     }
     if (!request.card) return err({ kind: 'unsupported', message: 'neither card nor payment method' });
@@ -57,7 +61,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
           status: 'action_required',
           action: 'authenticate',
           reference: reference(request.paymentId),
-          url: `${options.baseUrl}/sandbox/acs/${request.paymentId}`,
+          url: `${options.baseUrl}/sandbox/acs/${request.paymentId}/${session()}`,
         });
       case 'timeout':
         if (lost.size >= MAX_REMEMBERED) lost.delete(lost.keys().next().value!);

@@ -1,5 +1,8 @@
 // Before any operation's handler: find the account the body names, check encryption_data with
-// its keys, then count the request against the account's per-second budget. Unknown pair → 404, bad signature → 401, nothing stored.
+// its keys, then count the request against the account's budgets. Unknown pair → 404, bad
+// signature → 401, nothing stored. Failed authentications are counted per client address: past
+// the limit the address is answered 429 before any account is looked up. While the gateway is
+// busy, an account holding its share of the requests in flight is answered 429 (rate-limit.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { AppError } from '../../domain/errors.ts';
@@ -7,14 +10,28 @@ import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
 import { safeCanonicalString } from '../signature-hint.ts';
-import { RateLimiter } from './rate-limit.ts';
+import { FailureLimiter, FairShare, RateLimiter } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
   readonly defaultRateLimit: number;
+  /** Failed authentications per client address at once, and per minute after that. */
+  readonly authFailureLimit: number;
+  /** Requests in flight from which the gateway is busy and shares them out per account. */
+  readonly busyInFlight: number;
   /** Sandbox only: a 401 shows the canonical string the gateway computed (signature-hint.ts). */
   readonly explainSignatures?: boolean;
 }
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Counted as pending by the fair share until it is answered. */
+    pendingShare?: boolean;
+  }
+}
+
+const tooManyFailures = (retryAfter: number) =>
+  new AppError('rate_limited', 'too many failed authentications from this address', { headers: { 'retry-after': String(retryAfter) } });
 
 function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string {
   const value = body[field];
@@ -46,11 +63,28 @@ async function verify(request: FastifyRequest, directory: AccountDirectory, expl
 
 export function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): void {
   const limiter = new RateLimiter();
+  const failures = new FailureLimiter(options.authFailureLimit);
+  const share = new FairShare(options.busyInFlight);
   app.decorateRequest('signing', null);
+  app.addHook('onRequest', async (request) => {
+    if (!operationOf(request)) return;
+    share.arrive();
+    request.pendingShare = true;
+  });
   app.addHook('preValidation', async (request) => {
     const operation = operationOf(request);
     if (!operation || operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
-    await verify(request, options.directory, options.explainSignatures === true);
+    const gate = failures.check(request.ip);
+    if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
+    try {
+      await verify(request, options.directory, options.explainSignatures === true);
+    } catch (error) {
+      if (error instanceof AppError && (error.codeName === 'account_not_found' || error.codeName === 'invalid_signature')) {
+        const counted = failures.fail(request.ip);
+        if (!counted.allowed) throw tooManyFailures(counted.retryAfter);
+      }
+      throw error;
+    }
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
     const verdict = limiter.take(account.id, limit);
@@ -59,5 +93,17 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
         headers: { 'retry-after': String(verdict.retryAfter) },
       });
     }
+    if (!share.admit(account.id)) {
+      throw new AppError('rate_limited', 'this account has had its share of the gateway while it is busy', {
+        headers: { 'retry-after': '1' },
+      });
+    }
   });
+  const release = async (request: { pendingShare?: boolean | undefined }) => {
+    if (!request.pendingShare) return;
+    share.depart();
+    request.pendingShare = false;
+  };
+  app.addHook('onResponse', release);
+  app.addHook('onRequestAbort', release);
 }

@@ -1,0 +1,107 @@
+// Start-up's dealings with the machine, each turned into one line that names the setting to
+// change (a StartError, exit code 78) instead of a stack trace: the port, the data directory, the
+// database. The port is reserved before anything else, so a start that cannot serve writes nothing.
+import net from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import { openDatabase, type Database } from './db/client.ts';
+
+export class StartError extends Error {}
+
+function codeOf(error: unknown): string {
+  const { code } = (error ?? {}) as { code?: unknown };
+  return typeof code === 'string' ? code : '';
+}
+
+function portProblem(config: Pick<Config, 'port' | 'host'>, error: unknown): StartError {
+  const { port, host } = config;
+  switch (codeOf(error)) {
+    case 'EADDRINUSE':
+      return new StartError(`PORT ${port} is already in use on HOST ${host}: stop what listens there, or set PORT to a free port`);
+    case 'EACCES':
+      return new StartError(`PORT ${port} on HOST ${host} needs privileges this process does not have: set PORT to a port above 1023`);
+    case 'EADDRNOTAVAIL':
+      return new StartError(`HOST ${host} is not an address of this machine: set HOST to one of its addresses (127.0.0.1 by default)`);
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new StartError(`HOST ${host} does not resolve to an address: set HOST to an address of this machine`);
+    default:
+      return new StartError(`cannot listen on HOST ${host} PORT ${port}: ${codeOf(error) || String((error as Error)?.message ?? error)}`);
+  }
+}
+
+export interface PortReservation {
+  /** Frees the port for the server to listen on, a moment later. */
+  release(): Promise<void>;
+}
+
+/** Binds PORT on HOST (and holds it) before anything is written, or explains why it cannot. */
+export async function reservePort(config: Pick<Config, 'port' | 'host'>): Promise<PortReservation> {
+  // It only holds the port: a connection that comes meanwhile is closed at once (server.close
+  // would otherwise wait for it, and a client would wait for an answer that never comes).
+  const holder = net.createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    holder.once('error', (error) => reject(portProblem(config, error)));
+    holder.listen({ port: config.port, host: config.host, exclusive: true }, () => resolve());
+  });
+  return { release: () => new Promise((resolve) => holder.close(() => resolve())) };
+}
+
+/** The server listens on PORT and HOST, or the start stops naming them. */
+export async function listenOn(app: FastifyInstance, config: Pick<Config, 'port' | 'host'>): Promise<string> {
+  try {
+    return await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    throw portProblem(config, error);
+  }
+}
+
+/** Where DATABASE_URL points, without its user name or password. */
+function serverOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.hostname || 'localhost'}:${parsed.port || '5432'}${parsed.pathname}`;
+  } catch {
+    return 'the server it names';
+  }
+}
+
+function databaseProblem(config: Pick<Config, 'databaseUrl' | 'dataDir'>, error: unknown): StartError {
+  const code = codeOf(error);
+  if (!config.databaseUrl) {
+    return new StartError(`ACQUIRO_DATA_DIR ${config.dataDir} cannot be used as the embedded database: ${code || String((error as Error)?.message ?? error)}`);
+  }
+  const where = serverOf(config.databaseUrl);
+  const why =
+    code === 'ECONNREFUSED'
+      ? 'nothing accepts connections there'
+      : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+        ? 'its host name does not resolve'
+        : code === '28P01' || code === '28000'
+          ? 'the server refused the user name or password'
+          : code === '3D000'
+            ? 'that database does not exist'
+            : /timeout/i.test(String((error as Error)?.message))
+              ? 'no answer in time'
+              : code || 'the connection failed';
+  return new StartError(`DATABASE_URL: cannot use the PostgreSQL database at ${where}: ${why}`);
+}
+
+/** Opens the configured database and checks it answers, or explains which setting is wrong. */
+export async function openReachableDatabase(config: Config): Promise<Database> {
+  let database: Database | undefined;
+  try {
+    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+    await database.ping();
+    return database;
+  } catch (error) {
+    await database?.close().catch(() => {});
+    throw databaseProblem(config, error);
+  }
+}
+
+/** A data directory problem (cannot create, cannot write) as a line naming ACQUIRO_DATA_DIR. */
+export function dataDirProblem(config: Pick<Config, 'dataDir'>, error: unknown): Error {
+  if (error instanceof StartError || !codeOf(error).startsWith('E')) return error as Error;
+  return new StartError(`ACQUIRO_DATA_DIR ${config.dataDir} cannot be used: ${codeOf(error)}`);
+}

@@ -1,0 +1,98 @@
+// Refusals cost an attacker something, and one account cannot starve the others: failed
+// authentications are limited per client address (429 with Retry-After, before any account is
+// looked up), and while the gateway is busy an account holds only its share of the requests in
+// flight (docs/operations.md).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  shop = await gw.merchant();
+});
+afterAll(() => gw?.close());
+
+const BAD = '0'.repeat(64);
+const countBy = (statuses: number[]) => statuses.reduce<Record<number, number>>((all, s) => ({ ...all, [s]: (all[s] ?? 0) + 1 }), {});
+
+describe('failed authentications per client address', () => {
+  it('answers most of 600 concurrent bad signatures from one address with 429 and Retry-After, storing nothing', async () => {
+    const address = '203.0.113.10';
+    const answers = await Promise.all(
+      Array.from({ length: 600 }, (_, i) => shop.post('/v1/authorise', { ...cardPayment(shop.ids, { order_no: `BAD-${i}` }), encryption_data: BAD }, { remoteAddress: address })),
+    );
+    const statuses = countBy(answers.map((a) => a.status));
+    expect(Object.keys(statuses).sort()).toEqual(['401', '429']);
+    expect(statuses[429]).toBeGreaterThan(500);
+    const limited = answers.find((a) => a.status === 429)!;
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+    expect(limited.body.result_info).toBe('4429:too many failed authentications from this address');
+    expect(await gw.database.query('SELECT 1 FROM payments WHERE account_id = $1', [shop.ids.account_id])).toEqual([]);
+
+    // The address stays limited for a while, also for a correct request; another address is not.
+    const again = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: 'GOOD-1' }), { remoteAddress: address });
+    expect(again.status).toBe(429);
+    const elsewhere = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: 'GOOD-2' }), { remoteAddress: '198.51.100.20' });
+    expect([elsewhere.status, elsewhere.body.result_info]).toEqual([200, '0000:Success']);
+  });
+
+  it('limits unknown accounts alike, without telling them from wrong signatures', async () => {
+    const address = '203.0.113.11';
+    const answers = await Promise.all(
+      Array.from({ length: 300 }, (_, i) =>
+        shop.post('/v1/authorise', { ...cardPayment({ merchant_id: `M9${String(i).padStart(5, '0')}`, account_id: 'A999999' }), encryption_data: BAD }, { remoteAddress: address }),
+      ),
+    );
+    const statuses = countBy(answers.map((a) => a.status));
+    expect(Object.keys(statuses).sort()).toEqual(['404', '429']);
+    expect(statuses[429]).toBeGreaterThan(200);
+  });
+
+  it('does not count correct requests: one address may send many', async () => {
+    const address = '203.0.113.12';
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => shop.post('/v1/query', { ...shop.ids, order_no: `NONE-${i}` }, { remoteAddress: address })),
+    );
+    expect(answers.filter((a) => a.status === 429)).toEqual([]);
+  });
+});
+
+describe('a fair share per account while the gateway is busy', () => {
+  it('keeps serving a second account while one account floods, and refuses the flood’s excess with 429', async () => {
+    const flooder = await gw.merchant({ rateLimitPerSecond: 1_000_000 }); // the per-second budget is not what this test is about
+    const other = await gw.merchant();
+    const pay = async (client: SignedClient, orderNo: string) => {
+      const started = performance.now();
+      const answer = await client.post('/v1/authorise', cardPayment(client.ids, { order_no: orderNo }), { remoteAddress: '198.51.100.30' });
+      return { status: answer.status, retryAfter: answer.headers['retry-after'], ms: performance.now() - started };
+    };
+    const alone: number[] = [];
+    for (let i = 0; i < 5; i++) alone.push((await pay(other, `ALONE-${i}`)).ms);
+
+    // 60 requests of one account kept in flight, while the other account pays one at a time.
+    let flooding = true;
+    let sent = 0;
+    const flood: { status: number; retryAfter: unknown }[] = [];
+    const lane = async () => {
+      for (let i = 0; flooding && i < 15; i++) flood.push(await pay(flooder, `FLOOD-${sent++}`));
+    };
+    const lanes = Array.from({ length: 60 }, lane);
+    const during: { status: number; ms: number }[] = [];
+    for (let i = 0; i < 6; i++) during.push(await pay(other, `DURING-${i}`));
+    flooding = false;
+    await Promise.all(lanes);
+
+    expect(during.map((a) => a.status)).toEqual(Array(6).fill(200));
+    const refused = flood.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((a) => Number(a.retryAfter) >= 1)).toBe(true);
+    expect(flood.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
+    // Coarsely: the other account's payments are not held up by the whole flood queueing before them.
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+    expect(median(during.map((a) => a.ms))).toBeLessThan(20 * median(alone) + 1_000);
+  }, 120_000);
+});

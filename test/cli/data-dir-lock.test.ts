@@ -1,0 +1,161 @@
+// One process owns an embedded (PGlite) data directory, and every process that opens the
+// directory sees who: the lock is a file in it, renewed by its owner, which a process in another
+// network or PID namespace sees as well as any other (the owner's command socket it does not).
+// A lock its owner stopped renewing is taken over once its lease has run out, never before. The
+// directory's files are readable by their owner only. (PostgreSQL has locks of its own: these
+// tests concern the embedded database only.)
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LEASE_MS } from '../../src/db/data-dir-lock.ts';
+import { TEST_DB } from '../support/gateway.ts';
+import { acquiro, freePort, startServer, tempDataDir } from '../support/processes.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const lockOf = (dataDir: string) => join(dataDir, 'acquiro.lock');
+const lockId = (dataDir: string) => {
+  try {
+    return (JSON.parse(readFileSync(lockOf(dataDir), 'utf8')) as { id: string }).id;
+  } catch {
+    return undefined;
+  }
+};
+
+async function until(what: string, done: () => boolean, ms = 90_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A server in a network and PID namespace of its own (root may make them here), on `dataDir`. */
+async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn(
+    'unshare',
+    ['--net', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" src/main.ts`],
+    {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: '/tmp', PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+    },
+  );
+  let output = '';
+  child.stdout!.on('data', (chunk) => (output += chunk));
+  child.stderr!.on('data', (chunk) => (output += chunk));
+  const exited = new Promise((resolve) => child.on('exit', resolve));
+  await until('the namespaced server to be ready', () => output.includes('acquiro is ready') || child.exitCode !== null);
+  expect(output).toContain('acquiro is ready');
+  return {
+    child,
+    output: () => output,
+    // unshare dies; its child (the server) gets SIGTERM, stops and releases the lock.
+    stop: async () => {
+      child.kill('SIGKILL');
+      await exited;
+      await until('the lock to be released', () => !existsSync(lockOf(dataDir)));
+    },
+  };
+}
+
+/** Every file and directory under `dir` with its permission bits. */
+function modes(dir: string): [string, number][] {
+  const found: [string, number][] = [[dir, statSync(dir).mode & 0o777]];
+  for (const name of readdirSync(dir, { recursive: true }) as string[]) {
+    const path = join(dir, name);
+    try {
+      found.push([path, statSync(path).mode & 0o777]);
+    } catch {
+      // a temporary file gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
+  it('holds against processes in another network and PID namespace: a command and a server here are refused, the data stays whole', async () => {
+    const dataDir = tempDataDir();
+    const owner = await serverInOtherNamespaces(dataDir);
+    const token = readFileSync(join(dataDir, 'admin.token'), 'utf8');
+    try {
+      const demo = /merchant_id (M\d+)/.exec(owner.output())![1]!;
+      // This process cannot reach the owner's command socket (another network namespace), and must not open the files.
+      const command = await acquiro(['merchants', 'create', '--name', 'Intruder', '--json'], { ACQUIRO_DATA_DIR: dataDir });
+      expect(command.code).toBe(78);
+      expect(command.stderr).toMatch(/is owned by a running acquiro process that this one cannot reach/);
+      const second = await startServer({ ACQUIRO_DATA_DIR: dataDir }).then(
+        (server) => server.stop().then(() => 'started'),
+        (error: Error) => error.message,
+      );
+      expect(second).toMatch(/is in use by another acquiro process/);
+      expect(readFileSync(join(dataDir, 'admin.token'), 'utf8')).toBe(token);
+      await owner.stop();
+      const list = await acquiro(['merchants', 'list', '--json'], { ACQUIRO_DATA_DIR: dataDir });
+      const names = (JSON.parse(list.stdout) as { merchant_id: string; name: string }[]).map((m) => [m.merchant_id, m.name]);
+      expect(names).toEqual([[demo, 'Demo merchant']]);
+    } finally {
+      if (owner.child.exitCode === null) await owner.stop();
+    }
+  }, 240_000);
+
+  it('respects a lock that is being renewed, and takes it over only once its lease has run out', async () => {
+    const dataDir = tempDataDir();
+    const first = await acquiro(['merchants', 'create', '--name', 'First', '--json'], { ACQUIRO_DATA_DIR: dataDir });
+    expect(first.code).toBe(0);
+    // An owner this process knows nothing of (another machine sharing the directory, a container): only its lock file shows it.
+    writeFileSync(lockOf(dataDir), `${JSON.stringify({ id: 'elsewhere', pid: 1, host: 'another-machine' })}\n`, { mode: 0o600 });
+    const renew = setInterval(() => {
+      const now = new Date();
+      utimesSync(lockOf(dataDir), now, now);
+    }, 1_000);
+    let lastRenewal: number;
+    try {
+      const refused = await startServer({ ACQUIRO_DATA_DIR: dataDir }).then(
+        (server) => server.stop().then(() => 'started'),
+        (error: Error) => error.message,
+      );
+      expect(refused).toMatch(/is in use by another acquiro process/);
+      expect(lockId(dataDir)).toBe('elsewhere');
+    } finally {
+      clearInterval(renew);
+      lastRenewal = statSync(lockOf(dataDir)).mtimeMs;
+    }
+    // The owner stopped renewing (it died): a command waits out the lease, then takes over.
+    let takenOverAt: number | undefined;
+    const watch = setInterval(() => {
+      if (takenOverAt === undefined && lockId(dataDir) !== 'elsewhere') takenOverAt = Date.now();
+    }, 50);
+    const command = await acquiro(['merchants', 'list', '--json'], { ACQUIRO_DATA_DIR: dataDir }).finally(() => clearInterval(watch));
+    expect(command.code).toBe(0);
+    expect(JSON.parse(command.stdout)).toHaveLength(1);
+    expect(takenOverAt).toBeDefined();
+    expect(takenOverAt! - lastRenewal).toBeGreaterThanOrEqual(LEASE_MS - 100);
+    expect(existsSync(lockOf(dataDir))).toBe(false); // released by the command when done
+  }, 180_000);
+
+  it('is taken over from a killed server, whose data is all there', async () => {
+    const dataDir = tempDataDir();
+    const killed = await startServer({ ACQUIRO_DATA_DIR: dataDir });
+    expect(await killed.stop('SIGKILL')).toBe(null);
+    expect(existsSync(lockOf(dataDir))).toBe(true); // a killed process cannot remove it: its lease runs out
+    const list = await acquiro(['merchants', 'list', '--json'], { ACQUIRO_DATA_DIR: dataDir });
+    expect(list.code).toBe(0);
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ name: 'Demo merchant' })]);
+    expect(existsSync(lockOf(dataDir))).toBe(false);
+  }, 180_000);
+
+  it('keeps every file of the directory readable by its owner only, while serving and after', async () => {
+    const dataDir = tempDataDir();
+    const server = await startServer({ ACQUIRO_DATA_DIR: dataDir });
+    try {
+      const open = modes(dataDir);
+      expect(open.length).toBeGreaterThan(500);
+      expect(open.filter(([, mode]) => (mode & 0o077) !== 0)).toEqual([]);
+      expect(statSync(dataDir).mode & 0o777).toBe(0o700);
+    } finally {
+      await server.stop();
+    }
+    expect(modes(dataDir).filter(([, mode]) => (mode & 0o077) !== 0)).toEqual([]);
+  }, 120_000);
+});

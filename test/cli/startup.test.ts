@@ -1,0 +1,104 @@
+// Start-up as operators meet it: a port in use or a database out of reach ends in one line naming
+// the setting to change, exit code 78 (configuration), and nothing written: the demo merchant of
+// an empty database is made by the start that serves, and its credentials are printed then.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { freePort, startServer, tempDataDir, type Run } from '../support/processes.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** `npm start`'s entry point, run until it exits. */
+function start(env: Record<string, string>): Promise<Run> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** Something else listening on a port of 127.0.0.1. */
+async function occupiedPort(): Promise<{ port: number; close: () => Promise<void> }> {
+  const squatter = net.createServer();
+  await new Promise<void>((resolve) => squatter.listen(0, '127.0.0.1', resolve));
+  return { port: (squatter.address() as net.AddressInfo).port, close: () => new Promise((resolve) => squatter.close(() => resolve())) };
+}
+
+let db: TestDatabase | undefined;
+let env: Record<string, string>;
+let dataDir: string | undefined;
+
+beforeAll(async () => {
+  if (TEST_DB === 'postgres') {
+    db = await openTestDatabase(2);
+    env = db.env;
+  } else {
+    dataDir = tempDataDir();
+    env = { ACQUIRO_DATA_DIR: dataDir };
+  }
+});
+afterAll(() => db?.drop());
+
+/** Tables in the test's database (its own schema on PostgreSQL); on PGlite, whether the directory exists. */
+async function written(): Promise<boolean> {
+  if (dataDir) return existsSync(dataDir);
+  const schema = /search_path%3D(\w+)/.exec(env.DATABASE_URL!)![1];
+  const client = new pg.Client({ connectionString: POSTGRES_URL });
+  await client.connect();
+  try {
+    const { rows } = await client.query('SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1', [schema]);
+    return rows[0].n > 0;
+  } finally {
+    await client.end();
+  }
+}
+
+describe('a start that cannot serve', () => {
+  it('stops on a port in use with one line naming PORT and HOST, exit 78, having written nothing', async () => {
+    const squatter = await occupiedPort();
+    try {
+      const run = await start({ ...env, PORT: String(squatter.port) });
+      expect(run.code).toBe(78);
+      expect(run.stderr).toBe(`acquiro: PORT ${squatter.port} is already in use on HOST 127.0.0.1: stop what listens there, or set PORT to a free port\n`);
+      expect(run.stdout).toBe('');
+      expect(await written()).toBe(false);
+    } finally {
+      await squatter.close();
+    }
+    // The demo merchant was not made (and lost) by the failed start: the first start that serves makes it.
+    const server = await startServer(env);
+    expect(await server.stop()).toBe(0);
+    expect(server.output()).toMatch(/Created a demo merchant[^]*merchant_id M\d+\n {2}account_id {2}A\d+\n {2}secret_key {2}sk_test_/);
+  }, 90_000);
+
+  it('stops on a HOST that is not an address of this machine, naming HOST', async () => {
+    const run = await start({ ...env, HOST: '192.0.2.1', PORT: String(await freePort()) });
+    expect([run.code, run.stderr]).toEqual([78, 'acquiro: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (127.0.0.1 by default)\n']);
+  });
+
+  it.each([
+    ['nothing listens there', 'postgresql://acquiro:s3cr3t-pw@127.0.0.1:1/acquiro', '127.0.0.1:1/acquiro: nothing accepts connections there'],
+    ['the database does not exist', `${POSTGRES_URL.replace(/\/[^/]*$/, '')}/no_such_database_here`, 'no_such_database_here: that database does not exist'],
+  ])('stops when the database cannot be used (%s) with one line naming DATABASE_URL, exit 78, no password', async (_case, url, reason) => {
+    const run = await start({ DATABASE_URL: url, PORT: String(await freePort()) });
+    expect(run.code).toBe(78);
+    expect(run.stderr).toMatch(/^acquiro: DATABASE_URL: cannot use the PostgreSQL database at [^\n]+\n$/);
+    expect(run.stderr).toContain(reason);
+    expect(run.stderr + run.stdout).not.toContain('s3cr3t');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
