@@ -111,6 +111,8 @@ export const payments = pgTable('payments', {
   riskAction: text('risk_action'),
   riskReasons: jsonb('risk_reasons').$type<RiskReason[]>(),
   threedsResult: text('threeds_result'),
+  /** The card network's id of an approved card payment, quoted by later merchant-initiated charges of its stored card (0010). */
+  networkTransactionId: text('network_transaction_id'),
   version: integer('version').notNull().default(0),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),

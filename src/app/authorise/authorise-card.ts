@@ -3,14 +3,14 @@
 // → call the processor (outside any transaction) → record the outcome. The steps are shared with
 // the hosted payment page and APM payments (steps.ts).
 import { newId } from '../../domain/ids.ts';
-import { claimPayment, type Claim } from '../../db/repositories/payments.ts';
+import { claimPayment, storingNetworkTransactionId, type Claim } from '../../db/repositories/payments.ts';
 import type { RiskRecord } from '../../db/repositories/risk.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import type { CardPaymentCommand } from '../payments/command.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
-import { cardClaim, claimOnce, decide, resolveCard, riskProbe, type ResolvedCard } from './steps.ts';
+import { cardClaim, claimOnce, decide, resolveCard, riskProbe, type CardCharge, type ResolvedCard } from './steps.ts';
 
 /**
  * A card payment, started by the shopper (a card or a vault token) or by the merchant alone (a
@@ -35,9 +35,23 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
     return claimed?.payment ?? null;
   };
   return claimOnce(deps, account, { orderNo: command.orderNo, requestFingerprint, insert }, async (claimed) => {
-    const { context, outcome } = await decide(deps, account, command, claimed, { card }, facts);
+    const charge = await chargeOf(deps, account, command, card);
+    const { context, outcome } = await decide(deps, account, command, claimed, { card, charge }, facts);
     return recordAuthorisation(deps, context, outcome);
   });
+}
+
+/**
+ * How the connector is to flag the charge. A merchant-initiated charge quotes the network
+ * transaction id of the payment that stored the card: the command's, or else the one recorded
+ * on that payment.
+ */
+async function chargeOf(deps: Deps, account: AccountRow, command: CardPaymentCommand, card: ResolvedCard): Promise<CardCharge> {
+  const { source } = command;
+  if (source.kind === 'card') return { initiator: 'shopper', ...(command.storeCard ? { storedCredential: { usage: 'first' } } : {}) };
+  if (source.kind === 'token') return { initiator: 'shopper', storedCredential: { usage: 'subsequent' } };
+  const networkTransactionId = source.networkTransactionId ?? (await storingNetworkTransactionId(deps.database.db, account.id, card.tokenId ?? source.tokenId));
+  return { initiator: 'merchant', storedCredential: { usage: 'subsequent', ...(networkTransactionId ? { networkTransactionId } : {}) } };
 }
 
 function claimFor(account: AccountRow, command: CardPaymentCommand, card: ResolvedCard, id: string, requestFingerprint: string, now: Date): Claim {

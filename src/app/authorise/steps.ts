@@ -2,7 +2,7 @@
 // claim the order once, resolve the card, assess risk, call the processor outside any transaction.
 // Each pipeline composes them and then records the outcome (recordAuthorisation).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONNECTOR_CALL_TIMEOUT_MS, withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector } from '../../connectors/port.ts';
+import { CONNECTOR_CALL_TIMEOUT_MS, withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector, type Initiator, type StoredCredential } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
@@ -120,9 +120,18 @@ export interface Decision {
   readonly outcome: AuthorisationDecision;
 }
 
-/** What the shopper pays with: a card, or an APM with what its processor needs. */
+/**
+ * How a card is charged, as the card networks require it flagged: who started the charge, and
+ * whether it stores the card or charges a stored one (with the network's id of the first payment).
+ */
+export interface CardCharge {
+  readonly initiator: Initiator;
+  readonly storedCredential?: StoredCredential;
+}
+
+/** What the shopper pays with: a card (and how it is charged), or an APM with what its processor needs. */
 export type Instrument =
-  | { readonly card: ResolvedCard }
+  | { readonly card: ResolvedCard; readonly charge?: CardCharge }
   | { readonly paymentMethod: string; readonly methodData: Readonly<Record<string, unknown>>; readonly returnUrl: string };
 
 /**
@@ -155,11 +164,18 @@ export async function decide(
     amount: order.amount,
     capture: account.captureMode === 'auto' && risk.action === 'accept',
     ...('card' in instrument
-      ? { card: instrument.card.details, requestThreeDS: order.requestThreeDS, ...(order.authentication ? { authentication: order.authentication } : {}) }
+      ? { ...chargeFlags(order, instrument.card, instrument.charge), card: instrument.card.details, requestThreeDS: order.requestThreeDS, ...(order.authentication ? { authentication: order.authentication } : {}) }
       : { paymentMethod: instrument.paymentMethod, methodData: instrument.methodData, returnUrl: instrument.returnUrl }),
     shopper: shopperOf(order),
   });
   return { context, outcome };
+}
+
+/** The connector's flags of a card charge: a card stored by this payment is its first use. */
+function chargeFlags(order: OrderDetails, card: ResolvedCard, charge: CardCharge | undefined): Pick<AuthoriseRequest, 'initiator' | 'storedCredential'> {
+  if (charge) return { initiator: charge.initiator, ...(charge.storedCredential ? { storedCredential: charge.storedCredential } : {}) };
+  if (card.tokenId) return { initiator: 'shopper', storedCredential: { usage: 'subsequent' } };
+  return { initiator: 'shopper', ...(order.storeCard ? { storedCredential: { usage: 'first' as const } } : {}) };
 }
 
 function connectorOf(deps: Deps, account: AccountRow): Connector | undefined {

@@ -99,7 +99,8 @@ function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: 
   switch (outcome.status) {
     case 'approved': {
       const threeds = outcome.threeDS ? { threedsResult: outcome.threeDS } : {};
-      const base = { ...risk, ...threeds, connectorReference: outcome.reference, actionUrl: null };
+      const network = outcome.networkTransactionId ? { networkTransactionId: outcome.networkTransactionId } : {};
+      const base = { ...risk, ...threeds, ...network, connectorReference: outcome.reference, actionUrl: null };
       if (context.risk?.action === 'review') return { ...base, status: 'pending_review', ...code('review_pending') };
       if (outcome.captured) return { ...base, status: 'captured', capturedAmount: payment.amount, ...code('success') };
       return { ...base, status: 'authorised', ...code('success') };

@@ -31,6 +31,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
       reference: reference(request.paymentId),
       captured: request.capture,
       authCode: request.paymentId.slice(-6),
+      // The card network's id of this payment, which a later merchant-initiated charge quotes.
+      networkTransactionId: `simnt_${request.paymentId}`,
       ...(threeDS ? { threeDS } : {}),
     };
   }
