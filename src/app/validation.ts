@@ -16,7 +16,7 @@ export interface Validator<S extends TSchema> {
 /**
  * A string field: `hint` says, in the refusal, what a valid value looks like. `freeText` marks
  * text a person types (notes, names, addresses, item names), where a card number typed by mistake
- * is masked before the request is kept (src/app/request-fields.ts); identifiers never are.
+ * is masked before the request is kept (src/http/request-fields.ts); identifiers never are.
  */
 export function Text(options: { max: number; pattern?: string; hint?: string; min?: number; freeText?: boolean }) {
   return Type.String({

@@ -3,7 +3,7 @@
 // document (openapi.ts), `acquiro call` and the answer-format table of docs/api/README.md are
 // read from here, so none of them can name an operation the server does not serve.
 import Type, { type TSchema } from 'typebox';
-import { ApmPaymentRequest } from '../app/apm/request.ts';
+import { ApmPaymentRequest } from './requests/apm-payment.ts';
 import { CardPaymentRequest } from './requests/card-payment.ts';
 import type { Operation } from './operation.ts';
 import { authoriseOperation } from './routes/authorise.ts';

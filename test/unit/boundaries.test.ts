@@ -26,20 +26,13 @@ describe('dependency boundaries', () => {
   // (src/http/requests). These files still hold a wire schema or parse one, and are to move there:
   // the list may only shrink.
   const STILL_PARSING = new Set([
-    'app/apm/authorise-apm.ts',
-    'app/apm/request.ts',
-    'app/authorise/request.ts',
     'app/batch/orders.ts',
     'app/batch/selection.ts',
     'app/cancel/cancel.ts',
     'app/capture/capture.ts',
-    'app/checkout/page-state.ts',
-    'app/checkout/request.ts',
-    'app/checkout/session.ts',
     'app/notifications/target.ts',
     'app/optimise/optimise.ts',
     'app/refund/refund.ts',
-    'app/request-fields.ts',
     'app/review/review.ts',
     'app/validation.ts',
   ]);

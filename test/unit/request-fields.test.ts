@@ -1,9 +1,9 @@
-// The one check of a signed request's fields (src/app/request-fields.ts), and docs/security.md's
+// The one check of a signed request's fields (src/http/request-fields.ts), and docs/security.md's
 // table of free-text fields against the operations' schemas.
 import { readFileSync } from 'node:fs';
 import Type, { type TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
-import { admitFields } from '../../src/app/request-fields.ts';
+import { admitFields } from '../../src/http/request-fields.ts';
 import { Text } from '../../src/app/validation.ts';
 import type { AppError } from '../../src/domain/errors.ts';
 import type { Operation } from '../../src/http/operation.ts';

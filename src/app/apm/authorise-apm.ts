@@ -6,19 +6,33 @@ import { newId } from '../../domain/ids.ts';
 import { claimWaitingPayment } from '../../db/repositories/checkout.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { claimOnce, decide, fingerprintRequest } from '../authorise/steps.ts';
+import { claimOnce, decide } from '../authorise/steps.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
-import { banksOf, methodNamed } from './methods.ts';
-import { apmCommand } from './request.ts';
+import type { ApmMethod } from '../../connectors/port.ts';
+import type { OrderDetails, OrderRecord } from '../payments/command.ts';
 
-export async function authoriseApm(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<PaymentRow> {
+/**
+ * An APM payment, built by its adapter (src/http/requests/apm-payment.ts parses the merchant's
+ * body into one, with the method the account's connector offers under payment_method).
+ */
+export interface ApmCommand {
+  readonly order: OrderDetails;
+  readonly method: ApmMethod;
+  readonly returnUrl: string;
+  /** What the processor needs for the method (bank_code, person). */
+  readonly methodData: Readonly<Record<string, unknown>>;
+  /** What the payment keeps of the order. */
+  readonly record: OrderRecord;
+  /** What makes a repeat of this order the same request (see CardPaymentCommand.identity). */
+  readonly identity: string;
+}
+
+export async function authoriseApm(deps: Deps, account: AccountRow, command: ApmCommand): Promise<PaymentRow> {
   const now = deps.clock.now();
-  const method = methodNamed(deps.connectors, account, body.payment_method);
-  const command = apmCommand(body, method, now, banksOf(deps.connectors, account, method));
-  const { order } = command;
+  const { order, method } = command;
   assertNotifyTarget(deps.config, order.notifyUrl, 'notify_url');
-  const requestFingerprint = fingerprintRequest(deps, body, 'apm');
+  const requestFingerprint = deps.vault.fingerprint(command.identity);
   const row = {
     id: newId('T', now.getTime()),
     accountId: account.id,
@@ -30,7 +44,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
     amount: order.amount.minor,
     currency: order.amount.currency,
     requestFingerprint,
-    request: storedRequest(body),
+    request: command.record,
     shopperEmail: order.shopperEmail ?? null,
     shopperIp: order.shopperIp ?? null,
     notifyUrl: order.notifyUrl ?? null,
@@ -43,14 +57,4 @@ export async function authoriseApm(deps: Deps, account: AccountRow, body: Record
     const { context, outcome } = await decide(deps, account, order, claimed, instrument);
     return recordAuthorisation(deps, context, outcome);
   });
-}
-
-/** The request as kept with the payment: no signature or ids, no uploaded document file. */
-function storedRequest(body: Record<string, unknown>): Record<string, unknown> {
-  const { encryption_data: _sig, merchant_id: _m, account_id: _a, ...rest } = body;
-  const person = rest.person as Record<string, unknown> | undefined;
-  const documents = person?.documents as Record<string, unknown> | undefined;
-  if (documents?.file_data === undefined) return rest;
-  const { file_data: _file, ...kept } = documents;
-  return { ...rest, person: { ...person, documents: kept } };
 }

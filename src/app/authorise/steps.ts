@@ -5,7 +5,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { CONNECTOR_CALL_TIMEOUT_MS, withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector, type Initiator, type StoredCredential } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
-import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
 import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
@@ -51,16 +50,6 @@ export async function claimOnce(
   } finally {
     inFlight.delete(claimed.id);
   }
-}
-
-/**
- * Same order, same fields: the CVC is left out so that it is never kept, even as a digest. Kinds
- * other than the direct card payment prefix their name, so an APM request never matches a card one.
- */
-export function fingerprintRequest(deps: Deps, body: Record<string, unknown>, kind?: 'apm' | 'checkout'): string {
-  const { security_code: _cvc, ...rest } = body;
-  const canonical = canonicalString(rest as SignedBody);
-  return deps.vault.fingerprint(kind ? `${kind}\n${canonical}` : canonical);
 }
 
 const TWIN_WAIT_MS = 15_000;

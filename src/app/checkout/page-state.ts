@@ -9,7 +9,7 @@ import type { AccountDirectory } from '../accounts/directory.ts';
 import type { Deps } from '../context.ts';
 import { MAX_ATTEMPTS } from './attempt.ts';
 import { abandon } from './pay.ts';
-import { frameAncestors } from './request.ts';
+import { frameAncestors } from './frame-ancestors.ts';
 import { returnUrlOf } from './return-to-merchant.ts';
 
 export interface OrderLine {

@@ -12,17 +12,26 @@ import { claimWaitingPayment, findSession, findSessionOfPayment, insertSession, 
 import { findPaymentByOrderNo, type NewPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { fingerprintRequest } from '../authorise/steps.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
-import { checkoutCommand } from './request.ts';
-import { storedOrder } from '../payments/command.ts';
+import type { OrderDetails, OrderRecord } from '../payments/command.ts';
 
 /** How long the hand-off page may wait before the shopper's browser posts it. */
 export const HANDOFF_TTL_MS = 30 * 60_000;
 /** How long the shopper has to pay once the session exists; then the payment is abandoned (2009). */
 export const SESSION_TTL_MS = 60 * 60_000;
 
-const UNSTORED = new Set(['encryption_data', 'merchant_id', 'account_id']);
+/** A hosted-page order, built by its adapter (src/http/requests/checkout.ts parses /v1/checkout into one). */
+export interface CheckoutCommand {
+  readonly order: OrderDetails;
+  readonly returnUrl: string;
+  readonly cancelUrl?: string;
+  /** CSP host-sources that may frame the hosted page. */
+  readonly frameAncestors: readonly string[];
+  /** What the payment keeps of the order (echoed on the page and in answers). */
+  readonly record: OrderRecord;
+  /** What makes a repeat of this order the same request (see CardPaymentCommand.identity). */
+  readonly identity: string;
+}
 
 export interface CheckoutSession {
   readonly session: CheckoutSessionRow;
@@ -33,11 +42,10 @@ export interface CheckoutSession {
  * Claims the order and creates its session, in one transaction. The same order_no with the same
  * fields finds the same session (and so the same hand-off); with other fields it is refused.
  */
-export async function createCheckout(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<CheckoutSession> {
+export async function createCheckout(deps: Deps, account: AccountRow, command: CheckoutCommand): Promise<CheckoutSession> {
   const now = deps.clock.now();
-  const command = checkoutCommand(body, account, now);
   assertNotifyTarget(deps.config, command.order.notifyUrl, 'notify_url');
-  const requestFingerprint = fingerprintRequest(deps, body, 'checkout');
+  const requestFingerprint = deps.vault.fingerprint(command.identity);
   const { order } = command;
   const row: NewPayment = {
     id: newId('T', now.getTime()),
@@ -50,8 +58,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, body: Reco
     amount: order.amount.minor,
     currency: order.amount.currency,
     requestFingerprint,
-    // Still the checkout body's fields (to become a typed record like the card payment's), and the order as checked.
-    request: { ...Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))), order: storedOrder(order) },
+    request: command.record,
     shopperEmail: order.shopperEmail ?? null,
     shopperIp: order.shopperIp ?? null,
     notifyUrl: order.notifyUrl ?? null,

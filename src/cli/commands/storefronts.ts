@@ -2,7 +2,7 @@
 // become the pages' CSP frame-ancestors; with none, no site may frame them (docs/api/checkout.md).
 import type { Command } from 'commander';
 import { eq, sql } from 'drizzle-orm';
-import { hostSource } from '../../app/checkout/request.ts';
+import { hostSource } from '../../app/checkout/frame-ancestors.ts';
 import { accounts } from '../../db/schema.ts';
 import { show, usageError, type CommandDeps, type Output } from '../io.ts';
 import { requireAccount } from './merchants.ts';

@@ -2,7 +2,7 @@
 // a longer list or many more fields to an operation fails here until limits.ts follows.
 import { describe, expect, it } from 'vitest';
 import type { TSchema } from 'typebox';
-import { ApmPaymentRequest } from '../../app/apm/request.ts';
+import { ApmPaymentRequest } from '../requests/apm-payment.ts';
 import { CardPaymentRequest } from '../requests/card-payment.ts';
 import { CANCEL_LIMIT } from '../../app/cancel/cancel.ts';
 import { CAPTURE_LIMIT } from '../../app/capture/capture.ts';

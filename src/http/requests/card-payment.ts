@@ -1,8 +1,8 @@
 // The direct card payment request (/v1/authorise with a card or a token_id): its schema, and the
 // parsing of a checked body into the use case's command. The order fields' rules are shared with
-// the APM and hosted-page requests (src/app/authorise/request.ts).
+// the APM and hosted-page requests (order.ts).
 import Type, { type Static } from 'typebox';
-import { OrderFields, orderDetails } from '../../app/authorise/request.ts';
+import { OrderFields, orderDetails } from './order.ts';
 import { storedOrder, type CardPaymentCommand, type OrderRecord, type PaymentSource } from '../../app/payments/command.ts';
 import { compile, invalid, Text, Url } from '../../app/validation.ts';
 import { checkCard, isCardProblem } from '../../domain/card.ts';

@@ -2,9 +2,10 @@
 import type { FastifyInstance } from 'fastify';
 import Type from 'typebox';
 import { authoriseApm } from '../../app/apm/authorise-apm.ts';
-import { ApmPaymentRequest, CARD_FIELDS } from '../../app/apm/request.ts';
+import { banksOf, methodNamed } from '../../app/apm/methods.ts';
+import { apmCommand, ApmPaymentRequest, CARD_FIELDS } from '../requests/apm-payment.ts';
 import { authoriseCard } from '../../app/authorise/authorise-card.ts';
-import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
+import { PAYMENT_LISTS } from '../requests/order.ts';
 import type { Deps } from '../../app/context.ts';
 import { apmAnswer } from '../encoders/apm.ts';
 import { paymentAnswer, paymentRefusal } from '../encoders/payment.ts';
@@ -36,7 +37,9 @@ export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
     const body = request.body as Record<string, unknown>;
     const { account } = signingOf(request);
     if (isApmPayment(body)) {
-      return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, body)));
+      const method = methodNamed(deps.connectors, account, body.payment_method);
+      const command = apmCommand(body, method, deps.clock.now(), banksOf(deps.connectors, account, method));
+      return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, command)));
     }
     const payment = await authoriseCard(deps, account, cardPaymentCommand(cardPaymentRequest.parse(body), deps.clock.now()));
     return sendAnswer(reply, 200, paymentAnswer(payment));

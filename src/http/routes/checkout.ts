@@ -4,11 +4,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
-import { PAYMENT_LISTS } from '../../app/authorise/request.ts';
+import { PAYMENT_LISTS } from '../requests/order.ts';
 import { handOffFields } from '../../app/checkout/handoff.ts';
 import { hostedPageState, type HostedOrder } from '../../app/checkout/page-state.ts';
 import { abandon, payWithCard, type PayResult } from '../../app/checkout/pay.ts';
-import { CheckoutRequest, frameAncestors, REFUSED } from '../../app/checkout/request.ts';
+import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
+import { CheckoutRequest, checkoutCommand, REFUSED } from '../requests/checkout.ts';
 import { createCheckout, openHandOff, pageUrlOf, sessionOfPage, signInfoOf } from '../../app/checkout/session.ts';
 import type { Deps } from '../../app/context.ts';
 import { merchantName, paymentById } from '../../db/repositories/checkout.ts';
@@ -46,7 +47,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     const body = request.body as Record<string, unknown>;
     if (checkoutOperation.shopperPost!(body)) return handOff(request, reply, body);
     const { account } = signingOf(request);
-    const { session, payment } = await createCheckout(deps, account, body);
+    const { session, payment } = await createCheckout(deps, account, checkoutCommand(body, account, deps.clock.now()));
     const fields = handOffFields({
       account,
       merchantName: await merchantName(deps.database.db, account.merchantId),

@@ -9,7 +9,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { completeApm, type IssuerAnswer } from '../../app/apm/complete.ts';
-import { frameAncestors } from '../../app/checkout/request.ts';
+import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
 import { returnUrlOf, shopperNextUrl } from '../../app/checkout/return-to-merchant.ts';
 import type { Deps } from '../../app/context.ts';
 import { completeChallenge } from '../../app/threeds/complete.ts';

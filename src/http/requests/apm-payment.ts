@@ -5,8 +5,11 @@
 import Type, { type Static } from 'typebox';
 import type { ApmMethod, Bank, PersonField } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
-import { checkBirthDate, OrderFields, orderDetails, type OrderDetails } from '../authorise/request.ts';
-import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from '../validation.ts';
+import type { ApmCommand } from '../../app/apm/authorise-apm.ts';
+import type { OrderDetails, OrderRecord } from '../../app/payments/command.ts';
+import { canonicalString, type SignedBody } from '../../domain/signature.ts';
+import { checkBirthDate, OrderFields, orderDetails } from './order.ts';
+import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from '../../app/validation.ts';
 
 // Text a person types: scanned for card numbers typed by mistake (docs/security.md).
 const FreeName = Text({ max: 64, freeText: true });
@@ -81,16 +84,12 @@ function pick<K extends keyof typeof OrderFields>(names: readonly K[]): Pick<typ
 export type ApmPaymentBody = Static<typeof ApmPaymentRequest>;
 export const apmPaymentRequest = compile(ApmPaymentRequest);
 
-export interface ApmCommand {
-  readonly order: OrderDetails;
-  readonly returnUrl: string;
-  /** What the processor needs for the method (bank_code, person). */
-  readonly methodData: Readonly<Record<string, unknown>>;
-}
-
 export const CARD_FIELDS = ['card', 'expiration_month', 'expiration_year', 'security_code', 'token_id'] as const;
 
-/** `banks`: those the account's connector offers for the method. */
+/**
+ * An APM payment's command from the merchant's body. `method`: the one payment_method names, as
+ * the account's connector offers it; `banks`: those it offers for the method.
+ */
 export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now: Date, banks: readonly Bank[] = []): ApmCommand {
   const card = CARD_FIELDS.find((field) => body[field] !== undefined);
   if (card) throw invalid(card, `no ${card} with payment_method ${method.name}`);
@@ -106,12 +105,25 @@ export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now
   checkMethodNeeds(method, parsed, banks);
   return {
     order,
+    method,
+    identity: `apm\n${canonicalString(body as SignedBody)}`,
+    record: storedRequest(body) as OrderRecord,
     returnUrl: parsed.return_url,
     methodData: {
       ...(parsed.bank_code ? { bank_code: parsed.bank_code } : {}),
       ...(parsed.person ? { person: parsed.person } : {}),
     },
   };
+}
+
+/** The request as kept with the payment: no signature or ids, no uploaded document file. */
+function storedRequest(body: Record<string, unknown>): Record<string, unknown> {
+  const { encryption_data: _sig, merchant_id: _m, account_id: _a, ...rest } = body;
+  const person = rest.person as Record<string, unknown> | undefined;
+  const documents = person?.documents as Record<string, unknown> | undefined;
+  if (documents?.file_data === undefined) return rest;
+  const { file_data: _file, ...kept } = documents;
+  return { ...rest, person: { ...person, documents: kept } };
 }
 
 function checkMethodTakes(method: ApmMethod, order: OrderDetails): void {

@@ -1,10 +1,9 @@
 // The order fields every payment request shares (/v1/authorise, APM, /v1/checkout) and their format
 // rules. Every field is accepted; optional ones are checked when present. The schema checks
-// shapes; `orderDetails` checks what a schema cannot (currency exponents, real dates). The card
-// payment's own request is in src/http/requests/card-payment.ts; the APM and checkout requests
-// still parse here and are to move beside it (test/unit/boundaries.test.ts lists them).
+// shapes; `orderDetails` checks what a schema cannot (currency exponents, real dates). Each
+// request's own fields are beside it: card-payment.ts, apm-payment.ts, checkout.ts.
 import Type, { type Static } from 'typebox';
-import type { OrderDetails } from '../payments/command.ts';
+import type { OrderDetails } from '../../app/payments/command.ts';
 import {
   checkAmount,
   checkBreakdownAmount,
@@ -21,7 +20,7 @@ import {
   List,
   Text,
   Url,
-} from '../validation.ts';
+} from '../../app/validation.ts';
 
 const Name = Text({ max: 64 });
 const Short = Text({ max: 32 });
@@ -175,7 +174,7 @@ export const OrderFields = {
 /** XML list fields of payment requests (repeated elements). */
 export const PAYMENT_LISTS = new Set(['cart_items', 'account_owner', 'total_discount', 'additional_information']);
 
-export type { OrderDetails } from '../payments/command.ts';
+export type { OrderDetails } from '../../app/payments/command.ts';
 
 type OrderBody = Static<ReturnType<typeof Type.Object<typeof OrderFields>>>;
 

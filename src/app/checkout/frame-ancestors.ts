@@ -1,0 +1,33 @@
+// Who may frame the hosted page: the account's declared storefront domains, as CSP host-sources.
+import type { AccountRow } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
+
+/**
+ * Who may frame the shopper's pages: the account's declared storefront domains. A request's own
+ * storefront_domains may narrow that list, never widen it: a domain the account did not declare
+ * is refused when the request arrives (`strict`), and left out when a page is drawn later.
+ */
+export function frameAncestors(account: AccountRow, requested: string | undefined, strict = false): string[] {
+  const declared = account.storefrontDomains.map(hostSource).filter((source): source is string => source !== undefined);
+  if (!requested) return declared;
+  const narrowed: string[] = [];
+  for (const domain of requested.split(/[\s,]+/).filter(Boolean)) {
+    const source = hostSource(domain);
+    if (source && declared.includes(source)) narrowed.push(source);
+    else if (strict) {
+      throw new AppError('invalid_field', 'storefront_domains is invalid: expected domains declared for the account', { field: 'storefront_domains' });
+    }
+  }
+  return narrowed;
+}
+
+const HOST_SOURCE = /^(https?:\/\/)?(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+(:[0-9]{1,5})?$/;
+
+/**
+ * A storefront domain as a CSP host-source ("https://shop.example", "*.example.com",
+ * "http://127.0.0.1:5555"), or undefined when it is not one: nothing else reaches the header.
+ */
+export function hostSource(domain: string): string | undefined {
+  const clean = domain.trim().toLowerCase().replace(/\/+$/, '');
+  return HOST_SOURCE.test(clean) ? clean : undefined;
+}
