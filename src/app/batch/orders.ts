@@ -7,32 +7,14 @@ import { formatAmount } from '../../domain/money.ts';
 import type { Executor } from '../../db/client.ts';
 import { lockPayment } from '../../db/repositories/payments.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { checkAmount, checkCurrency, CurrencyCode, Decimal, Text } from '../validation.ts';
 
-export const TransactionId = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: 'the transaction_id the gateway gave' });
-export const OrderNo = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: '1 to 64 printable characters without spaces' });
-
-/** The fields every batch order carries. */
-export const OrderFields = {
-  transaction_id: TransactionId,
-  order_no: OrderNo,
-  currency: CurrencyCode,
-  amount: Decimal,
-};
-
-
+/** What a batch operation's use case is given for one order; HTTP parses it from the wire (src/http/batch/operations.ts). */
 export interface OrderRef {
   readonly transactionId: string;
   readonly orderNo: string;
   readonly currency: string;
   /** `amount` in minor units of `currency`. */
   readonly amount: number;
-}
-
-/** The checks a schema cannot make (currency code, amount precision), in that order's terms. */
-export function orderRef(entry: { transaction_id: string; order_no: string; currency: string; amount: string }): OrderRef {
-  const currency = checkCurrency(entry.currency);
-  return { transactionId: entry.transaction_id, orderNo: entry.order_no, currency, amount: checkAmount(entry.amount, currency) };
 }
 
 /** Locks the order's transaction for the rest of the caller's transaction. */
@@ -61,4 +43,11 @@ export function assertSameAmount(payment: PaymentRow, order: OrderRef): void {
 
 export function refuse(refusal: Refusal | null): void {
   if (refusal) throw new AppError(refusal.code, refusal.detail);
+}
+
+/** How one order of a lifecycle operation ended at the processor. */
+export interface Outcome {
+  readonly status: 'succeeded' | 'pending' | 'failed';
+  /** Why the processor refused, when it did. */
+  readonly reason?: string;
 }

@@ -1,10 +1,12 @@
 // What the read operations (query, refund search) share: registered IPs only, one selection
-// (selection.ts), the answer's envelope, and a time window read one page at a time.
+// (selection.ts), the answer's envelope, and a time window read one page at a time. The
+// selection is read from the request only once the caller's address is admitted: a stranger
+// learns nothing of the request's shape.
 import type { Db } from '../../db/client.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assertRegisteredIp } from './allow-list.ts';
-import { PAGE_SIZE, selectionOf } from './selection.ts';
+import { PAGE_SIZE, type Selection } from './selection.ts';
 
 export interface Page {
   readonly from: Date;
@@ -28,12 +30,12 @@ export interface ReadSpec<Key extends string, Row> {
 export async function readAnswer<Key extends string, Row>(
   deps: Pick<Deps, 'database'>,
   account: AccountRow,
-  body: Record<string, unknown>,
+  select: (keys: readonly Key[]) => Selection<Key>,
   callerIp: string,
   spec: ReadSpec<Key, Row>,
 ): Promise<Record<string, unknown>> {
   await assertRegisteredIp(deps, account.id, callerIp);
-  const selection = selectionOf(body, spec.keys);
+  const selection = select(spec.keys);
   const envelope = { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK' };
   const db = deps.database.db;
   if (selection.kind === 'keys') return { ...envelope, [spec.list]: await spec.byKeys(db, account.id, selection.field, selection.keys) };

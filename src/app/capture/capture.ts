@@ -1,33 +1,14 @@
 // /v1/capture: captures authorised payments, each once. An order's `amount` is the amount to
 // capture: the whole authorisation or less (a partial capture, the rest released), never more.
 // Pipeline per order: lock and check → claim → processor → record (operation.ts).
-import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
 import type { AccountRow } from '../../db/schema.ts';
-import { runBatch, type BatchAnswer, type BatchSpec } from '../batch/batch.ts';
-import { assertSameCurrency, lockOrder, OrderFields, orderRef, refuse, type OrderRef } from '../batch/orders.ts';
-import { outcomeFields, refusedFields } from '../batch/outcome.ts';
+import { assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
-import { compile } from '../validation.ts';
-import { claimOperation, executeOperation, outcomeOf, type OperationResult } from './operation.ts';
-
-export const CAPTURE_LIMIT = 100;
-export const captureOrder = compile(Type.Object(OrderFields));
-
-export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
-  const spec: BatchSpec<OrderRef> = {
-    list: 'capture_orders',
-    limit: CAPTURE_LIMIT,
-    echo: ['transaction_id', 'order_no', 'currency', 'amount'],
-    parse: (entry) => orderRef(captureOrder.parse(entry)),
-    run: async (order) => outcomeFields('capture_status', outcomeOf(await capture(deps, account, order))),
-    refused: refusedFields('capture_status'),
-  };
-  return runBatch(deps, account, body, spec);
-}
+import { claimOperation, executeOperation, type OperationResult } from './operation.ts';
 
 /** Captures `order.amount` of one authorised payment of `account`. */
 export async function capture(deps: Deps, account: AccountRow, order: OrderRef): Promise<OperationResult> {

@@ -16,7 +16,7 @@ import { postJournal } from '../../db/repositories/ledger.ts';
 import { insertOperation, leaseDueOperations, liveOperation, lockOperation, transitionOperation } from '../../db/repositories/operations.ts';
 import { findPayment, lockPayment, transitionPayment } from '../../db/repositories/payments.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } from '../../db/schema.ts';
-import type { Outcome } from '../batch/outcome.ts';
+import type { Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';

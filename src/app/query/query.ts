@@ -7,22 +7,25 @@ import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.t
 import { paymentsByIds, paymentsByOrderNos, paymentsInWindow } from '../../db/repositories/payment-lookup.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import { readAnswer } from '../batch/read.ts';
-import { compactTime } from '../batch/selection.ts';
+import { compactTime, type Selection } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
 
 export const QUERY_LIST = 'orders_list';
+export const QUERY_KEYS = ['order_no', 'transaction_id'] as const;
+type Key = (typeof QUERY_KEYS)[number];
 /** Our own risk engine (src/domain/risk.ts) makes the fraud checks. */
 export const ANTIFRAUD_PROVIDER = 'acquiro';
 
 export async function queryTransactions(
   deps: Pick<Deps, 'database'>,
   account: AccountRow,
-  body: Record<string, unknown>,
+  /** The adapter's parse of what the request selects by (among the keys given), run once the caller is admitted. */
+  select: (keys: readonly Key[]) => Selection<Key>,
   callerIp: string,
 ): Promise<Record<string, unknown>> {
-  return readAnswer(deps, account, body, callerIp, {
+  return readAnswer(deps, account, select, callerIp, {
     list: QUERY_LIST,
-    keys: ['order_no', 'transaction_id'] as const,
+    keys: QUERY_KEYS,
     page: paymentsInWindow,
     entry: queriedOrder,
     async byKeys(db, accountId, field, keys) {

@@ -7,7 +7,7 @@ import { paymentsByIds, paymentsByOrderNos } from '../../db/repositories/payment
 import { refundsByIds, refundsInWindow, refundsOfPayments, type RefundWithPayment } from '../../db/repositories/refunds.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { readAnswer } from '../batch/read.ts';
-import { compactTime } from '../batch/selection.ts';
+import { compactTime, type Selection } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
 import { refundFields } from '../refund/refund-answer.ts';
 
@@ -20,10 +20,11 @@ type Key = 'refund_reference_id' | 'transaction_id' | 'order_no';
 export async function searchRefunds(
   deps: Pick<Deps, 'database'>,
   account: AccountRow,
-  body: Record<string, unknown>,
+  /** The adapter's parse of what the request selects by (among the keys given), run once the caller is admitted. */
+  select: (keys: readonly Key[]) => Selection<Key>,
   callerIp: string,
 ): Promise<Record<string, unknown>> {
-  return readAnswer<Key, RefundWithPayment>(deps, account, body, callerIp, {
+  return readAnswer<Key, RefundWithPayment>(deps, account, select, callerIp, {
     list: REFUND_SEARCH_LIST,
     keys: ['refund_reference_id', 'transaction_id', 'order_no'],
     page: refundsInWindow,

@@ -2,7 +2,6 @@
 // transaction (transaction_id, order_no, currency and amount as the transaction has them) and
 // the refund_amount. Pipeline per order: lock and check → claim (a pending refund, which counts
 // against the captured amount at once) → processor → record (record-refund.ts).
-import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
@@ -10,43 +9,16 @@ import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
 import { claimRefund } from '../../db/repositories/refunds.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
-import { runBatch, type BatchAnswer } from '../batch/batch.ts';
-import { assertSameAmount, assertSameCurrency, lockOrder, OrderFields, orderRef, refuse, type OrderRef } from '../batch/orders.ts';
+import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
-import { checkAmount, compile, Decimal, Text } from '../validation.ts';
 import { askRefund, recordRefund } from './record-refund.ts';
-import { refundFields } from './refund-answer.ts';
 
-export const REFUND_LIMIT = 50;
-
-export const refundOrder = compile(Type.Object({ ...OrderFields, refund_amount: Decimal, refund_reason: Type.Optional(Text({ max: 256, freeText: true })) }));
-
+/** One refund order, as its adapter built it (src/http/batch/operations.ts parses /v1/refund's). */
 export interface RefundOrder extends OrderRef {
   /** Minor units of the order's currency. */
   readonly refundAmount: number;
   readonly reason?: string;
-}
-
-export function refundOrderOf(entry: Record<string, unknown>): RefundOrder {
-  const order = refundOrder.parse(entry);
-  const ref = orderRef(order);
-  return {
-    ...ref,
-    refundAmount: checkAmount(order.refund_amount, ref.currency, 'refund_amount'),
-    ...(order.refund_reason ? { reason: order.refund_reason } : {}),
-  };
-}
-
-export async function refundBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
-  return runBatch(deps, account, body, {
-    list: 'refund_orders',
-    limit: REFUND_LIMIT,
-    echo: ['transaction_id', 'order_no', 'currency', 'amount', 'refund_amount', 'refund_reason'],
-    parse: refundOrderOf,
-    run: async (order) => refundFields(await refund(deps, account, order)),
-    refused: (error) => ({ refund_status: '0', refund_message: `V${error.info}`, refund_reference: '', refund_reference_id: '', error_message: error.info }),
-  });
 }
 
 /**

@@ -2,43 +2,19 @@
 // review test card of docs/api/authorise.md). `review_flag` 1 approves: the payment is captured on an
 // auto-capture account, or becomes authorised (awaiting /v1/capture) on a manual one. 0 rejects:
 // the authorisation is voided at the processor and the hold released (cancelled, 3002).
-import Type from 'typebox';
 import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import { recordEvent } from '../../db/repositories/events.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow } from '../../db/schema.ts';
-import { runBatch, type BatchAnswer } from '../batch/batch.ts';
-import { assertSameAmount, assertSameCurrency, lockOrder, OrderFields, orderRef, refuse, type OrderRef } from '../batch/orders.ts';
-import { outcomeFields, refusedFields, type Outcome } from '../batch/outcome.ts';
+import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
 import { assertNoLiveOperation, claimOperation, executeOperation, outcomeOf } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
-import { compile, Text } from '../validation.ts';
-
-export const REVIEW_LIMIT = 100;
-
-export const reviewOrder = compile(
-  Type.Object({ ...OrderFields, review_flag: Text({ max: 1, pattern: '^[01]$', hint: '1 to approve or 0 to reject' }) }),
-);
 
 export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
-}
-
-export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
-  return runBatch(deps, account, body, {
-    list: 'review_orders',
-    limit: REVIEW_LIMIT,
-    echo: ['transaction_id', 'order_no', 'currency', 'amount', 'review_flag'],
-    parse: (entry) => {
-      const order = reviewOrder.parse(entry);
-      return { ...orderRef(order), approve: order.review_flag === '1' };
-    },
-    run: async (order) => outcomeFields('review_status', await review(deps, account, order)),
-    refused: refusedFields('review_status'),
-  });
 }
 
 export async function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {

@@ -2,12 +2,9 @@
 // a longer list or many more fields to an operation fails here until limits.ts follows.
 import { describe, expect, it } from 'vitest';
 import type { TSchema } from 'typebox';
+import { CANCEL_LIMIT, CAPTURE_LIMIT, REFUND_LIMIT, REVIEW_LIMIT } from '../batch/operations.ts';
 import { ApmPaymentRequest } from '../requests/apm-payment.ts';
 import { CardPaymentRequest } from '../requests/card-payment.ts';
-import { CANCEL_LIMIT } from '../../app/cancel/cancel.ts';
-import { CAPTURE_LIMIT } from '../../app/capture/capture.ts';
-import { REFUND_LIMIT } from '../../app/refund/refund.ts';
-import { REVIEW_LIMIT } from '../../app/review/review.ts';
 import { MAX_DEPTH, MAX_FIELDS, MAX_LIST_ENTRIES } from './limits.ts';
 
 interface Shape {

@@ -1,7 +1,7 @@
 // The Operation of the lifecycle routes: JSON answers, the batch list kept a list in XML bodies,
-// and a refusal with return_status 0 and the code in return_message (src/app/batch/batch.ts).
+// and a refusal with return_status 0 and the code in return_message (src/http/batch/run.ts).
 import Type, { type TSchema } from 'typebox';
-import { batchRefusal } from '../../app/batch/batch.ts';
+import { batchRefusal } from '../batch/run.ts';
 import type { Operation } from '../operation.ts';
 
 export function batchOperation(name: string, list: string, schema: TSchema, options: { idempotencyKey?: boolean } = {}): Operation {

@@ -1,7 +1,7 @@
 // POST /v1/cancel: voids payments before capture (docs/api/cancel.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { cancelBatch, cancelOrder } from '../../app/cancel/cancel.ts';
+import { cancelBatch, cancelOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 

@@ -1,7 +1,7 @@
 // POST /v1/capture: captures authorised payments, in full or in part (docs/api/capture.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { captureBatch, captureOrder } from '../../app/capture/capture.ts';
+import { captureBatch, captureOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 

@@ -1,7 +1,7 @@
 // POST /v1/refund: refunds captured payments, partly and more than once (docs/api/refund.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { refundBatch, refundOrder } from '../../app/refund/refund.ts';
+import { refundBatch, refundOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 

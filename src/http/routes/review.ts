@@ -1,7 +1,7 @@
 // POST /v1/review: approves or rejects payments held for review (docs/api/review.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { reviewBatch, reviewOrder } from '../../app/review/review.ts';
+import { reviewBatch, reviewOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 

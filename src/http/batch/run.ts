@@ -11,7 +11,7 @@
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
-import type { Deps } from '../context.ts';
+import type { Deps } from '../../app/context.ts';
 
 export type Fields = Record<string, string>;
 

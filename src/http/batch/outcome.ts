@@ -2,13 +2,8 @@
 // pending at the processor, 0 refused; error_message empty when done, `<code>:<message>` otherwise.
 import { codeText, type AppError } from '../../domain/errors.ts';
 import { batchStatus } from '../../domain/lifecycle.ts';
-import type { Fields } from './batch.ts';
-
-export interface Outcome {
-  readonly status: 'succeeded' | 'pending' | 'failed';
-  /** Why the processor refused, when it did. */
-  readonly reason?: string;
-}
+import type { Outcome } from '../../app/batch/orders.ts';
+import type { Fields } from './run.ts';
 
 export function outcomeFields(statusField: string, outcome: Outcome): Fields {
   const message =
