@@ -22,16 +22,13 @@ describe('dependency boundaries', () => {
     expect(importsOf(file).filter((spec) => spec.includes('/http/'))).toEqual([]);
   });
 
-  // Use cases take typed commands; the HTTP adapter parses the wire body into them
-  // (src/http/requests). These files still hold a wire schema or parse one, and are to move there:
-  // the list may only shrink.
-  const STILL_PARSING = new Set([
-    'app/notifications/target.ts',
-    'app/optimise/optimise.ts',
-    'app/validation.ts',
-  ]);
-  it.each(files('app/').filter((file) => !STILL_PARSING.has(file)))('%s neither defines nor parses a wire body', (file) => {
-    expect(importsOf(file).filter((spec) => spec === 'typebox' || spec.endsWith('/validation.ts') || spec.endsWith('/request.ts'))).toEqual([]);
+  // Use cases take typed commands; the HTTP adapter parses the wire body into them (src/http/requests,
+  // src/http/batch: the test above keeps src/app out of both). No use case declares a request
+  // schema (TypeBox) or keeps a request parser of its own.
+  it.each(files('app/'))('%s neither defines nor parses a wire body', (file) => {
+    const parsing = (spec: string) =>
+      spec === 'typebox' || spec.startsWith('typebox/') || ['/validation.ts', '/request.ts', '/request-fields.ts'].some((name) => spec.endsWith(name));
+    expect(importsOf(file).filter(parsing)).toEqual([]);
   });
 
   const SDK = new URL('../../packages/sdk/', import.meta.url);

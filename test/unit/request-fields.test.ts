@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import Type, { type TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { admitFields } from '../../src/http/request-fields.ts';
-import { Text } from '../../src/app/validation.ts';
+import { Text } from '../../src/http/requests/validation.ts';
 import type { AppError } from '../../src/domain/errors.ts';
 import type { Operation } from '../../src/http/operation.ts';
 import { authoriseOperation } from '../../src/http/routes/authorise.ts';

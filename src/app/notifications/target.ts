@@ -6,7 +6,7 @@
 // developer's own machine (docs/notifications.md); other internal ranges stay refused there too.
 import ipaddr from 'ipaddr.js';
 import type { Config } from '../../config.ts';
-import { invalid } from '../validation.ts';
+import { AppError } from '../../domain/errors.ts';
 
 export type Mode = Config['mode'];
 
@@ -105,5 +105,5 @@ export function checkUrl(mode: Mode, text: string): Verdict {
 export function assertNotifyTarget(config: Pick<Config, 'mode'>, url: string | undefined, field: string): void {
   if (url === undefined) return;
   const verdict = checkUrl(config.mode, url);
-  if (!verdict.ok) throw invalid(field, verdict.reason);
+  if (!verdict.ok) throw new AppError('invalid_field', `${field} is invalid: expected ${verdict.reason}`, { field });
 }

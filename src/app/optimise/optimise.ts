@@ -7,29 +7,22 @@
 // Decided = approved by the processor or issuer (authorised, captured, refunded, held for review,
 // or voided later) or refused by them (2xxx). Not counted: payments still waiting, risk's own
 // refusals (3xxx: our rule, not the method's) and abandonment (2009: the shopper's choice).
-import Type, { type Static } from 'typebox';
 import { sql } from 'drizzle-orm';
 import { rowsOf } from '../../db/client.ts';
 import type { AccountRow } from '../../db/schema.ts';
-import { formatAmount } from '../../domain/money.ts';
-import { checkAmount, checkCountry, checkCurrency, compile, Country, CurrencyCode, Decimal, Text } from '../validation.ts';
+import { formatAmount, type Money } from '../../domain/money.ts';
 import type { Deps } from '../context.ts';
 import { methodsOf } from '../apm/methods.ts';
 
 export const WINDOW_DAYS = 90;
 export const MIN_SAMPLE = 10;
 
-export const OptimiseRequest = Type.Object({
-  merchant_id: Text({ max: 32 }),
-  account_id: Text({ max: 32 }),
-  currency: CurrencyCode,
-  amount: Decimal,
-  billing_country: Type.Optional(Country),
-  device_type: Type.Optional(Text({ max: 32 })),
-  encryption_data: Text({ max: 128 }),
-});
-export const optimiseRequest = compile(OptimiseRequest);
-export type OptimiseBody = Static<typeof OptimiseRequest>;
+/** What to rank methods for, built by the adapter (src/http/requests/optimise.ts parses the merchant's request). */
+export interface OptimiseQuery {
+  readonly amount: Money;
+  readonly country?: string;
+  readonly device?: DeviceClass;
+}
 
 export type DeviceClass = 'mobile' | 'tablet' | 'desktop';
 type Dimension = 'country' | 'amount_band' | 'device';
@@ -68,11 +61,9 @@ interface Bucket {
 
 const APPROVED = ['pending_review', 'authorised', 'captured', 'partially_refunded', 'refunded', 'cancelled'];
 
-export async function optimisePaymentMethods(deps: Deps, account: AccountRow, body: OptimiseBody): Promise<Optimised> {
-  const currency = checkCurrency(body.currency);
-  const amountMinor = checkAmount(body.amount, currency);
-  const country = body.billing_country ? checkCountry(body.billing_country, 'billing_country') : undefined;
-  const device = body.device_type ? deviceClass(body.device_type) : undefined;
+export async function optimisePaymentMethods(deps: Deps, account: AccountRow, query: OptimiseQuery): Promise<Optimised> {
+  const { currency, minor: amountMinor } = query.amount;
+  const { country, device } = query;
   const band = Math.floor(Math.log10(amountMinor));
 
   const offered = [

@@ -9,7 +9,7 @@ import type { ApmCommand } from '../../app/apm/authorise-apm.ts';
 import type { OrderDetails, OrderRecord } from '../../app/payments/command.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { checkBirthDate, OrderFields, orderDetails } from './order.ts';
-import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from '../../app/validation.ts';
+import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from './validation.ts';
 
 // Text a person types: scanned for card numbers typed by mistake (docs/security.md).
 const FreeName = Text({ max: 64, freeText: true });

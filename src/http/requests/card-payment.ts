@@ -4,7 +4,7 @@
 import Type, { type Static } from 'typebox';
 import { OrderFields, orderDetails } from './order.ts';
 import { storedOrder, type CardPaymentCommand, type OrderRecord, type PaymentSource } from '../../app/payments/command.ts';
-import { compile, invalid, Text, Url } from '../../app/validation.ts';
+import { compile, invalid, Text, Url } from './validation.ts';
 import { checkCard, isCardProblem } from '../../domain/card.ts';
 import { AppError } from '../../domain/errors.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';

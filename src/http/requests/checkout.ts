@@ -8,7 +8,7 @@ import { storedOrder } from '../../app/payments/command.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { OrderFields, orderDetails } from './order.ts';
-import { compile, invalid, Text, Url } from '../../app/validation.ts';
+import { compile, invalid, Text, Url } from './validation.ts';
 
 export const LanguageTag = Text({ max: 35, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', hint: 'a language tag such as pt-BR' });
 

@@ -20,7 +20,7 @@ import {
   List,
   Text,
   Url,
-} from '../../app/validation.ts';
+} from './validation.ts';
 
 const Name = Text({ max: 64 });
 const Short = Text({ max: 32 });

@@ -4,7 +4,7 @@
 // `page` (1-based).
 import { AppError } from '../../domain/errors.ts';
 import type { Selection } from '../../app/batch/selection.ts';
-import { invalid } from '../../app/validation.ts';
+import { invalid } from './validation.ts';
 
 export const KEYS_LIMIT = 100;
 const MAX_PAGE = 100_000;

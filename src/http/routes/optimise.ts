@@ -2,7 +2,8 @@
 // ranked by approval rate on its own similar payments, with the figures (docs/api/optimise.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { WINDOW_DAYS, OptimiseRequest, optimisePaymentMethods, optimiseRequest, type OptimiseBody, type Optimised } from '../../app/optimise/optimise.ts';
+import { WINDOW_DAYS, optimisePaymentMethods, type Optimised } from '../../app/optimise/optimise.ts';
+import { OptimiseRequest, optimiseQuery, optimiseRequest, type OptimiseBody } from '../requests/optimise.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { sendAnswer, signingOf, textField, type Operation } from '../operation.ts';
 
@@ -23,7 +24,7 @@ export function optimiseRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/optimisePaymentMethods', { config: { operation: optimiseOperation } }, async (request, reply) => {
     const { account } = signingOf(request);
     const body = optimiseRequest.parse(request.body);
-    return sendAnswer(reply, 200, answer(account.merchantId, account.id, body, await optimisePaymentMethods(deps, account, body)));
+    return sendAnswer(reply, 200, answer(account.merchantId, account.id, body, await optimisePaymentMethods(deps, account, optimiseQuery(body))));
   });
 }
 

@@ -5,8 +5,8 @@ import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import ipaddr from 'ipaddr.js';
 import countries from 'i18n-iso-countries';
-import { AppError } from '../domain/errors.ts';
-import { isCurrency, parseAmount } from '../domain/money.ts';
+import { AppError } from '../../domain/errors.ts';
+import { isCurrency, parseAmount } from '../../domain/money.ts';
 
 export interface Validator<S extends TSchema> {
   readonly schema: S;
