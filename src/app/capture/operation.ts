@@ -148,7 +148,7 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
       const payment = change.paymentMove ? await transitionPayment(tx, change.payment.id, change.paymentMove, now, change.paymentChanges) : change.payment;
       return { status: change.status, payment, operation };
     },
-    journal: (change) => (change.status === 'succeeded' ? operationJournals(change) : []),
+    journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),
     event(change, written) {
       if (change.status !== 'succeeded') return undefined;
       const type = change.operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
@@ -206,8 +206,8 @@ function paymentChangesOf(operation: PaymentOperationRow): PaymentChanges {
 }
 
 /** A succeeded operation's journals: the hold becomes captured money (the rest released, the fee on what was captured), or is released. */
-function operationJournals({ account, payment, operation }: OperationRows): Journal[] {
-  const journal = { key: operation.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id };
+function operationJournals({ account, payment, operation }: OperationRows, at: Date): Journal[] {
+  const journal = { key: operation.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id, at };
   if (operation.kind !== 'capture') return [{ ...journal, kind: 'release', entries: releaseEntries(payment.amount) }];
   return [
     { ...journal, kind: 'capture', entries: [...releaseEntries(operation.amount), ...captureEntries(operation.amount)] },

@@ -76,12 +76,13 @@ export async function recordAuthorisation(
     const decision = decideOutcome(deps, payment, context, outcome);
     if ('answer' in decision) return decision.answer;
     const { move, next, token, event } = decision.change;
+    const now = deps.clock.now();
     const write: OutcomeWrite = {
       move,
       next,
-      now: deps.clock.now(),
+      now,
       readVersion: payment.version,
-      ledger: journalsFor(context.account, next).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
+      ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
       ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next) } } : {}),
       ...(token ? { token } : {}),
     };
@@ -115,7 +116,7 @@ export async function recordLaterOutcome(
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
       return transitionPayment(tx, next.id, move, now, columns);
     },
-    journal: (_change, written) => journalsFor(context.account, written),
+    journal: (_change, written) => journalsFor(context.account, written, now),
     event: ({ event }, written) =>
       event ? { accountId: written.accountId, type: event, paymentId: written.id, payload: paymentEventPayload(event, written), notifyUrl: written.notifyUrl } : undefined,
   });
@@ -206,8 +207,8 @@ function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): SealedCard {
 }
 
 /** The journal of the state just reached: a hold when authorised, the capture (and fee) when captured. */
-function journalsFor(account: AccountRow, payment: PaymentRow): Journal[] {
-  const journal = { key: payment.id, accountId: account.id, currency: payment.currency, paymentId: payment.id };
+function journalsFor(account: AccountRow, payment: PaymentRow, at: Date): Journal[] {
+  const journal = { key: payment.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, at };
   if (payment.status === 'authorised' || payment.status === 'pending_review') return [{ ...journal, kind: 'authorisation', entries: holdEntries(payment.amount) }];
   if (payment.status === 'captured') {
     return [

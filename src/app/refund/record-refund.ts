@@ -110,7 +110,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<Re
         refund: settled,
         paymentMove,
         payment: { ...payment, refundedAmount: refunded, status: paymentMove.to },
-        journal: { key: refund.id, kind: 'refund', accountId: payment.accountId, currency: payment.currency, paymentId: payment.id, referenceId: refund.id, entries: refundEntries(refund.amount) },
+        journal: { key: refund.id, kind: 'refund', accountId: payment.accountId, currency: payment.currency, paymentId: payment.id, referenceId: refund.id, entries: refundEntries(refund.amount), at: now },
         event: 'refund.succeeded',
       },
     };

@@ -18,6 +18,8 @@ export interface Journal {
   readonly paymentId?: string;
   readonly referenceId?: string;
   readonly entries: readonly Entry[];
+  /** The injected clock's time of the movement (booked_at): settlement compares it with its cutoff. */
+  readonly at: Date;
 }
 
 export interface JournalRow {
@@ -56,6 +58,7 @@ export async function postJournal(tx: Executor, journal: Journal): Promise<void>
       currency: journal.currency,
       paymentId: journal.paymentId ?? null,
       referenceId: journal.referenceId ?? null,
+      bookedAt: journal.at,
     })),
   );
 }
@@ -75,8 +78,8 @@ export async function writeJournal(query: RawQuery, journal: Journal): Promise<v
   const rows = journalRows(journal.kind, journal.entries, journal.key);
   if (rows.length === 0) return;
   await query(
-    `INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
-     SELECT e.journal_id, ${journalAccountSql('e.book', '$1')}, e.book, e.kind, $2, e.amount, $3, $4
+    `INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id, booked_at)
+     SELECT e.journal_id, ${journalAccountSql('e.book', '$1')}, e.book, e.kind, $2, e.amount, $3, $4, $9
        FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[]) AS e(journal_id, book, kind, amount)`,
     [
       journal.accountId,
@@ -87,6 +90,7 @@ export async function writeJournal(query: RawQuery, journal: Journal): Promise<v
       rows.map((r) => r.book),
       rows.map((r) => r.kind),
       rows.map((r) => r.amount),
+      journal.at,
     ],
   );
 }
