@@ -3,9 +3,10 @@ import { isBalanced, PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS, type Entry, type Journ
 import { rowsOf, type Executor, type RawQuery } from '../client.ts';
 import { ledgerEntries } from '../schema.ts';
 
-// The one place journals are made: every writer (this module's postJournal, and the hot paths'
-// single statements in payments.ts and refunds.ts, which insert journalRows with
-// journalAccountSql) gets its rows from journalRows. A journal's id is its key, `subject:kind`
+// The one place journals are made: every writer (postJournal, the unit of work's journal step;
+// writeJournal, the balance batches' raw transactions; and the authorisation hot path's single
+// statement in payments.ts, which inserts journalRows with journalAccountSql) gets its rows from
+// journalRows, and stamps each entry's booked_at with the injected clock's time of the movement. A journal's id is its key, `subject:kind`
 // (the payment, operation, refund or batch it records), unique with each book
 // (ledger_entries_journal_book): a retried movement is refused by the database, never written twice.
 

@@ -2,7 +2,6 @@
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
-import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Database, Db, Executor } from '../client.ts';
 import { lease, leaseDue, QUEUES } from './leases.ts';
