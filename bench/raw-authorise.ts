@@ -1,31 +1,66 @@
-// The statements one card authorisation issues (the claim with its risk facts, the outcome), with the texts the
-// gateway uses, sent raw through node-postgres as named (prepared) statements. The benchmark's
-// yardstick: the gateway's rate over HTTP is compared with this one.
+// The statements one card authorisation issues (the claim with its risk facts, the outcome), with the
+// texts and parameter builders the gateway uses, sent raw through node-postgres as named (prepared)
+// statements. The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
+// Built from the same claimParams/outcomeParams as the gateway, so the two cannot drift apart.
 import { randomBytes } from 'node:crypto';
 import type pg from 'pg';
-import { CLAIM_SQL, OUTCOME_SQL } from '../src/db/repositories/payments.ts';
+import { journalRows } from '../src/db/repositories/ledger.ts';
+import { CLAIM_SQL, claimParams, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
+import { captureEntries } from '../src/domain/ledger.ts';
+import { PAYMENT_MACHINE } from '../src/domain/payment.ts';
+import type { RiskReason } from '../src/domain/risk.ts';
 
 const id = (prefix: string) => prefix + randomBytes(13).toString('hex').toUpperCase().slice(0, 26);
-const REASONS = JSON.stringify([{ name: 'blocklist', status: 'pass' }, { name: 'velocity_card', status: 'pass' }]);
+const REASONS: RiskReason[] = [
+  { name: 'blocklist', status: 'pass' },
+  { name: 'velocity_card', status: 'pass' },
+];
+const CAPTURED = PAYMENT_MACHINE.move('processing', 'captured');
 
 export async function rawAuthorisation(pool: pg.Pool, accountId: string, merchantId: string): Promise<void> {
   const paymentId = id('T');
   const fingerprint = randomBytes(32).toString('base64url');
   const orderNo = `RAW-${paymentId}`;
-  await pool.query({
-    name: 'claim_payment',
-    text: CLAIM_SQL,
-    values: [paymentId, accountId, merchantId, orderNo, 'card', 'card', 1000, 'USD', fingerprint,
-      JSON.stringify({ order_no: orderNo, currency: 'USD', amount: '10.00' }), 'VISA', '424242', '4242', 16, fingerprint, null, null, null, null, 'simulator',
-      accountId, new Date(Date.now() - 3_600_000), paymentId, 20, fingerprint, 50, null, 100, null, '424242', null],
+  const now = new Date();
+  const claim = claimParams(
+    {
+      id: paymentId,
+      accountId,
+      merchantId,
+      orderNo,
+      kind: 'card',
+      paymentMethod: 'card',
+      amount: 1000,
+      currency: 'USD',
+      requestFingerprint: fingerprint,
+      request: { order_no: orderNo, currency: 'USD', amount: '10.00' },
+      connector: 'simulator',
+      card: { brand: 'VISA', bin: '424242', last4: '4242', length: 16, fingerprint },
+      now,
+    },
+    { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
+  );
+  await pool.query({ name: 'claim_payment', text: CLAIM_SQL, values: claim });
+  const outcome = outcomeParams({
+    move: CAPTURED,
+    now,
+    readVersion: 0,
+    next: {
+      id: paymentId,
+      capturedAmount: 1000,
+      connectorReference: `sim_${paymentId}`,
+      actionUrl: null,
+      resultCode: '0000',
+      resultMessage: 'Success',
+      riskScore: 0,
+      riskAction: 'accept',
+      riskReasons: REASONS,
+      threedsResult: null,
+      tokenId: null,
+      expiresAt: null,
+    },
+    ledger: journalRows('capture', captureEntries(1000), paymentId),
+    event: { id: id('EV'), type: 'payment.captured', payload: { notify_type: 'payment.captured', transaction_id: paymentId } },
   });
-  const journal = id('J');
-  await pool.query({
-    name: 'write_payment_outcome',
-    text: OUTCOME_SQL,
-    values: ['captured', 1000, `sim_${paymentId}`, null, '0000', 'Success', 0, 'accept', REASONS, null, null, paymentId, 0,
-      [journal, journal], ['processor_receivable', 'merchant_balance'], ['capture', 'capture'], [1000, -1000],
-      id('EV'), 'payment.captured', JSON.stringify({ notify_type: 'payment.captured', transaction_id: paymentId }),
-      null, null, null, null, null, null, null, null, null, null],
-  });
+  await pool.query({ name: 'write_payment_outcome', text: OUTCOME_SQL, values: outcome });
 }

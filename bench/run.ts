@@ -135,8 +135,11 @@ async function main() {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const poolSize = String(Math.min(CONNECTIONS, 20));
   const env = { DATABASE_URL: schemaUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ACQUIRO_DB_POOL_SIZE: poolSize };
+  // The load generator is one client address with many connections (the open-loop phases open one
+  // per request in flight), and one account: neither the per-address cap nor the fair share apply.
+  const serverEnv = { ...env, ACQUIRO_WORKERS: 'off', ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '100000', ACQUIRO_BUSY_IN_FLIGHT: '100000' };
   const logFile = join(tmpdir(), `acquiro-bench-${schema}.log`);
-  const server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' }, { logFile });
+  const server = await startServer(serverEnv, { logFile });
   const pool = new pg.Pool({ connectionString: schemaUrl, max: Number(poolSize) });
   try {
     const created = JSON.parse((await acquiro(['merchants', 'create', '--name', 'Bench', '--rate-limit', '1000000', '--json'], env)).stdout) as Record<string, string>;
@@ -176,7 +179,7 @@ async function main() {
     log(`  server peak RSS: ${rss} MB`);
 
     // Two processes on one PostgreSQL, alternating with one in the same run: the scaling factor.
-    const second = await startServer({ ...env, ACQUIRO_WORKERS: 'off' }, { logFile });
+    const second = await startServer(serverEnv, { logFile });
     const one: number[] = [];
     const two: number[] = [];
     try {

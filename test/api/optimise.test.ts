@@ -21,7 +21,7 @@ async function apm(method: string, answer: 'approve' | 'decline' | 'abandon' | u
     return_url: 'https://shop.example/r',
     ...overrides,
   });
-  if (answer) await shopper(gw.gateway.server.app).post(started.body.issuer_url, { action: answer });
+  if (answer) await shopper(gw.gateway.server.app).answer(started.body.issuer_url, { action: answer });
 }
 
 beforeAll(async () => {

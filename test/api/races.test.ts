@@ -12,7 +12,9 @@ let auto: SignedClient;
 let manual: SignedClient;
 
 beforeAll(async () => {
-  gw = await startTestGateway({ connectors: processor.connectors });
+  // These races are about one consistent story per payment, not about sharing a busy gateway
+  // between accounts (test/api/limits.test.ts): the fair share stays out of the way here.
+  gw = await startTestGateway({ connectors: processor.connectors, env: { ACQUIRO_BUSY_IN_FLIGHT: '100000' } });
   auto = await gw.merchant({ rateLimitPerSecond: 10_000, feeBps: 100 });
   manual = await gw.merchant({ captureMode: 'manual', rateLimitPerSecond: 10_000 });
 });

@@ -113,7 +113,7 @@ describe('payments that send the shopper away', () => {
   it('opens an APM payment and verifies the shopper signed return', async () => {
     const apm = await auto.authoriseApm({ order_no: orderNo(), currency: 'USD', amount: '30.00', payment_method: 'sandbox_redirect', return_url: 'https://shop.example/return?cart=42&step=done' });
     expect(apm).toMatchObject({ order_status: '2', payment_method: 'sandbox_redirect', issuer_url: expect.stringContaining('/sandbox/apm/') });
-    const back = await shopper(gw.gateway.server.app).post(apm.issuer_url, { action: 'approve' });
+    const back = await shopper(gw.gateway.server.app).answer(apm.issuer_url, { action: 'approve' });
     expect(back.status).toBe(303);
     const outcome = verifyReturn(back.location!, autoSecret);
     expect(outcome).toMatchObject({ transaction_id: apm.transaction_id, order_status: '1', result_info: '0000:Success', cart: '42', step: 'done' });

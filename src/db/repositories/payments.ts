@@ -66,36 +66,37 @@ export const CLAIM_SQL = `WITH claimed AS (
  * Inserts the claim row (status processing) and reads the risk facts; null when the order_no is
  * already claimed on this account.
  */
+/** CLAIM_SQL's parameters, in its order (also what npm run bench sends raw). */
+export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
+  return [
+    claim.id,
+    claim.accountId,
+    claim.merchantId,
+    claim.orderNo,
+    claim.kind,
+    claim.paymentMethod,
+    claim.amount,
+    claim.currency,
+    claim.requestFingerprint,
+    JSON.stringify(claim.request),
+    claim.card?.brand ?? null,
+    claim.card?.bin ?? null,
+    claim.card?.last4 ?? null,
+    claim.card?.length ?? null,
+    claim.card?.fingerprint ?? null,
+    claim.tokenId ?? null,
+    claim.shopperEmail ?? null,
+    claim.shopperIp ?? null,
+    claim.notifyUrl ?? null,
+    claim.connector,
+    claim.now,
+    nextCheckFor(CLAIMED, claim.now, null),
+    ...riskParams(probe),
+  ];
+}
+
 export async function claimPayment(database: Database, claim: Claim, probe: RiskProbe): Promise<{ payment: PaymentRow; facts: RiskRecord } | null> {
-  const [row] = await database.query<Stamps & RiskColumns>(
-    CLAIM_SQL,
-    [
-      claim.id,
-      claim.accountId,
-      claim.merchantId,
-      claim.orderNo,
-      claim.kind,
-      claim.paymentMethod,
-      claim.amount,
-      claim.currency,
-      claim.requestFingerprint,
-      JSON.stringify(claim.request),
-      claim.card?.brand ?? null,
-      claim.card?.bin ?? null,
-      claim.card?.last4 ?? null,
-      claim.card?.length ?? null,
-      claim.card?.fingerprint ?? null,
-      claim.tokenId ?? null,
-      claim.shopperEmail ?? null,
-      claim.shopperIp ?? null,
-      claim.notifyUrl ?? null,
-      claim.connector,
-      claim.now,
-      nextCheckFor(CLAIMED, claim.now, null),
-      ...riskParams(probe),
-    ],
-    'claim_payment',
-  );
+  const [row] = await database.query<Stamps & RiskColumns>(CLAIM_SQL, claimParams(claim, probe), 'claim_payment');
   return row ? { payment: claimedRow(claim, row), facts: riskRecordOf(row) } : null;
 }
 
@@ -191,46 +192,59 @@ export const OUTCOME_SQL = `WITH updated AS (
   SELECT version, updated_at FROM updated`;
 
 /** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
-export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
+/** What OUTCOME_SQL writes of the payment row. */
+export type OutcomeFields = Pick<
+  PaymentRow,
+  'id' | 'capturedAmount' | 'connectorReference' | 'actionUrl' | 'resultCode' | 'resultMessage' | 'riskScore' | 'riskAction' | 'riskReasons' | 'threedsResult' | 'tokenId' | 'expiresAt'
+>;
+
+/** OUTCOME_SQL's parameters, in its order (also what npm run bench sends raw). */
+export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: OutcomeFields }): unknown[] {
   const { next, token, event, move } = write;
+  const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
+  return [
+    move.to,
+    next.capturedAmount,
+    next.connectorReference,
+    next.actionUrl,
+    next.resultCode,
+    next.resultMessage,
+    next.riskScore,
+    next.riskAction,
+    next.riskReasons === null ? null : JSON.stringify(next.riskReasons),
+    next.threedsResult,
+    next.tokenId,
+    next.id,
+    write.readVersion,
+    write.ledger.map((e) => e.journalId),
+    write.ledger.map((e) => e.book),
+    write.ledger.map((e) => e.kind),
+    write.ledger.map((e) => e.amount),
+    event?.id ?? null,
+    event?.type ?? null,
+    event ? JSON.stringify(event.payload) : null,
+    token?.id ?? null,
+    token?.ciphertext ?? null,
+    token?.vaultKeyId ?? null,
+    token?.brand ?? null,
+    token?.bin ?? null,
+    token?.last4 ?? null,
+    token?.length ?? null,
+    token?.expiryMonth ?? null,
+    token?.expiryYear ?? null,
+    token?.fingerprint ?? null,
+    move.from,
+    nextCheckAt,
+    write.now,
+  ];
+}
+
+export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
+  const { next, move } = write;
   const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
   const [row] = await database.query<Stamps>(
     OUTCOME_SQL,
-    [
-      move.to,
-      next.capturedAmount,
-      next.connectorReference,
-      next.actionUrl,
-      next.resultCode,
-      next.resultMessage,
-      next.riskScore,
-      next.riskAction,
-      next.riskReasons === null ? null : JSON.stringify(next.riskReasons),
-      next.threedsResult,
-      next.tokenId,
-      next.id,
-      write.readVersion,
-      write.ledger.map((e) => e.journalId),
-      write.ledger.map((e) => e.book),
-      write.ledger.map((e) => e.kind),
-      write.ledger.map((e) => e.amount),
-      event?.id ?? null,
-      event?.type ?? null,
-      event ? JSON.stringify(event.payload) : null,
-      token?.id ?? null,
-      token?.ciphertext ?? null,
-      token?.vaultKeyId ?? null,
-      token?.brand ?? null,
-      token?.bin ?? null,
-      token?.last4 ?? null,
-      token?.length ?? null,
-      token?.expiryMonth ?? null,
-      token?.expiryYear ?? null,
-      token?.fingerprint ?? null,
-      move.from,
-      nextCheckAt,
-      write.now,
-    ],
+    outcomeParams(write),
     'write_payment_outcome',
   );
   return row ? { ...next, status: move.to, nextCheckAt, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
