@@ -114,7 +114,8 @@ export const payments = pgTable('payments', {
   /** The card network's id of an approved card payment, quoted by later merchant-initiated charges of its stored card (0010). */
   networkTransactionId: text('network_transaction_id'),
   version: integer('version').notNull().default(0),
-  createdAt: createdAt(),
+  /** The injected clock's time of the claim, never a database default (0010): expiry counts from it. */
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
@@ -132,6 +133,8 @@ export const ledgerEntries = pgTable('ledger_entries', {
   amount: money('amount').notNull(),
   paymentId: text('payment_id'),
   referenceId: text('reference_id'),
+  /** The injected clock's time of the movement (0010): what settlement compares with its cutoff. */
+  bookedAt: timestamp('booked_at', { withTimezone: true, mode: 'date' }).notNull(),
   createdAt: createdAt(),
 });
 

@@ -6,7 +6,7 @@ import { connectorCompletion } from '../payments/completion.ts';
 import { paymentById } from '../../db/repositories/checkout.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 import { waitingPayment } from '../payments/waiting.ts';
 
 export type IssuerAnswer = 'approve' | 'decline' | 'abandon';
@@ -17,5 +17,5 @@ export async function completeApm(deps: Deps, paymentId: string, answer: IssuerA
   const outcome = await connectorCompletion(deps, waiting, 'completeRedirect', { answer });
   if (!outcome) return waiting.payment;
   const { context } = waiting;
-  return recordAuthorisation(deps, context, outcome);
+  return recordLaterOutcome(deps, context, outcome);
 }

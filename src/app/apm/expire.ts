@@ -2,13 +2,13 @@
 // or hosted page past its deadline (payments.expires_at: the method's ttlMinutes, or the hosted
 // page's SESSION_TTL_MS), and a 3-D Secure challenge not finished within CHALLENGE_TTL_MS. Both
 // deadlines are next_check_at, set on the injected clock; each payment is leased
-// (QUEUES.abandonedPayments) before it is expired. recordAuthorisation records only from the
+// (QUEUES.abandonedPayments) before it is expired. recordLaterOutcome records only from the
 // state it was found in, so a payment the shopper completes meanwhile keeps its outcome.
 import { accountById } from '../../db/repositories/checkout.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
 import { leaseDuePayments } from '../../db/repositories/payments.ts';
 import type { Deps } from '../context.ts';
-import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 
 const LEASE_MS = 60_000;
 
@@ -18,7 +18,7 @@ export async function expireAbandonedPayments(deps: Deps, limit = 50): Promise<n
   for (const payment of due) {
     const account = await accountById(deps.database.db, payment.accountId);
     if (!account) continue;
-    const after = await recordAuthorisation(
+    const after = await recordLaterOutcome(
       deps,
       { account, paymentId: payment.id, current: payment, onlyFrom: [payment.status] },
       { status: 'declined', reason: 'abandoned' },

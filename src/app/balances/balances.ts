@@ -26,12 +26,12 @@ export async function showBalances(deps: Pick<Deps, 'database'>, accountId: stri
 }
 
 /** Credits the available balance with sandbox money; refused in live mode, where money comes only from settlements. */
-export async function topUp(deps: Pick<Deps, 'database' | 'config'>, accountId: string, currency: string, amount: number): Promise<BalanceView> {
+export async function topUp(deps: Pick<Deps, 'database' | 'config' | 'clock'>, accountId: string, currency: string, amount: number): Promise<BalanceView> {
   if (deps.config.mode === 'live') throw new AppError('invalid_field', 'balance topup is for the sandbox only: in live mode money reaches a balance only by settlement');
   const key = newId('TU');
   await deps.database.transaction(async (query) => {
     await lockBalance(query, accountId, currency);
-    await writeJournal(query, { key, accountId, currency, kind: 'topup', referenceId: key, entries: topupEntries(amount) });
+    await writeJournal(query, { key, accountId, currency, kind: 'topup', referenceId: key, entries: topupEntries(amount), at: deps.clock.now() });
     await creditAvailable(query, accountId, currency, amount);
   });
   const shown = (await showBalances(deps, accountId)).find((b) => b.currency === currency);

@@ -23,28 +23,28 @@ export type FundsResult =
 
 type Move = (query: RawQuery, m: FundsMovement) => Promise<BalanceRow | null>;
 
-async function move(deps: Pick<Deps, 'database'>, m: FundsMovement, kind: JournalKind, change: Move, entries: (amount: number) => ReturnType<typeof reserveEntries>): Promise<FundsResult> {
+async function move(deps: Pick<Deps, 'database' | 'clock'>, m: FundsMovement, kind: JournalKind, change: Move, entries: (amount: number) => ReturnType<typeof reserveEntries>): Promise<FundsResult> {
   if (!Number.isSafeInteger(m.amount) || m.amount <= 0) throw new Error(`a ${kind} amount is a positive number of minor units`);
   return deps.database.transaction(async (query): Promise<FundsResult> => {
     if (await journalWritten(query, `${m.key}:${kind}`)) return { ok: true, balance: null, repeated: true };
     const balance = await change(query, m);
     if (!balance) return { ok: false, reason: kind === 'payout_reserve' ? 'insufficient_funds' : 'not_reserved' };
-    await writeJournal(query, { key: m.key, accountId: m.accountId, currency: m.currency, kind, referenceId: m.key, entries: entries(m.amount) });
+    await writeJournal(query, { key: m.key, accountId: m.accountId, currency: m.currency, kind, referenceId: m.key, entries: entries(m.amount), at: deps.clock.now() });
     return { ok: true, balance, repeated: false };
   });
 }
 
 /** Takes `amount` from available into reserved, or refuses (insufficient_funds) and moves nothing. */
-export function reserveFunds(deps: Pick<Deps, 'database'>, m: FundsMovement): Promise<FundsResult> {
+export function reserveFunds(deps: Pick<Deps, 'database' | 'clock'>, m: FundsMovement): Promise<FundsResult> {
   return move(deps, m, 'payout_reserve', (q, x) => reserveAvailable(q, x.accountId, x.currency, x.amount), reserveEntries);
 }
 
 /** Gives a reservation back to available (the payout failed or was cancelled). */
-export function releaseFunds(deps: Pick<Deps, 'database'>, m: FundsMovement): Promise<FundsResult> {
+export function releaseFunds(deps: Pick<Deps, 'database' | 'clock'>, m: FundsMovement): Promise<FundsResult> {
   return move(deps, m, 'payout_release', (q, x) => takeReserved(q, x.accountId, x.currency, x.amount, true), releaseReservationEntries);
 }
 
 /** The reservation leaves the merchant's books: the payout was paid. */
-export function payOutFunds(deps: Pick<Deps, 'database'>, m: FundsMovement): Promise<FundsResult> {
+export function payOutFunds(deps: Pick<Deps, 'database' | 'clock'>, m: FundsMovement): Promise<FundsResult> {
   return move(deps, m, 'payout', (q, x) => takeReserved(q, x.accountId, x.currency, x.amount, false), payoutEntries);
 }

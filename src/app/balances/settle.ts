@@ -20,14 +20,15 @@ export async function settleBalances(deps: Pick<Deps, 'database' | 'clock' | 'co
   for (const { connector: name } of connectors) {
     const connector = deps.connectors.get(name);
     if (!connector) continue; // not served by this process (a live connector in a sandbox worker, or the reverse)
-    const cutoff = new Date(deps.clock.now().getTime() - scheduleOf(connector).settlementDays * DAY_MS);
+    const now = deps.clock.now();
+    const cutoff = new Date(now.getTime() - scheduleOf(connector).settlementDays * DAY_MS);
     for (const due of await dueSettlements(deps.database.query, name, cutoff, BATCH)) {
       settled += await deps.database.transaction(async (query) => {
         await lockBalance(query, due.accountId, due.currency);
         const amount = await settlementDue(query, due.accountId, due.currency, cutoff);
         if (amount === 0) return 0; // another worker settled it first
         const key = `ST${due.accountId}_${due.currency}_${cutoff.toISOString()}`;
-        await writeJournal(query, { key, accountId: due.accountId, currency: due.currency, kind: 'settlement', referenceId: key, entries: settlementEntries(amount) });
+        await writeJournal(query, { key, accountId: due.accountId, currency: due.currency, kind: 'settlement', referenceId: key, entries: settlementEntries(amount), at: now });
         await creditAvailable(query, due.accountId, due.currency, amount);
         return 1;
       });

@@ -6,15 +6,19 @@ import type { PaymentStatus } from '../../domain/payment.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import { claimOperation, executeOperation, type OperationResult } from '../capture/operation.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 
 export async function cancel(deps: Deps, account: AccountRow, order: OrderRef): Promise<OperationResult> {
-  const { operation, payment } = await deps.database.db.transaction(async (tx) => {
-    const payment = await lockOrder(tx, account.id, order);
-    assertSameCurrency(payment, order);
-    assertSameAmount(payment, order);
-    refuse(refusalFor('cancel', payment.status as PaymentStatus));
-    return { payment, operation: await claimOperation(tx, deps, payment, { kind: 'void', origin: 'cancel', amount: payment.amount }) };
+  const { operation, payment } = await runUnitOfWork(deps.database, {
+    lock: (tx) => lockOrder(tx, account.id, order),
+    check(payment) {
+      assertSameCurrency(payment, order);
+      assertSameAmount(payment, order);
+      refuse(refusalFor('cancel', payment.status as PaymentStatus));
+      return { change: payment };
+    },
+    change: async (tx, payment) => ({ payment, operation: await claimOperation(tx, deps, payment, { kind: 'void', origin: 'cancel', amount: payment.amount }) }),
   });
   return executeOperation(deps, operation, payment);
 }

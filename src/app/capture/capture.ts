@@ -7,23 +7,27 @@ import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { claimOperation, executeOperation, type OperationResult } from './operation.ts';
 
 /** Captures `order.amount` of one authorised payment of `account`. */
 export async function capture(deps: Deps, account: AccountRow, order: OrderRef): Promise<OperationResult> {
-  const { operation, payment } = await deps.database.db.transaction(async (tx) => {
-    const payment = await lockOrder(tx, account.id, order);
-    assertSameCurrency(payment, order);
-    refuse(refusalFor('capture', payment.status as PaymentStatus));
-    if (order.amount > payment.amount) {
-      throw new AppError(
-        'capture_exceeds_authorised',
-        `amount ${formatAmount(order.amount, order.currency)} exceeds the authorised ${formatAmount(payment.amount, payment.currency)}`,
-        { field: 'amount' },
-      );
-    }
-    return { payment, operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'capture', amount: order.amount }) };
+  const { operation, payment } = await runUnitOfWork(deps.database, {
+    lock: (tx) => lockOrder(tx, account.id, order),
+    check(payment) {
+      assertSameCurrency(payment, order);
+      refuse(refusalFor('capture', payment.status as PaymentStatus));
+      if (order.amount > payment.amount) {
+        throw new AppError(
+          'capture_exceeds_authorised',
+          `amount ${formatAmount(order.amount, order.currency)} exceeds the authorised ${formatAmount(payment.amount, payment.currency)}`,
+          { field: 'amount' },
+        );
+      }
+      return { change: payment };
+    },
+    change: async (tx, payment) => ({ payment, operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'capture', amount: order.amount }) }),
   });
   return executeOperation(deps, operation, payment);
 }

@@ -8,13 +8,21 @@ import type { Connector, OperationOutcome } from '../../connectors/port.ts';
 import { AppError, CODES } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeOf, releaseEntries } from '../../domain/ledger.ts';
-import { OPERATION_MACHINE } from '../../domain/lifecycle.ts';
-import { PAYMENT_MACHINE } from '../../domain/payment.ts';
+import { OPERATION_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
+import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import type { Transition } from '../../domain/state-machine.ts';
 import type { Tx } from '../../db/client.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
-import { postJournal } from '../../db/repositories/ledger.ts';
-import { insertOperation, leaseDueOperations, liveOperation, lockOperation, transitionOperation } from '../../db/repositories/operations.ts';
-import { findPayment, lockPayment, transitionPayment } from '../../db/repositories/payments.ts';
+import type { Journal } from '../../db/repositories/ledger.ts';
+import {
+  insertOperation,
+  leaseDueOperations,
+  liveOperation,
+  lockOperation,
+  transitionOperation,
+  type OperationChanges,
+} from '../../db/repositories/operations.ts';
+import { findPayment, lockPayment, transitionPayment, type PaymentChanges } from '../../db/repositories/payments.ts';
+import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } from '../../db/schema.ts';
 import type { Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
@@ -107,69 +115,105 @@ export function nextCheck(now: Date, attempts: number): Date {
   return new Date(now.getTime() + Math.min(MAX_POLL_MS, POLL_MS * 2 ** Math.min(attempts, 20)));
 }
 
+/** The locked rows an operation's answer is recorded on. */
+interface OperationRows {
+  readonly account: AccountRow;
+  readonly payment: PaymentRow;
+  readonly operation: PaymentOperationRow;
+}
+
+/** What recording an answer changes: the operation's move, and on success the payment's. */
+interface OperationChange extends OperationRows {
+  readonly status: OperationResult['status'];
+  readonly operationMove: Transition<RefundStatus>;
+  readonly operationChanges: OperationChanges;
+  readonly paymentMove?: Transition<PaymentStatus>;
+  readonly paymentChanges?: PaymentChanges;
+}
+
+/** Records the processor's answer as one unit of work (src/db/unit-of-work.ts). */
 async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer: Answer): Promise<OperationResult> {
-  return deps.database.db.transaction(async (tx) => {
-    const [account] = await tx.select().from(accounts).where(eq(accounts.id, claimed.accountId));
-    const payment = await lockPayment(tx, claimed.accountId, claimed.paymentId);
-    const operation = await lockOperation(tx, claimed.id);
-    if (!account || !payment || !operation) throw new Error(`operation ${claimed.id} lost its payment`);
-    // The sweeper or a retry may have recorded the outcome first.
-    if (operation.status !== 'pending') return { status: operation.status, payment, operation };
-    switch (answer.status) {
-      case 'succeeded': {
-        const done = await transitionOperation(tx, operation.id, OPERATION_MACHINE.move(operation.status, 'succeeded'), {
-          connectorReference: answer.reference,
-        });
-        return { status: 'succeeded', payment: await applyOperation(tx, deps.clock.now(), account, payment, done), operation: done };
-      }
-      case 'failed': {
-        const failed = await transitionOperation(tx, operation.id, OPERATION_MACHINE.move(operation.status, 'failed'), {
-          failureReason: answer.reason,
-          ...(answer.reference ? { connectorReference: answer.reference } : {}),
-        });
-        return { status: 'failed', payment, operation: failed };
-      }
-      case 'pending': {
-        const waiting = await transitionOperation(tx, operation.id, OPERATION_MACHINE.stay(operation.status), {
-          connectorReference: answer.reference,
-          nextCheckAt: nextCheck(deps.clock.now(), operation.attempts),
-        });
-        return { status: 'pending', payment, operation: waiting };
-      }
-      case 'unknown':
-        return { status: 'pending', payment, operation };
-    }
+  const now = deps.clock.now();
+  return runUnitOfWork<OperationRows, OperationChange, OperationResult>(deps.database, {
+    async lock(tx) {
+      const [account] = await tx.select().from(accounts).where(eq(accounts.id, claimed.accountId));
+      const payment = await lockPayment(tx, claimed.accountId, claimed.paymentId);
+      const operation = await lockOperation(tx, claimed.id);
+      if (!account || !payment || !operation) throw new Error(`operation ${claimed.id} lost its payment`);
+      return { account, payment, operation };
+    },
+    check: (rows) => decideOperation(rows, answer, now),
+    async change(tx, change) {
+      const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
+      const payment = change.paymentMove ? await transitionPayment(tx, change.payment.id, change.paymentMove, now, change.paymentChanges) : change.payment;
+      return { status: change.status, payment, operation };
+    },
+    journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),
+    event(change, written) {
+      if (change.status !== 'succeeded') return undefined;
+      const type = change.operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
+      return { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment), notifyUrl: written.payment.notifyUrl };
+    },
   });
 }
 
-/** The succeeded operation's effect on the payment: state, journals, event. */
-async function applyOperation(tx: Tx, now: Date, account: AccountRow, payment: PaymentRow, operation: PaymentOperationRow): Promise<PaymentRow> {
-  const move = PAYMENT_MACHINE.move(payment.status, operation.kind === 'capture' ? 'captured' : 'cancelled');
-  const journal = { key: operation.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id };
-  let updated: PaymentRow;
-  if (operation.kind === 'capture') {
-    updated = await transitionPayment(tx, payment.id, move, now, {
-      capturedAmount: operation.amount,
-      resultCode: CODES.success.code,
-      resultMessage: CODES.success.message,
-    });
-    // The hold becomes captured money; an uncaptured rest is released; the fee is on what was captured.
-    await postJournal(tx, { ...journal, kind: 'capture', entries: [...releaseEntries(operation.amount), ...captureEntries(operation.amount)] });
-    await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount - operation.amount) });
-    await postJournal(tx, { ...journal, kind: 'fee', entries: feeEntries(feeOf(operation.amount, payment.currency, account)) });
-  } else {
-    const rejected =
-      operation.origin === 'review_reject'
-        ? { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message }
-        : operation.origin === 'expiry'
-          ? { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message }
-          : {};
-    updated = await transitionPayment(tx, payment.id, move, now, rejected);
-    await postJournal(tx, { ...journal, kind: 'release', entries: releaseEntries(payment.amount) });
+/** The check step: the moves an answer makes, or the rows as they are when there is nothing to record. */
+function decideOperation(rows: OperationRows, answer: Answer, now: Date): Decision<OperationChange, OperationResult> {
+  const { payment, operation } = rows;
+  // The sweeper or a retry may have recorded the outcome first; an unknown answer records nothing.
+  if (operation.status !== 'pending') return { answer: { status: operation.status, payment, operation } };
+  switch (answer.status) {
+    case 'unknown':
+      return { answer: { status: 'pending', payment, operation } };
+    case 'pending':
+      return {
+        change: {
+          ...rows,
+          status: 'pending',
+          operationMove: OPERATION_MACHINE.stay(operation.status),
+          operationChanges: { connectorReference: answer.reference, nextCheckAt: nextCheck(now, operation.attempts) },
+        },
+      };
+    case 'failed':
+      return {
+        change: {
+          ...rows,
+          status: 'failed',
+          operationMove: OPERATION_MACHINE.move(operation.status, 'failed'),
+          operationChanges: { failureReason: answer.reason, ...(answer.reference ? { connectorReference: answer.reference } : {}) },
+        },
+      };
+    case 'succeeded':
+      return {
+        change: {
+          ...rows,
+          status: 'succeeded',
+          operationMove: OPERATION_MACHINE.move(operation.status, 'succeeded'),
+          operationChanges: { connectorReference: answer.reference },
+          paymentMove: PAYMENT_MACHINE.move(payment.status, operation.kind === 'capture' ? 'captured' : 'cancelled'),
+          paymentChanges: paymentChangesOf(operation),
+        },
+      };
   }
-  const type = operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
-  await recordEvent(tx, { accountId: account.id, type, paymentId: payment.id, payload: paymentEventPayload(type, updated), notifyUrl: updated.notifyUrl });
-  return updated;
+}
+
+/** The payment's columns a succeeded capture or void sets beside its state. */
+function paymentChangesOf(operation: PaymentOperationRow): PaymentChanges {
+  if (operation.kind === 'capture') return { capturedAmount: operation.amount, resultCode: CODES.success.code, resultMessage: CODES.success.message };
+  if (operation.origin === 'review_reject') return { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message };
+  if (operation.origin === 'expiry') return { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message };
+  return {};
+}
+
+/** A succeeded operation's journals: the hold becomes captured money (the rest released, the fee on what was captured), or is released. */
+function operationJournals({ account, payment, operation }: OperationRows, at: Date): Journal[] {
+  const journal = { key: operation.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, referenceId: operation.id, at };
+  if (operation.kind !== 'capture') return [{ ...journal, kind: 'release', entries: releaseEntries(payment.amount) }];
+  return [
+    { ...journal, kind: 'capture', entries: [...releaseEntries(operation.amount), ...captureEntries(operation.amount)] },
+    { ...journal, kind: 'release', entries: releaseEntries(payment.amount - operation.amount) },
+    { ...journal, kind: 'fee', entries: feeEntries(feeOf(operation.amount, payment.currency, account)) },
+  ];
 }
 
 /**

@@ -1,7 +1,7 @@
 // One card attempt on the hosted page ends here, whether the processor answered at once or after
 // a 3-D Secure challenge. A refusal leaves the page open for another try (up to MAX_ATTEMPTS),
 // so the payment goes back to waiting for the shopper and the merchant hears nothing yet; any
-// other outcome, and the last refusal, is recorded like every authorisation (recordAuthorisation
+// other outcome, and the last refusal, is recorded like every authorisation (recordLaterOutcome
 // writes the merchant's event).
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { lockSession, movePayment, updateSession } from '../../db/repositories/checkout.ts';
@@ -10,7 +10,7 @@ import { storedOrderDetails, type OrderDetails } from '../payments/command.ts';
 import type { Deps } from '../context.ts';
 import {
   DECLINE_CODES,
-  recordAuthorisation,
+  recordLaterOutcome,
   type AuthorisationContext,
   type AuthorisationDecision,
 } from '../payments/record-authorisation.ts';
@@ -46,7 +46,7 @@ export async function settleAttempt(
     });
     if (reopened) return reopened;
   }
-  return recordAuthorisation(deps, context, outcome);
+  return recordLaterOutcome(deps, context, outcome);
 }
 
 function refusalCode(outcome: AuthorisationDecision): CodeName | undefined {

@@ -9,7 +9,7 @@ import { PAYMENT_MACHINE } from '../../domain/payment.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
-import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 import { orderOf, settleAttempt } from './attempt.ts';
 
 export type CardField = 'holder' | 'number' | 'expiry' | 'cvc';
@@ -58,7 +58,7 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
 export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentRow> {
   const account = await accountById(deps.database.db, payment.accountId);
   if (!account) throw new Error(`account ${payment.accountId} not found`);
-  return recordAuthorisation(
+  return recordLaterOutcome(
     deps,
     { account, paymentId: payment.id, onlyFrom: ['requires_redirect'] },
     { status: 'declined', reason: 'abandoned' },

@@ -1,17 +1,22 @@
 // Records what the processor said about an authorisation: the payment's new state, its ledger
-// journal, the stored card and the merchant's event, in one atomic statement. Used by every path
-// that learns an outcome: the authorise call itself, 3-D Secure and APM completion, and the
-// sweeper that asks the processor about payments whose outcome was unknown. Writers decide from
-// the row as read and write only if nobody changed it since (its version); a loser re-reads and
-// decides again, so two paths learning the same outcome record it once.
+// journal, the stored card and the merchant's event, all or nothing. One decision (decideOutcome)
+// and two ways to write it. The authorise call itself (recordAuthorisation) writes it in one
+// optimistic statement: it decides from the row as read and writes only if nobody changed it
+// since (its version); a loser re-reads and decides again. Every outcome learned later
+// (recordLaterOutcome: 3-D Secure and APM completion, the hosted page, expiry, the sweeper of
+// unknown outcomes) is a unit of work under the row lock. Either way two paths learning the same
+// outcome record it once.
 import type { AuthoriseOutcome, DeclineReason } from '../../connectors/port.ts';
 import { CODES, type CodeName } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeOf, holdEntries } from '../../domain/ledger.ts';
 import { canMove, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
-import { journalRows, type JournalRow } from '../../db/repositories/ledger.ts';
-import { findPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
+import type { Transition } from '../../domain/state-machine.ts';
+import { journalRows, type Journal } from '../../db/repositories/ledger.ts';
+import { findPayment, lockPayment, transitionPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
+import { insertCardToken } from '../../db/repositories/tokens.ts';
+import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload, type PaymentEventType } from './events.ts';
@@ -55,6 +60,11 @@ export type AuthorisationDecision = AuthoriseOutcome | { readonly status: 'refus
 const code = (name: CodeName) => ({ resultCode: CODES[name].code, resultMessage: CODES[name].message });
 const MAX_ATTEMPTS = 5;
 
+/**
+ * The authorise call's own outcome (/v1/authorise, an APM's start):
+ * the hot path's one optimistic statement, writeOutcome, re-read and re-decided when another
+ * writer got there first.
+ */
 export async function recordAuthorisation(
   deps: Pick<Deps, 'database' | 'vault' | 'clock'>,
   context: AuthorisationContext,
@@ -63,24 +73,17 @@ export async function recordAuthorisation(
   let payment = context.current ?? (await findPayment(deps.database.db, context.account.id, context.paymentId));
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (!payment) throw new Error(`payment ${context.paymentId} not found`);
-    if (context.onlyFrom && !context.onlyFrom.includes(payment.status)) return payment;
-    const change = changeFor(payment, context, outcome);
-    // Another path (the sweeper, a 3-D Secure return) may have recorded an outcome first.
-    if (change.status !== payment.status && !canMove(payment.status, change.status)) return payment;
-    if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return payment;
-    const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
-
-    const next = { ...payment, ...change } as PaymentRow;
-    const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
-    if (token) next.tokenId = token.id;
-    const eventType = eventFor(next.status as PaymentStatus);
+    const decision = decideOutcome(deps, payment, context, outcome);
+    if ('answer' in decision) return decision.answer;
+    const { move, next, token, event } = decision.change;
+    const now = deps.clock.now();
     const write: OutcomeWrite = {
       move,
       next,
-      now: deps.clock.now(),
+      now,
       readVersion: payment.version,
-      ledger: journalsFor(context.account, next),
-      ...(eventType ? { event: { id: newId('EV'), type: eventType, payload: paymentEventPayload(eventType, next) } } : {}),
+      ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
+      ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next) } } : {}),
       ...(token ? { token } : {}),
     };
     const written = await writeOutcome(deps.database, write);
@@ -88,6 +91,64 @@ export async function recordAuthorisation(
     payment = await findPayment(deps.database.db, context.account.id, context.paymentId);
   }
   throw new Error(`payment ${context.paymentId} kept changing while its outcome was recorded`);
+}
+
+/**
+ * Every other outcome: 3-D Secure or APM completion, the hosted page's settled attempt, expiry of
+ * an abandoned payment, the processor asked again about an unknown one. One unit of work under
+ * the payment's row lock (src/db/unit-of-work.ts).
+ */
+export async function recordLaterOutcome(
+  deps: Pick<Deps, 'database' | 'vault' | 'clock'>,
+  context: AuthorisationContext,
+  outcome: AuthorisationDecision,
+): Promise<PaymentRow> {
+  const now = deps.clock.now();
+  return runUnitOfWork<PaymentRow, OutcomeChange, PaymentRow>(deps.database, {
+    async lock(tx) {
+      const payment = await lockPayment(tx, context.account.id, context.paymentId);
+      if (!payment) throw new Error(`payment ${context.paymentId} not found`);
+      return payment;
+    },
+    check: (payment) => decideOutcome(deps, payment, context, outcome),
+    async change(tx, { move, next, token }) {
+      if (token) await insertCardToken(tx, context.account.id, token);
+      const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
+      return transitionPayment(tx, next.id, move, now, columns);
+    },
+    journal: (_change, written) => journalsFor(context.account, written, now),
+    event: ({ event }, written) =>
+      event ? { accountId: written.accountId, type: event, paymentId: written.id, payload: paymentEventPayload(event, written), notifyUrl: written.notifyUrl } : undefined,
+  });
+}
+
+/** What an outcome changes on the payment as read, or the payment as it is when there is nothing to record. */
+interface OutcomeChange {
+  readonly move: Transition<PaymentStatus>;
+  readonly next: PaymentRow;
+  readonly token?: SealedCard;
+  readonly event?: PaymentEventType;
+}
+
+type SealedCard = NonNullable<OutcomeWrite['token']>;
+
+function decideOutcome(
+  deps: Pick<Deps, 'vault'>,
+  payment: PaymentRow,
+  context: AuthorisationContext,
+  outcome: AuthorisationDecision,
+): Decision<OutcomeChange, PaymentRow> {
+  if (context.onlyFrom && !context.onlyFrom.includes(payment.status)) return { answer: payment };
+  const change = changeFor(payment, context, outcome);
+  // Another path (the sweeper, a 3-D Secure return) may have recorded an outcome first.
+  if (change.status !== payment.status && !canMove(payment.status, change.status)) return { answer: payment };
+  if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return { answer: payment };
+  const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
+  const next = { ...payment, ...change } as PaymentRow;
+  const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
+  if (token) next.tokenId = token.id;
+  const event = eventFor(next.status as PaymentStatus);
+  return { change: { move, next, ...(token ? { token } : {}), ...(event ? { event } : {}) } };
 }
 
 type Change = Partial<PaymentRow> & { status: PaymentStatus };
@@ -129,7 +190,7 @@ function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: 
   }
 }
 
-function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): NonNullable<OutcomeWrite['token']> {
+function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): SealedCard {
   const id = newId('TK');
   const sealed = deps.vault.seal(card.pan, id);
   return {
@@ -147,12 +208,13 @@ function sealCard(deps: Pick<Deps, 'vault'>, card: CardToStore): NonNullable<Out
 }
 
 /** The journal of the state just reached: a hold when authorised, the capture (and fee) when captured. */
-function journalsFor(account: AccountRow, payment: PaymentRow): JournalRow[] {
-  if (payment.status === 'authorised' || payment.status === 'pending_review') return journalRows('authorisation', holdEntries(payment.amount), payment.id);
+function journalsFor(account: AccountRow, payment: PaymentRow, at: Date): Journal[] {
+  const journal = { key: payment.id, accountId: account.id, currency: payment.currency, paymentId: payment.id, at };
+  if (payment.status === 'authorised' || payment.status === 'pending_review') return [{ ...journal, kind: 'authorisation', entries: holdEntries(payment.amount) }];
   if (payment.status === 'captured') {
     return [
-      ...journalRows('capture', captureEntries(payment.capturedAmount), payment.id),
-      ...journalRows('fee', feeEntries(feeOf(payment.capturedAmount, payment.currency, account)), payment.id),
+      { ...journal, kind: 'capture', entries: captureEntries(payment.capturedAmount) },
+      { ...journal, kind: 'fee', entries: feeEntries(feeOf(payment.capturedAmount, payment.currency, account)) },
     ];
   }
   return [];

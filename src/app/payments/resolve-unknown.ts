@@ -8,7 +8,7 @@ import { accountById } from '../../db/repositories/checkout.ts';
 import { leaseDuePayments, rescheduleCheck } from '../../db/repositories/payments.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
 import type { Deps } from '../context.ts';
-import { recordAuthorisation } from './record-authorisation.ts';
+import { recordLaterOutcome } from './record-authorisation.ts';
 import { storedRisk } from './waiting.ts';
 
 export { UNKNOWN_AFTER_MS };
@@ -32,7 +32,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
     const account = await accountById(deps.database.db, payment.accountId);
     if (!account) continue;
     const risk = storedRisk(payment);
-    await recordAuthorisation(deps, { account, paymentId: payment.id, current: payment, ...(risk ? { risk } : {}) }, answer.value);
+    await recordLaterOutcome(deps, { account, paymentId: payment.id, current: payment, ...(risk ? { risk } : {}) }, answer.value);
     resolved += 1;
   }
   return resolved;

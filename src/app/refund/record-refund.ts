@@ -1,16 +1,17 @@
-// Records what the processor said about a claimed refund, in one short transaction under the
-// refund's and the payment's locks (decided here, written by one statement): succeeded → the payment's refunded amount and state, the refund journal and the
+// Records what the processor said about a claimed refund, as one unit of work under the
+// refund's and the payment's locks (src/db/unit-of-work.ts): succeeded → the payment's refunded amount and state, the refund journal and the
 // refund.succeeded event; failed → the reservation is freed and refund.failed is written; pending
 // → asked again later by settlePendingRefunds, which moves it on the same way.
 import type { OperationOutcome } from '../../connectors/port.ts';
 import { CODES } from '../../domain/errors.ts';
 import { refundEntries } from '../../domain/ledger.ts';
-import { REFUND_MACHINE, statusAfterRefund } from '../../domain/lifecycle.ts';
-import { PAYMENT_MACHINE } from '../../domain/payment.ts';
-import { newId } from '../../domain/ids.ts';
-import { journalRows } from '../../db/repositories/ledger.ts';
-import { findPayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefundAndPayment, settleRefund } from '../../db/repositories/refunds.ts';
+import { REFUND_MACHINE, statusAfterRefund, type RefundStatus } from '../../domain/lifecycle.ts';
+import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import type { Transition } from '../../domain/state-machine.ts';
+import type { Journal } from '../../db/repositories/ledger.ts';
+import { findPayment, transitionPayment } from '../../db/repositories/payments.ts';
+import { leaseDueRefunds, lockRefundAndPayment, transitionRefund, type RefundWithPayment } from '../../db/repositories/refunds.ts';
+import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
@@ -41,62 +42,97 @@ export async function askRefund(deps: Deps, refund: RefundRow, connectorName: st
   return { status: 'unknown' };
 }
 
+/** What recording a refund's answer changes: the refund's move and columns, the payment's. */
+interface RefundChange {
+  readonly refundMove: Transition<RefundStatus>;
+  readonly refund: RefundRow;
+  readonly paymentMove: Transition<PaymentStatus>;
+  readonly payment: PaymentRow;
+  readonly journal?: Journal;
+  readonly event?: 'refund.succeeded' | 'refund.failed';
+}
+
+/** Records the processor's answer about a claimed refund as one unit of work (src/db/unit-of-work.ts). */
 export async function recordRefund(deps: Deps, claimed: RefundRow, answer: RefundAnswer): Promise<RefundRow> {
   if (answer.status === 'unknown') return claimed;
-  return deps.database.transaction(async (query) => {
-    const locked = await lockRefundAndPayment(query, claimed.id);
-    if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
-    const { refund, payment } = locked;
-    if (refund.status !== 'pending') return refund;
-    const now = deps.clock.now();
-    if (answer.status === 'pending') {
-      const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) };
-      await settleRefund(query, { refundMove: REFUND_MACHINE.stay(refund.status), paymentMove: PAYMENT_MACHINE.stay(payment.status), refund: waiting, payment, ledger: [] });
-      return waiting;
-    }
-    if (answer.status === 'succeeded') {
-      const refunded = payment.refundedAmount + refund.amount;
-      const paymentMove = PAYMENT_MACHINE.move(payment.status, statusAfterRefund(payment.capturedAmount, refunded));
-      const refundMove = REFUND_MACHINE.move(refund.status, 'succeeded');
-      const settled: RefundRow = {
-        ...refund,
-        status: 'succeeded',
-        connectorReference: answer.reference,
-        resultCode: CODES.success.code,
-        resultMessage: CODES.success.message,
-        settledAt: now,
-      };
-      const updated: PaymentRow = { ...payment, refundedAmount: refunded, status: paymentMove.to };
-      await settleRefund(query, {
-        refundMove,
-        paymentMove,
-        refund: settled,
-        payment: updated,
-        ledger: journalRows('refund', refundEntries(refund.amount), refund.id),
-        event: { id: newId('EV'), type: 'refund.succeeded', payload: refundEventPayload('refund.succeeded', settled, updated) },
+  const now = deps.clock.now();
+  return runUnitOfWork<RefundWithPayment, RefundChange, RefundRow>(deps.database, {
+    async lock(tx) {
+      const locked = await lockRefundAndPayment(tx, claimed.id);
+      if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
+      return locked;
+    },
+    check: (locked) => decideRefund(locked, answer, now),
+    async change(tx, change) {
+      const { refund, payment } = change;
+      const written = await transitionRefund(tx, refund.id, change.refundMove, {
+        connectorReference: refund.connectorReference,
+        resultCode: refund.resultCode,
+        resultMessage: refund.resultMessage,
+        settledAt: refund.settledAt,
+        nextCheckAt: refund.nextCheckAt,
       });
-      return settled;
-    }
-    // Failed: the reservation is freed, so the amount can be refunded again.
+      // A refund still pending leaves its payment as it is.
+      if (change.refundMove.to !== 'pending') {
+        await transitionPayment(tx, payment.id, change.paymentMove, now, { refundedAmount: payment.refundedAmount, refundReserved: payment.refundReserved });
+      }
+      return written;
+    },
+    journal: (change) => (change.journal ? [change.journal] : []),
+    event: ({ event, payment }, refund) =>
+      event
+        ? { accountId: payment.accountId, type: event, paymentId: payment.id, payload: refundEventPayload(event, refund, payment), notifyUrl: payment.notifyUrl }
+        : undefined,
+  });
+}
+
+/** The check step: the refund's and the payment's moves for the answer, or the refund as it is when it is settled already. */
+function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<RefundAnswer, { status: 'unknown' }>, now: Date): Decision<RefundChange, RefundRow> {
+  if (refund.status !== 'pending') return { answer: refund };
+  if (answer.status === 'pending') {
+    const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) };
+    return { change: { refundMove: REFUND_MACHINE.stay(refund.status), refund: waiting, paymentMove: PAYMENT_MACHINE.stay(payment.status), payment } };
+  }
+  if (answer.status === 'succeeded') {
+    const refunded = payment.refundedAmount + refund.amount;
+    const paymentMove = PAYMENT_MACHINE.move(payment.status, statusAfterRefund(payment.capturedAmount, refunded));
     const settled: RefundRow = {
       ...refund,
-      status: 'failed',
-      connectorReference: answer.reference ?? refund.connectorReference,
-      resultCode: CODES.processor_refused.code,
-      resultMessage: `refused by the processor: ${answer.reason}`,
+      status: 'succeeded',
+      connectorReference: answer.reference,
+      resultCode: CODES.success.code,
+      resultMessage: CODES.success.message,
       settledAt: now,
     };
-    const updated: PaymentRow = { ...payment, refundReserved: payment.refundReserved - refund.amount };
-    await settleRefund(query, {
+    return {
+      change: {
+        refundMove: REFUND_MACHINE.move(refund.status, 'succeeded'),
+        refund: settled,
+        paymentMove,
+        payment: { ...payment, refundedAmount: refunded, status: paymentMove.to },
+        journal: { key: refund.id, kind: 'refund', accountId: payment.accountId, currency: payment.currency, paymentId: payment.id, referenceId: refund.id, entries: refundEntries(refund.amount), at: now },
+        event: 'refund.succeeded',
+      },
+    };
+  }
+  // Failed: the reservation is freed, so the amount can be refunded again.
+  const settled: RefundRow = {
+    ...refund,
+    status: 'failed',
+    connectorReference: answer.reference ?? refund.connectorReference,
+    resultCode: CODES.processor_refused.code,
+    resultMessage: `refused by the processor: ${answer.reason}`,
+    settledAt: now,
+  };
+  return {
+    change: {
       refundMove: REFUND_MACHINE.move(refund.status, 'failed'),
-      paymentMove: PAYMENT_MACHINE.stay(payment.status),
       refund: settled,
-      payment: updated,
-      ledger: [],
-      event: { id: newId('EV'), type: 'refund.failed', payload: refundEventPayload('refund.failed', settled, updated) },
-    });
-    return settled;
-  });
+      paymentMove: PAYMENT_MACHINE.stay(payment.status),
+      payment: { ...payment, refundReserved: payment.refundReserved - refund.amount },
+      event: 'refund.failed',
+    },
+  };
 }
 
 /**

@@ -5,11 +5,12 @@
 import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
-import { recordEvent } from '../../db/repositories/events.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
-import type { AccountRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
+import type { Transition } from '../../domain/state-machine.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
-import { assertNoLiveOperation, claimOperation, executeOperation, outcomeOf } from '../capture/operation.ts';
+import { assertNoLiveOperation, claimOperation, executeOperation, outcomeOf, type OperationKind, type OperationOrigin } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 
@@ -17,33 +18,41 @@ export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
 }
 
+/** What a review decision changes: a capture or void claimed, or (manual capture, approved) the payment authorised. */
+type ReviewChange =
+  | { readonly claim: { kind: OperationKind; origin: OperationOrigin }; readonly payment: PaymentRow }
+  | { readonly approve: Transition<PaymentStatus>; readonly payment: PaymentRow };
+
+type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow };
+
 export async function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
-  const next = await deps.database.db.transaction(async (tx) => {
-    const payment = await lockOrder(tx, account.id, order);
-    assertSameCurrency(payment, order);
-    assertSameAmount(payment, order);
-    refuse(refusalFor('review', payment.status as PaymentStatus));
-    if (!order.approve) {
-      return { payment, operation: await claimOperation(tx, deps, payment, { kind: 'void', origin: 'review_reject', amount: payment.amount }) };
-    }
-    if (account.captureMode === 'auto') {
-      return { payment, operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'review_approve', amount: payment.amount }) };
-    }
-    // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.
-    await assertNoLiveOperation(tx, payment.id);
-    const approved = await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'authorised'), deps.clock.now(), {
-      resultCode: CODES.success.code,
-      resultMessage: CODES.success.message,
-    });
-    await recordEvent(tx, {
-      accountId: account.id,
-      type: 'payment.authorised',
-      paymentId: payment.id,
-      payload: paymentEventPayload('payment.authorised', approved),
-      notifyUrl: approved.notifyUrl,
-    });
-    return null;
+  const next = await runUnitOfWork<PaymentRow, ReviewChange, ReviewWritten>(deps.database, {
+    lock: (tx) => lockOrder(tx, account.id, order),
+    check(payment) {
+      assertSameCurrency(payment, order);
+      assertSameAmount(payment, order);
+      refuse(refusalFor('review', payment.status as PaymentStatus));
+      if (!order.approve) return { change: { payment, claim: { kind: 'void', origin: 'review_reject' } } };
+      if (account.captureMode === 'auto') return { change: { payment, claim: { kind: 'capture', origin: 'review_approve' } } };
+      // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.
+      return { change: { payment, approve: PAYMENT_MACHINE.move(payment.status, 'authorised') } };
+    },
+    async change(tx, change) {
+      if ('claim' in change) {
+        return { payment: change.payment, operation: await claimOperation(tx, deps, change.payment, { ...change.claim, amount: change.payment.amount }) };
+      }
+      await assertNoLiveOperation(tx, change.payment.id);
+      const approved = await transitionPayment(tx, change.payment.id, change.approve, deps.clock.now(), {
+        resultCode: CODES.success.code,
+        resultMessage: CODES.success.message,
+      });
+      return { payment: approved };
+    },
+    event: (change, { payment }) =>
+      'approve' in change
+        ? { accountId: account.id, type: 'payment.authorised', paymentId: payment.id, payload: paymentEventPayload('payment.authorised', payment), notifyUrl: payment.notifyUrl }
+        : undefined,
   });
-  if (!next) return { status: 'succeeded' };
+  if (!next.operation) return { status: 'succeeded' };
   return outcomeOf(await executeOperation(deps, next.operation, next.payment));
 }

@@ -12,7 +12,7 @@ import { findSessionOfPayment, paymentById } from '../../db/repositories/checkou
 import type { PaymentRow } from '../../db/schema.ts';
 import { settleAttempt } from '../checkout/attempt.ts';
 import type { Deps } from '../context.ts';
-import { recordAuthorisation } from '../payments/record-authorisation.ts';
+import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 import { waitingPayment } from '../payments/waiting.ts';
 
 export { CHALLENGE_TTL_MS } from '../../domain/payment.ts';
@@ -31,5 +31,5 @@ export async function completeChallenge(deps: Deps, paymentId: string, result: C
     const session = await findSessionOfPayment(deps.database.db, payment.id);
     if (session) return settleAttempt(deps, session.id, context, outcome);
   }
-  return recordAuthorisation(deps, context, outcome);
+  return recordLaterOutcome(deps, context, outcome);
 }

@@ -87,7 +87,7 @@ export interface DueSettlement {
 }
 
 /**
- * Accounts on `connector` with pending money captured before `cutoff` and not yet settled. What
+ * Accounts on `connector` with pending money booked (on the injected clock) before `cutoff` and not yet settled. What
  * is due is cumulative (everything booked before the cutoff, less every settlement so far), so a
  * movement committed late is settled by the next batch, and a batch repeated settles nothing.
  */
@@ -96,7 +96,7 @@ export async function dueSettlements(query: RawQuery, connector: string, cutoff:
     `SELECT e.account_id, e.currency FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
       WHERE e.book = 'merchant_balance' AND a.connector = $1
       GROUP BY e.account_id, e.currency
-     HAVING coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.created_at < $2), 0)
+     HAVING coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < $2), 0)
           + coalesce(sum(e.amount) FILTER (WHERE e.kind = 'settlement'), 0) <> 0
       LIMIT $3`,
     [connector, cutoff, limit],
@@ -107,7 +107,7 @@ export async function dueSettlements(query: RawQuery, connector: string, cutoff:
 /** What is due to settle now for one account and currency (call it under the balance row's lock). */
 export async function settlementDue(query: RawQuery, accountId: string, currency: string, cutoff: Date): Promise<number> {
   const [row] = await query<{ due: string }>(
-    `SELECT (-(coalesce(sum(amount) FILTER (WHERE kind <> 'settlement' AND created_at < $3), 0)
+    `SELECT (-(coalesce(sum(amount) FILTER (WHERE kind <> 'settlement' AND booked_at < $3), 0)
               + coalesce(sum(amount) FILTER (WHERE kind = 'settlement'), 0)))::text AS due
        FROM ledger_entries WHERE account_id = $1 AND currency = $2 AND book = 'merchant_balance'`,
     [accountId, currency, cutoff],

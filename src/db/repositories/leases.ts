@@ -26,6 +26,15 @@ export interface LeaseQueue {
   readonly tokenColumn?: string;
   /** Whether the table counts attempts (`attempts`), bumped by each lease. */
   readonly countsAttempts: boolean;
+  /** A column the caller narrows the queue by (`LeaseOptions.scope`), such as the connector. */
+  readonly scopeColumn?: string;
+}
+
+export interface LeaseOptions {
+  /** Rows are due when their due time is at or before this (default: the lease's `now`). */
+  readonly dueBy?: Date;
+  /** Only rows whose `scopeColumn` has this value. */
+  readonly scope?: string;
 }
 
 export function lease(now: Date, ms: number, token = ''): Lease {
@@ -33,11 +42,20 @@ export function lease(now: Date, ms: number, token = ''): Lease {
 }
 
 /** Leases up to `limit` due rows of `queue` no one holds; answers them as raw rows (snake_case). */
-export async function leaseDue<Row = Record<string, unknown>>(db: Executor, queue: LeaseQueue, held: Lease, limit: number): Promise<Row[]> {
+export async function leaseDue<Row = Record<string, unknown>>(
+  db: Executor,
+  queue: LeaseQueue,
+  held: Lease,
+  limit: number,
+  options: LeaseOptions = {},
+): Promise<Row[]> {
   const table = sql.raw(queue.table);
   const due = sql.raw(queue.dueColumn);
   const leaseColumn = sql.raw(queue.leaseColumn);
   const now = sql`${held.now.toISOString()}::timestamptz`;
+  const dueBy = sql`${(options.dueBy ?? held.now).toISOString()}::timestamptz`;
+  if (options.scope !== undefined && !queue.scopeColumn) throw new Error(`queue of ${queue.table} has no scope`);
+  const scope = options.scope !== undefined ? sql` AND ${sql.raw(queue.scopeColumn!)} = ${options.scope}` : sql``;
   const free = queue.leaseColumn === queue.dueColumn ? sql`` : sql` AND (${leaseColumn} IS NULL OR ${leaseColumn} <= ${now})`;
   const attempts = queue.countsAttempts ? sql`, attempts = t.attempts + 1` : sql``;
   const token = queue.tokenColumn ? sql`, ${sql.raw(queue.tokenColumn)} = ${held.token}` : sql``;
@@ -45,7 +63,7 @@ export async function leaseDue<Row = Record<string, unknown>>(db: Executor, queu
     db,
     sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
         FROM (SELECT id FROM ${table}
-              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${now})${free}
+              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}
               ORDER BY ${due} NULLS FIRST, id
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED) due
@@ -64,6 +82,19 @@ export const QUEUES = {
     holds: `status IN ('requires_redirect', 'requires_authentication') AND next_check_at IS NOT NULL`,
     dueColumn: 'next_check_at',
     leaseColumn: 'next_check_at',
+    countsAttempts: false,
+  },
+  /**
+   * Authorisations never captured, due when older (created_at, the clock's) than their connector's
+   * expiry: the caller leases per connector with `dueBy` = now − the connector's expiry days.
+   * next_check_at (unused while authorised) holds the lease.
+   */
+  expiringAuthorisations: {
+    table: 'payments',
+    holds: `status = 'authorised'`,
+    dueColumn: 'created_at',
+    leaseColumn: 'next_check_at',
+    scopeColumn: 'connector',
     countsAttempts: false,
   },
   /** Captures and voids whose answer was lost or pending. */

@@ -3,9 +3,10 @@ import { isBalanced, PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS, type Entry, type Journ
 import { rowsOf, type Executor, type RawQuery } from '../client.ts';
 import { ledgerEntries } from '../schema.ts';
 
-// The one place journals are made: every writer (this module's postJournal, and the hot paths'
-// single statements in payments.ts and refunds.ts, which insert journalRows with
-// journalAccountSql) gets its rows from journalRows. A journal's id is its key, `subject:kind`
+// The one place journals are made: every writer (postJournal, the unit of work's journal step;
+// writeJournal, the balance batches' raw transactions; and the authorisation hot path's single
+// statement in payments.ts, which inserts journalRows with journalAccountSql) gets its rows from
+// journalRows, and stamps each entry's booked_at with the injected clock's time of the movement. A journal's id is its key, `subject:kind`
 // (the payment, operation, refund or batch it records), unique with each book
 // (ledger_entries_journal_book): a retried movement is refused by the database, never written twice.
 
@@ -18,6 +19,8 @@ export interface Journal {
   readonly paymentId?: string;
   readonly referenceId?: string;
   readonly entries: readonly Entry[];
+  /** The injected clock's time of the movement (booked_at): settlement compares it with its cutoff. */
+  readonly at: Date;
 }
 
 export interface JournalRow {
@@ -56,6 +59,7 @@ export async function postJournal(tx: Executor, journal: Journal): Promise<void>
       currency: journal.currency,
       paymentId: journal.paymentId ?? null,
       referenceId: journal.referenceId ?? null,
+      bookedAt: journal.at,
     })),
   );
 }
@@ -75,8 +79,8 @@ export async function writeJournal(query: RawQuery, journal: Journal): Promise<v
   const rows = journalRows(journal.kind, journal.entries, journal.key);
   if (rows.length === 0) return;
   await query(
-    `INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
-     SELECT e.journal_id, ${journalAccountSql('e.book', '$1')}, e.book, e.kind, $2, e.amount, $3, $4
+    `INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id, booked_at)
+     SELECT e.journal_id, ${journalAccountSql('e.book', '$1')}, e.book, e.kind, $2, e.amount, $3, $4, $9
        FROM unnest($5::text[], $6::text[], $7::text[], $8::bigint[]) AS e(journal_id, book, kind, amount)`,
     [
       journal.accountId,
@@ -87,6 +91,7 @@ export async function writeJournal(query: RawQuery, journal: Journal): Promise<v
       rows.map((r) => r.book),
       rows.map((r) => r.kind),
       rows.map((r) => r.amount),
+      journal.at,
     ],
   );
 }

@@ -11,11 +11,12 @@ import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
 import { journalAccountSql } from './ledger.ts';
 import { rowMapper } from '../rows.ts';
-import { lease, leaseDue, type QUEUES } from './leases.ts';
+import { lease, leaseDue, type LeaseOptions, type QUEUES } from './leases.ts';
 import { payments, type PaymentRow } from '../schema.ts';
 import { riskFactsColumns, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
 
-export type NewPayment = typeof payments.$inferInsert;
+/** A new payment's columns; created_at is the injected clock's, set by the repository that claims it. */
+export type NewPayment = Omit<typeof payments.$inferInsert, 'createdAt'>;
 
 /** The columns the database fills in, read back through the schema's own mappers. */
 interface Stamps {
@@ -178,8 +179,8 @@ export const OUTCOME_SQL = `WITH updated AS (
     WHERE id = $12 AND version = $13 AND status = $31
     RETURNING id, account_id, currency, notify_url, version, updated_at
   ), journal AS (
-    INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id)
-    SELECT e.journal_id, ${journalAccountSql('e.book', 'u.account_id')}, e.book, e.kind, u.currency, e.amount, u.id
+    INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, booked_at)
+    SELECT e.journal_id, ${journalAccountSql('e.book', 'u.account_id')}, e.book, e.kind, u.currency, e.amount, u.id, $34
     FROM updated u CROSS JOIN unnest($14::text[], $15::text[], $16::text[], $17::bigint[]) AS e(journal_id, book, kind, amount)
   ), event AS (
     INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
@@ -191,7 +192,6 @@ export const OUTCOME_SQL = `WITH updated AS (
   )
   SELECT version, updated_at FROM updated`;
 
-/** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
 /** What OUTCOME_SQL writes of the payment row. */
 export type OutcomeFields = Pick<
   PaymentRow,
@@ -236,9 +236,11 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
     move.from,
     nextCheckAt,
     next.networkTransactionId,
+    write.now,
   ];
 }
 
+/** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
 export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
   const { next, move } = write;
   const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
@@ -310,15 +312,16 @@ export async function transitionPayment(
 
 const toPayment = rowMapper(payments);
 
-/** Leases due payments of `queue` (QUEUES.unknownPayments, QUEUES.abandonedPayments) for `leaseMs`. */
+/** Leases due payments of `queue` (QUEUES.unknownPayments, abandonedPayments, expiringAuthorisations) for `leaseMs`. */
 export async function leaseDuePayments(
   db: Executor,
-  queue: typeof QUEUES.unknownPayments | typeof QUEUES.abandonedPayments,
+  queue: typeof QUEUES.unknownPayments | typeof QUEUES.abandonedPayments | typeof QUEUES.expiringAuthorisations,
   now: Date,
   limit: number,
   leaseMs: number,
+  options: LeaseOptions = {},
 ): Promise<PaymentRow[]> {
-  return (await leaseDue(db, queue, lease(now, leaseMs), limit)).map(toPayment);
+  return (await leaseDue(db, queue, lease(now, leaseMs), limit, options)).map(toPayment);
 }
 
 /** When a sweeper should look at a payment again (its state unchanged). */

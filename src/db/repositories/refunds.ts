@@ -2,10 +2,8 @@
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
 import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
 import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
-import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
-import type { Database, Db, Executor, RawQuery } from '../client.ts';
-import { journalAccountSql } from './ledger.ts';
+import type { Database, Db, Executor } from '../client.ts';
 import { lease, leaseDue, QUEUES } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
@@ -13,10 +11,9 @@ import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts
 export type NewRefund = typeof refunds.$inferInsert;
 
 const toRefund = rowMapper(refunds);
-const toPayment = rowMapper(payments);
 
-// The statements of a refund order, as constant raw SQL prepared once per connection (a 50-order
-// batch runs them fifty times): claim, then lock and settle.
+// The claim of a refund order is constant raw SQL prepared once per connection (a 50-order batch
+// runs it fifty times); its settlement is a unit of work (record-refund.ts).
 
 // Claims a refund with one conditional update: the payment is this account's, named by both keys
 // with its currency and amount, in a refundable state, with enough left. Under concurrency the
@@ -73,76 +70,23 @@ export async function claimRefund(
   return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
 }
 
-const LOCK_REFUND_SQL = `SELECT to_jsonb(r) AS refund, to_jsonb(p) AS payment
-  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1 FOR UPDATE OF r, p`;
-
 /** Locks a refund and its payment for the rest of the transaction. */
-export async function lockRefundAndPayment(query: RawQuery, refundId: string): Promise<{ refund: RefundRow; payment: PaymentRow } | null> {
-  const [row] = await query<{ refund: Record<string, unknown>; payment: Record<string, unknown> }>(LOCK_REFUND_SQL, [refundId], 'lock_refund');
-  return row ? { refund: toRefund(row.refund), payment: toPayment(row.payment) } : null;
+export async function lockRefundAndPayment(tx: Executor, refundId: string): Promise<RefundWithPayment | null> {
+  const [row] = await withPayment(tx).where(eq(refunds.id, refundId)).for('update', { of: [refunds, payments] });
+  return row ?? null;
 }
 
-export interface RefundSettlement {
-  /** The refund's and the payment's state moves (REFUND_MACHINE, PAYMENT_MACHINE); the rows' own `status` is ignored. */
-  readonly refundMove: Transition<RefundStatus>;
-  readonly paymentMove: Transition<PaymentStatus>;
-  readonly refund: RefundRow;
-  readonly payment: PaymentRow;
-  readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];
-  readonly event?: { id: string; type: string; payload: Record<string, unknown> };
-}
+export type RefundChanges = Omit<Partial<NewRefund>, 'status' | 'id' | 'paymentId' | 'accountId' | 'amount' | 'currency'>;
 
-// Writes a settlement decided under the locks: the refund, the payment's amounts and state, the
-// refund journal and the event, in one statement.
-const SETTLE_REFUND_SQL = `WITH refund AS (
-    UPDATE refunds SET status = $2, connector_reference = $3, result_code = $4, result_message = $5, settled_at = $6,
-      next_check_at = $7, updated_at = now()
-    WHERE id = $1 AND status = $19
-    RETURNING id
-  ), payment AS (
-    UPDATE payments SET status = $9, refunded_amount = $10, refund_reserved = $11, version = version + 1, updated_at = now()
-    WHERE id = $8 AND status = $20 AND EXISTS (SELECT 1 FROM refund)
-    RETURNING id, account_id, currency, notify_url
-  ), journal AS (
-    INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id)
-    SELECT e.journal_id, ${journalAccountSql('e.book', 'p.account_id')}, e.book, e.kind, p.currency, e.amount, p.id, $1
-    FROM payment p CROSS JOIN unnest($12::text[], $13::text[], $14::text[], $15::bigint[]) AS e(journal_id, book, kind, amount)
-  ), event AS (
-    INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
-    SELECT $16, p.account_id, $17, p.id, $18::jsonb, p.notify_url, CASE WHEN p.notify_url IS NULL THEN 'no_target' ELSE 'pending' END
-    FROM payment p WHERE $17::text IS NOT NULL
-  )
-  SELECT (SELECT count(*) FROM refund) AS refunds`;
-
-export async function settleRefund(query: RawQuery, settlement: RefundSettlement): Promise<void> {
-  const { refund, payment, ledger, event, refundMove, paymentMove } = settlement;
-  const [written] = await query<{ refunds: string | number }>(
-    SETTLE_REFUND_SQL,
-    [
-      refund.id,
-      refundMove.to,
-      refund.connectorReference,
-      refund.resultCode,
-      refund.resultMessage,
-      refund.settledAt,
-      refund.nextCheckAt,
-      payment.id,
-      paymentMove.to,
-      payment.refundedAmount,
-      payment.refundReserved,
-      ledger.map((e) => e.journalId),
-      ledger.map((e) => e.book),
-      ledger.map((e) => e.kind),
-      ledger.map((e) => e.amount),
-      event?.id ?? null,
-      event?.type ?? null,
-      event ? JSON.stringify(event.payload) : null,
-      refundMove.from,
-      paymentMove.from,
-    ],
-    'settle_refund',
-  );
-  if (Number(written?.refunds) !== 1) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
+/** Writes a locked refund's move made by REFUND_MACHINE (or a `stay`) with other columns. */
+export async function transitionRefund(tx: Executor, id: string, move: Transition<RefundStatus>, changes: RefundChanges = {}): Promise<RefundRow> {
+  const [row] = await tx
+    .update(refunds)
+    .set({ ...changes, status: move.to, updatedAt: sql`now()` })
+    .where(and(eq(refunds.id, id), eq(refunds.status, move.from)))
+    .returning();
+  if (!row) throw new Error(`refund ${id} is no longer ${move.from}: lock it before settling it`);
+  return row;
 }
 
 /** Leases pending refunds whose check is due (QUEUES.pendingRefunds; see leaseDueOperations). */

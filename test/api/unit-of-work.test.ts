@@ -1,0 +1,74 @@
+// A unit of work (src/db/unit-of-work.ts) commits all of its steps or none. The database itself
+// refuses the event step here (a trigger on the outbox, in this test's own schema), after the
+// state change and its journals were written: the whole change must roll back, and the work is
+// done once, in full, when asked again after the refusal is lifted.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
+import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
+import type { SignedClient } from '../support/client.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund } from '../support/lifecycle.ts';
+
+let gw: TestGateway;
+let manual: SignedClient;
+let auto: SignedClient;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  manual = await gw.merchant({ captureMode: 'manual' });
+  auto = await gw.merchant();
+  await gw.database.query(`CREATE TABLE refused_events (type text PRIMARY KEY)`);
+  await gw.database.query(`CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $fn$
+    BEGIN
+      IF EXISTS (SELECT 1 FROM refused_events WHERE type = NEW.type) THEN
+        RAISE EXCEPTION 'the outbox refuses %', NEW.type;
+      END IF;
+      RETURN NEW;
+    END $fn$`);
+  await gw.database.query(`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`);
+});
+afterEach(() => gw.database.query(`DELETE FROM refused_events`));
+afterAll(() => gw?.close());
+
+const refuseEvents = (type: string) => gw.database.query(`INSERT INTO refused_events (type) VALUES ($1)`, [type]);
+const later = (ms: number) => ({ ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + ms) } });
+
+describe('a unit of work that fails at its event step', () => {
+  it('rolls back the capture: the payment stays authorised, no journal, no event; a later attempt captures once', async () => {
+    const txn = await pay(manual);
+    const booksBefore = await booksOf(gw, txn.transaction_id);
+    await refuseEvents('payment.captured');
+
+    const answer = await capture(manual, txn);
+    expect(answer.capture_status).not.toBe('1');
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'authorised', captured: 0 });
+    expect(await booksOf(gw, txn.transaction_id)).toEqual(booksBefore);
+    expect(await eventTypes(gw, txn.transaction_id)).not.toContain('payment.captured');
+    const [operation] = await gw.database.query<{ status: string }>(`SELECT status FROM payment_operations WHERE payment_id = $1`, [txn.transaction_id]);
+    expect(operation?.status).toBe('pending');
+
+    await gw.database.query(`DELETE FROM refused_events`);
+    expect(await resolvePendingOperations(later(60_000))).toBeGreaterThanOrEqual(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', captured: 1000 });
+    expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'payment.captured')).toHaveLength(1);
+    await expectLedgerBalanced(gw);
+  });
+
+  it('rolls back a refund settlement: nothing refunded, no refund journal, no event; settled once later', async () => {
+    const txn = await pay(auto);
+    const booksBefore = await booksOf(gw, txn.transaction_id);
+    await refuseEvents('refund.succeeded');
+
+    const answer = await refund(auto, txn, '4.00');
+    expect(answer.refund_status).not.toBe('1');
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
+    expect(await booksOf(gw, txn.transaction_id)).toEqual(booksBefore);
+    expect(await eventTypes(gw, txn.transaction_id)).not.toContain('refund.succeeded');
+
+    await gw.database.query(`DELETE FROM refused_events`);
+    await settlePendingRefunds(later(600_000));
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'partially_refunded', refunded: 400 });
+    expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'refund.succeeded')).toHaveLength(1);
+    await expectLedgerBalanced(gw);
+  });
+});
