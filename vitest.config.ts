@@ -15,8 +15,9 @@ const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max
 export default defineConfig({
   test: {
     // Wide: a test that starts processes or a browser on a loaded 2-core machine can take long
-    // without being wrong; the limits catch hangs.
-    testTimeout: 60_000,
+    // without being wrong (a CLI test opening fresh embedded databases took over 60 s at load
+    // average 20); the limits catch hangs.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     maxWorkers: workers,
     // A worker keeps its modules and its PGlite instances from one test file to the next
