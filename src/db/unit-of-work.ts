@@ -14,8 +14,8 @@
 // constant prepared statements with a version check instead of a row lock, measured faster; it
 // writes the same things (state through a Transition, journal rows from journalRows, the event)
 // in one statement each. docs/architecture.md, "Writing a change".
-import type { Database, Tx } from './client.ts';
-import { recordEvent, type NewEvent } from './repositories/events.ts';
+import type { Database, RawQuery, Tx } from './client.ts';
+import { recordEvent, recordJournalsAndEvent, type NewEvent } from './repositories/events.ts';
 import { postJournal, type Journal } from './repositories/ledger.ts';
 
 /** What `check` decided: a change to write, or an answer without writing anything. */
@@ -43,6 +43,34 @@ export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Data
     for (const journal of work.journal?.(decision.change, written) ?? []) await postJournal(tx, journal);
     const event = work.event?.(decision.change, written);
     if (event) await recordEvent(tx, event);
+    return written;
+  });
+}
+
+/**
+ * The same five steps on raw statements (Database.transaction), for a unit of work run many times
+ * a request (a refund batch settles each order): lock and change are constant prepared statements
+ * the caller gives; the journal and event steps are written together in one statement
+ * (recordJournalsAndEvent). Same order, same all-or-nothing transaction.
+ */
+export interface RawUnitOfWork<Locked, Change, Written> {
+  lock(query: RawQuery): Promise<Locked>;
+  check(locked: Locked): Decision<Change, Written>;
+  change(query: RawQuery, change: Change): Promise<Written>;
+  journal?(change: Change, written: Written): readonly Journal[];
+  event?(change: Change, written: Written): NewEvent | undefined;
+}
+
+/** Runs one raw unit of work in its own transaction and answers what it wrote (or `check`'s answer). */
+export async function runRawUnitOfWork<Locked, Change, Written>(
+  database: Pick<Database, 'transaction'>,
+  work: RawUnitOfWork<Locked, Change, Written>,
+): Promise<Written> {
+  return database.transaction(async (query) => {
+    const decision = work.check(await work.lock(query));
+    if ('answer' in decision) return decision.answer;
+    const written = await work.change(query, decision.change);
+    await recordJournalsAndEvent(query, work.journal?.(decision.change, written) ?? [], work.event?.(decision.change, written));
     return written;
   });
 }

@@ -6,12 +6,12 @@ import type { OperationOutcome } from '../../connectors/port.ts';
 import { CODES } from '../../domain/errors.ts';
 import { refundEntries } from '../../domain/ledger.ts';
 import { REFUND_MACHINE, statusAfterRefund, type RefundStatus } from '../../domain/lifecycle.ts';
-import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Journal } from '../../db/repositories/ledger.ts';
-import { findPayment, transitionPayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefundAndPayment, transitionRefund, type RefundWithPayment } from '../../db/repositories/refunds.ts';
-import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
+import { findPayment } from '../../db/repositories/payments.ts';
+import { leaseDueRefunds, lockRefundAndPaymentRaw, settleRefundRaw, type RefundWithPayment } from '../../db/repositories/refunds.ts';
+import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
@@ -56,28 +56,23 @@ interface RefundChange {
 export async function recordRefund(deps: Deps, claimed: RefundRow, answer: RefundAnswer): Promise<RefundRow> {
   if (answer.status === 'unknown') return claimed;
   const now = deps.clock.now();
-  return runUnitOfWork<RefundWithPayment, RefundChange, RefundRow>(deps.database, {
-    async lock(tx) {
-      const locked = await lockRefundAndPayment(tx, claimed.id);
+  // Raw prepared statements: a refund batch settles each of its orders (runRawUnitOfWork).
+  return runRawUnitOfWork<RefundWithPayment, RefundChange, RefundRow>(deps.database, {
+    async lock(query) {
+      const locked = await lockRefundAndPaymentRaw(query, claimed.id);
       if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
       return locked;
     },
     check: (locked) => decideRefund(locked, answer, now),
-    async change(tx, change) {
-      const { refund, payment } = change;
-      const written = await transitionRefund(tx, refund.id, change.refundMove, {
-        connectorReference: refund.connectorReference,
-        resultCode: refund.resultCode,
-        resultMessage: refund.resultMessage,
-        settledAt: refund.settledAt,
-        nextCheckAt: refund.nextCheckAt,
-      });
-      // A refund still pending leaves its payment as it is.
-      if (change.refundMove.to !== 'pending') {
-        await transitionPayment(tx, payment.id, change.paymentMove, now, { refundedAmount: payment.refundedAmount, refundReserved: payment.refundReserved });
-      }
-      return written;
-    },
+    change: (query, change) =>
+      settleRefundRaw(query, {
+        refund: change.refund,
+        refundMove: change.refundMove,
+        // A refund still pending leaves its payment as it is.
+        ...(change.refundMove.to !== 'pending'
+          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, now, null) } }
+          : {}),
+      }),
     journal: (change) => (change.journal ? [change.journal] : []),
     event: ({ event, payment }, refund) =>
       event

@@ -1,6 +1,8 @@
 import { newId } from '../../domain/ids.ts';
-import type { Executor } from '../client.ts';
+import { PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS } from '../../domain/ledger.ts';
+import type { Executor, RawQuery } from '../client.ts';
 import { events } from '../schema.ts';
+import { journalRows, type Journal } from './ledger.ts';
 
 export interface NewEvent {
   readonly accountId: string;
@@ -24,4 +26,49 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<string
     deliveryStatus: event.notifyUrl ? 'pending' : 'no_target',
   });
   return id;
+}
+
+// The journal and event steps of a raw unit of work in one constant statement (prepared once per
+// connection): every entry of every journal (rows from journalRows, booked to the platform account
+// for PLATFORM_BOOKS) and the event, if any. A data-modifying WITH runs whether or not it is read.
+const JOURNALS_AND_EVENT_SQL = `WITH entries AS (
+    INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id, booked_at)
+    SELECT e.journal_id, CASE WHEN e.book = ANY ($10::text[]) THEN $11 ELSE e.account_id END, e.book, e.kind, e.currency, e.amount,
+           e.payment_id, e.reference_id, e.booked_at
+      FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[], $7::text[], $8::text[], $9::timestamptz[])
+        AS e(journal_id, account_id, book, kind, currency, amount, payment_id, reference_id, booked_at)
+    RETURNING 1
+  )
+  INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
+  SELECT $12::text, $13::text, $14::text, $15::text, $16::jsonb, $17::text, $18::text WHERE $12::text IS NOT NULL`;
+
+/** Writes balanced journals and records an event with one raw statement, in the caller's transaction. */
+export async function recordJournalsAndEvent(query: RawQuery, journals: readonly Journal[], event: NewEvent | undefined): Promise<void> {
+  const rows = journals.flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key).map((row) => ({ ...row, journal })));
+  if (rows.length === 0 && !event) return;
+  await query(
+    JOURNALS_AND_EVENT_SQL,
+    [
+      rows.map((r) => r.journalId),
+      rows.map((r) => r.journal.accountId),
+      rows.map((r) => r.book),
+      rows.map((r) => r.kind),
+      rows.map((r) => r.journal.currency),
+      rows.map((r) => r.amount),
+      rows.map((r) => r.journal.paymentId ?? null),
+      rows.map((r) => r.journal.referenceId ?? null),
+      rows.map((r) => r.journal.at.toISOString()),
+      [...PLATFORM_BOOKS],
+      PLATFORM_ACCOUNT_ID,
+      event ? newId('EV') : null,
+      event?.accountId ?? null,
+      event?.type ?? null,
+      event?.paymentId ?? null,
+      event ? JSON.stringify(event.payload) : null,
+      event?.notifyUrl ?? null,
+      // Nothing to deliver without a notify_url: recorded all the same, never picked by the workers.
+      event ? (event.notifyUrl ? 'pending' : 'no_target') : null,
+    ],
+    'record_journals_and_event',
+  );
 }

@@ -1,9 +1,10 @@
 // Refunds of captured money. The claim (a pending row) and the settlement are written under the
 // payment's row lock, so the sum of pending and succeeded refunds is read and grown atomically.
-import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gte, inArray, lte, sql } from 'drizzle-orm';
 import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
 import type { Transition } from '../../domain/state-machine.ts';
-import type { Database, Db, Executor } from '../client.ts';
+import type { PaymentStatus } from '../../domain/payment.ts';
+import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
@@ -11,6 +12,7 @@ import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts
 export type NewRefund = typeof refunds.$inferInsert;
 
 const toRefund = rowMapper(refunds);
+const toPayment = rowMapper(payments);
 
 // The claim of a refund order is constant raw SQL prepared once per connection (a 50-order batch
 // runs it fifty times); its settlement is a unit of work (record-refund.ts).
@@ -74,6 +76,73 @@ export async function claimRefund(
 export async function lockRefundAndPayment(tx: Executor, refundId: string): Promise<RefundWithPayment | null> {
   const [row] = await withPayment(tx).where(eq(refunds.id, refundId)).for('update', { of: [refunds, payments] });
   return row ?? null;
+}
+
+// A refund's settlement as a raw unit of work (record-refund.ts): two constant statements, prepared
+// once per connection. The lock reads both rows with their columns prefixed (r. and p.), so each
+// maps back with its table's own column mappers.
+const columnList = (alias: string, table: typeof refunds | typeof payments) =>
+  Object.values(getTableColumns(table)).map((c) => `${alias}."${c.name}" AS "${alias}.${c.name}"`).join(', ');
+const LOCK_REFUND_AND_PAYMENT_SQL = `SELECT ${columnList('r', refunds)}, ${columnList('p', payments)}
+  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1 FOR UPDATE OF r, p`;
+
+const unprefix = (raw: Record<string, unknown>, alias: string) =>
+  Object.fromEntries(Object.entries(raw).filter(([k]) => k.startsWith(`${alias}.`)).map(([k, v]) => [k.slice(alias.length + 1), v]));
+
+/** lockRefundAndPayment with a raw prepared statement, inside `database.transaction`. */
+export async function lockRefundAndPaymentRaw(query: RawQuery, refundId: string): Promise<RefundWithPayment | null> {
+  const [row] = await query<Record<string, unknown>>(LOCK_REFUND_AND_PAYMENT_SQL, [refundId], 'lock_refund_and_payment');
+  return row ? { refund: toRefund(unprefix(row, 'r')), payment: toPayment(unprefix(row, 'p')) } : null;
+}
+
+// The refund's move and, when the payment moves too ($15), the payment's, in one statement: the
+// same columns transitionRefund and transitionPayment write (next_check_at as nextCheckColumn).
+const SETTLE_REFUND_SQL = `WITH refund AS (
+    UPDATE refunds SET status = $2, connector_reference = $4, result_code = $5, result_message = $6,
+      settled_at = $7, next_check_at = $8, updated_at = now()
+    WHERE id = $1 AND status = $3 RETURNING *
+  ), payment AS (
+    UPDATE payments SET status = $10, refunded_amount = $12, refund_reserved = $13,
+      next_check_at = CASE WHEN $10::text = 'requires_redirect' THEN expires_at ELSE $14::timestamptz END,
+      version = version + 1, updated_at = now()
+    WHERE id = $9 AND status = $11 AND $15::boolean AND EXISTS (SELECT 1 FROM refund) RETURNING id
+  )
+  SELECT refund.*, (SELECT count(*) FROM payment)::int AS payment_moved FROM refund`;
+
+export interface RefundSettlement {
+  readonly refund: RefundRow;
+  readonly refundMove: Transition<RefundStatus>;
+  /** The payment's move and columns; absent when the payment stays as it is. */
+  readonly payment?: { readonly row: PaymentRow; readonly move: Transition<PaymentStatus>; readonly nextCheckAt: Date | null };
+}
+
+/** Writes a locked refund's move (and its payment's) with one raw prepared statement. */
+export async function settleRefundRaw(query: RawQuery, settlement: RefundSettlement): Promise<RefundRow> {
+  const { refund, refundMove, payment } = settlement;
+  const [row] = await query<Record<string, unknown>>(
+    SETTLE_REFUND_SQL,
+    [
+      refund.id,
+      refundMove.to,
+      refundMove.from,
+      refund.connectorReference,
+      refund.resultCode,
+      refund.resultMessage,
+      refund.settledAt,
+      refund.nextCheckAt,
+      payment?.row.id ?? null,
+      payment?.move.to ?? null,
+      payment?.move.from ?? null,
+      payment?.row.refundedAmount ?? null,
+      payment?.row.refundReserved ?? null,
+      payment?.nextCheckAt ?? null,
+      payment !== undefined,
+    ],
+    'settle_refund',
+  );
+  if (!row) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
+  if (payment && Number(row.payment_moved) !== 1) throw new Error(`payment ${payment.row.id} is no longer ${payment.move.from}: lock it before moving it`);
+  return toRefund(row);
 }
 
 export type RefundChanges = Omit<Partial<NewRefund>, 'status' | 'id' | 'paymentId' | 'accountId' | 'amount' | 'currency'>;
