@@ -2,7 +2,7 @@
 // against every documented fields, the session's protection (forged, expired, replayed), and the
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/app/checkout/handoff.ts';
+import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/http/encoders/handoff.ts';
 import { resolveUnknownPayments } from '../../src/app/payments/resolve-unknown.ts';
 import { orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';

@@ -32,7 +32,7 @@ export function maskedCard(payment: PaymentRow): string {
   return payment.cardBin && payment.cardLast4 && payment.cardLength ? maskFrom(payment.cardBin, payment.cardLast4, payment.cardLength) : '';
 }
 
-/** The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts). */
+/** The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts; their answer fields: src/http/encoders/refund.ts). */
 export function paymentEventPayload(type: EventType, payment: PaymentRow): Record<string, unknown> {
   const status = payment.status as PaymentStatus;
   return {

@@ -1,5 +1,7 @@
-// How a refund reads in answers and notifications: refund_status 1 done, 2 pending at the
-// processor, 0 refused; refund_message `V<code>:<message>` (`V0000:OK` on success).
+// How a refund reads in its notification, written in the unit of work from the typed rows because
+// the outbox stores it: refund_status 1 done, 2 pending at the processor, 0 refused;
+// refund_message `V<code>:<message>` (`V0000:OK` on success). The answers' refund fields use the
+// same message (src/http/encoders/refund.ts).
 import { codeText } from '../../domain/errors.ts';
 import { batchStatus } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -17,17 +19,6 @@ export function refundMessage(refund: RefundRow): string {
     case 'failed':
       return `V${refund.resultCode ?? ''}:${refund.resultMessage ?? ''}`;
   }
-}
-
-/** The fields a refund adds to its order: status, message, references, error_message. */
-export function refundFields(refund: RefundRow): Record<string, string> {
-  return {
-    refund_status: batchStatus(refund.status),
-    refund_message: refundMessage(refund),
-    refund_reference: refund.connectorReference ?? '',
-    refund_reference_id: refund.id,
-    error_message: refund.status === 'succeeded' ? '' : refundMessage(refund).slice(1),
-  };
 }
 
 export type RefundEventType = 'refund.succeeded' | 'refund.failed';

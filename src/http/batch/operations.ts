@@ -8,10 +8,10 @@ import { capture } from '../../app/capture/capture.ts';
 import { outcomeOf } from '../../app/capture/operation.ts';
 import type { Deps } from '../../app/context.ts';
 import { refund, type RefundOrder } from '../../app/refund/refund.ts';
-import { refundFields } from '../../app/refund/refund-answer.ts';
 import { review, type ReviewOrder } from '../../app/review/review.ts';
 import { checkAmount, checkCurrency, compile, CurrencyCode, Decimal, Text } from '../requests/validation.ts';
 import type { AccountRow } from '../../db/schema.ts';
+import { refundFields } from '../encoders/refund.ts';
 import { outcomeFields, refusedFields } from './outcome.ts';
 import { runBatch, type BatchAnswer } from './run.ts';
 

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import Type from 'typebox';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { PAYMENT_LISTS } from '../requests/order.ts';
-import { handOffFields } from '../../app/checkout/handoff.ts';
+import { handOffFields } from '../encoders/handoff.ts';
 import { hostedPageState, type HostedOrder } from '../../app/checkout/page-state.ts';
 import { abandon, payWithCard, type PayResult } from '../../app/checkout/pay.ts';
 import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
