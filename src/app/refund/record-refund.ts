@@ -10,7 +10,7 @@ import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Journal } from '../../db/repositories/ledger.ts';
 import { findPayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefundAndPaymentRaw, settleRefundRaw, type RefundWithPayment } from '../../db/repositories/refunds.ts';
+import { leaseDueRefunds, lockRefundAndPayment, settleRefund, type RefundWithPayment } from '../../db/repositories/refunds.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
@@ -59,13 +59,13 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
   // Raw prepared statements: a refund batch settles each of its orders (runRawUnitOfWork).
   return runRawUnitOfWork<RefundWithPayment, RefundChange, RefundRow>(deps.database, {
     async lock(query) {
-      const locked = await lockRefundAndPaymentRaw(query, claimed.id);
+      const locked = await lockRefundAndPayment(query, claimed.id);
       if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
       return locked;
     },
     check: (locked) => decideRefund(locked, answer, now),
     change: (query, change) =>
-      settleRefundRaw(query, {
+      settleRefund(query, {
         refund: change.refund,
         refundMove: change.refundMove,
         // A refund still pending leaves its payment as it is.

@@ -73,11 +73,6 @@ export async function claimRefund(
 }
 
 /** Locks a refund and its payment for the rest of the transaction. */
-export async function lockRefundAndPayment(tx: Executor, refundId: string): Promise<RefundWithPayment | null> {
-  const [row] = await withPayment(tx).where(eq(refunds.id, refundId)).for('update', { of: [refunds, payments] });
-  return row ?? null;
-}
-
 // A refund's settlement as a raw unit of work (record-refund.ts): two constant statements, prepared
 // once per connection. The lock reads both rows with their columns prefixed (r. and p.), so each
 // maps back with its table's own column mappers.
@@ -89,14 +84,15 @@ const LOCK_REFUND_AND_PAYMENT_SQL = `SELECT ${columnList('r', refunds)}, ${colum
 const unprefix = (raw: Record<string, unknown>, alias: string) =>
   Object.fromEntries(Object.entries(raw).filter(([k]) => k.startsWith(`${alias}.`)).map(([k, v]) => [k.slice(alias.length + 1), v]));
 
-/** lockRefundAndPayment with a raw prepared statement, inside `database.transaction`. */
-export async function lockRefundAndPaymentRaw(query: RawQuery, refundId: string): Promise<RefundWithPayment | null> {
+/** Locks a refund and its payment (one prepared statement), inside `database.transaction`. */
+export async function lockRefundAndPayment(query: RawQuery, refundId: string): Promise<RefundWithPayment | null> {
   const [row] = await query<Record<string, unknown>>(LOCK_REFUND_AND_PAYMENT_SQL, [refundId], 'lock_refund_and_payment');
   return row ? { refund: toRefund(unprefix(row, 'r')), payment: toPayment(unprefix(row, 'p')) } : null;
 }
 
 // The refund's move and, when the payment moves too ($15), the payment's, in one statement: the
-// same columns transitionRefund and transitionPayment write (next_check_at as nextCheckColumn).
+// same columns a refund's move writes, and transitionPayment for the payment (next_check_at as
+// nextCheckColumn).
 const SETTLE_REFUND_SQL = `WITH refund AS (
     UPDATE refunds SET status = $2, connector_reference = $4, result_code = $5, result_message = $6,
       settled_at = $7, next_check_at = $8, updated_at = now()
@@ -117,7 +113,7 @@ export interface RefundSettlement {
 }
 
 /** Writes a locked refund's move (and its payment's) with one raw prepared statement. */
-export async function settleRefundRaw(query: RawQuery, settlement: RefundSettlement): Promise<RefundRow> {
+export async function settleRefund(query: RawQuery, settlement: RefundSettlement): Promise<RefundRow> {
   const { refund, refundMove, payment } = settlement;
   const [row] = await query<Record<string, unknown>>(
     SETTLE_REFUND_SQL,
@@ -143,19 +139,6 @@ export async function settleRefundRaw(query: RawQuery, settlement: RefundSettlem
   if (!row) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
   if (payment && Number(row.payment_moved) !== 1) throw new Error(`payment ${payment.row.id} is no longer ${payment.move.from}: lock it before moving it`);
   return toRefund(row);
-}
-
-export type RefundChanges = Omit<Partial<NewRefund>, 'status' | 'id' | 'paymentId' | 'accountId' | 'amount' | 'currency'>;
-
-/** Writes a locked refund's move made by REFUND_MACHINE (or a `stay`) with other columns. */
-export async function transitionRefund(tx: Executor, id: string, move: Transition<RefundStatus>, changes: RefundChanges = {}): Promise<RefundRow> {
-  const [row] = await tx
-    .update(refunds)
-    .set({ ...changes, status: move.to, updatedAt: sql`now()` })
-    .where(and(eq(refunds.id, id), eq(refunds.status, move.from)))
-    .returning();
-  if (!row) throw new Error(`refund ${id} is no longer ${move.from}: lock it before settling it`);
-  return row;
 }
 
 /** Leases pending refunds whose check is due (QUEUES.pendingRefunds; see leaseDueOperations). */
