@@ -60,7 +60,11 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
       const applied = await migrate(deps.database);
       io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
-  program.command('serve').description('run the gateway (as npm start does)').addHelpText('after', SETTINGS_HELP);
+  program
+    .command('serve')
+    .description('run the gateway (as npm start does)')
+    .option('--no-worker', 'run no background work in this process (as ACQUIRO_WORKERS=off): run `acquiro worker` beside it')
+    .addHelpText('after', SETTINGS_HELP);
   program
     .command('worker')
     .description('run the periodic tasks (notification delivery, ...) without the HTTP server; start the servers with ACQUIRO_WORKERS=off')

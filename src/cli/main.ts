@@ -49,7 +49,14 @@ async function main(argv: readonly string[]): Promise<void> {
   }
   const config = loadConfig();
   if (argv[0] === 'serve' || argv[0] === 'worker') {
-    const running = argv[0] === 'serve' ? await serve(config) : await runWorker(config);
+    // `serve --no-worker` is ACQUIRO_WORKERS=off for this process: many servers, workers apart.
+    const flags = argv.slice(1);
+    const allowed = argv[0] === 'serve' ? ['--no-worker'] : [];
+    const unknown = flags.find((flag) => !allowed.includes(flag));
+    if (unknown !== undefined) {
+      finish({ stdout: '', stderr: `error: unknown option '${unknown}' for acquiro ${argv[0]} (see acquiro ${argv[0]} --help)\n`, exitCode: 2 });
+    }
+    const running = argv[0] === 'serve' ? await serve(flags.includes('--no-worker') ? { ...config, runWorkers: false } : config) : await runWorker(config);
     const stop = () => void running.stop().then(() => process.exit(0));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);

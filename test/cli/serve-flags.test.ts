@@ -1,0 +1,54 @@
+// `acquiro serve --no-worker`: a server that does no background work, for running many servers
+// beside `acquiro worker` processes; anything else after `serve` or `worker` is refused.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { acquiro, freePort, tempDataDir } from '../support/processes.ts';
+import { TEST_DB } from '../support/gateway.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+
+/** `acquiro <args>` until GET /health answers; then stopped. Answers what it printed. */
+async function serveOnce(args: readonly string[], env: Record<string, string>): Promise<string> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', PORT: String(port), ...env },
+  });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  try {
+    const deadline = Date.now() + 90_000;
+    while (!(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) {
+      if (child.exitCode !== null) throw new Error(`acquiro serve exited early:\n${output}`);
+      if (Date.now() > deadline) throw new Error(`acquiro serve not ready in 90 s:\n${output}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    // The ready line follows /health's first 200 by a moment.
+    while (!output.includes('acquiro is ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    return output;
+  } finally {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+const readyLine = (output: string) => JSON.parse(output.split('\n').find((line) => line.includes('acquiro is ready'))!) as { workers: boolean };
+
+// The embedded database is enough to show the flag; the PostgreSQL project need not repeat it.
+describe.runIf(TEST_DB === 'pglite')('acquiro serve', () => {
+  it('runs no background work with --no-worker, and its workers without it', async () => {
+    expect(readyLine(await serveOnce(['serve', '--no-worker'], { ACQUIRO_DATA_DIR: tempDataDir() })).workers).toBe(false);
+    expect(readyLine(await serveOnce(['serve'], { ACQUIRO_DATA_DIR: tempDataDir() })).workers).toBe(true);
+  });
+
+  it('refuses an option it does not know, before touching the data directory', async () => {
+    for (const args of [['serve', '--no-workers'], ['worker', '--no-worker']]) {
+      const run = await acquiro(args, { ACQUIRO_DATA_DIR: '/nonexistent/acquiro-data' });
+      expect(run.code, args.join(' ')).toBe(2);
+      expect(run.stderr).toContain(`unknown option '${args[1]}' for acquiro ${args[0]}`);
+    }
+  });
+});
