@@ -2,8 +2,8 @@
 // Served only to the addresses the operator allows (ACQUIRO_METRICS_ALLOW; loopback by default):
 // the figures say how busy each merchant-facing operation is, which is nobody else's business.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import ipaddr from 'ipaddr.js';
 import type { Deps } from '../../app/context.ts';
+import { inBlock } from '../../domain/ip.ts';
 import { operationOf } from '../operation.ts';
 import { createMetrics } from './registry.ts';
 
@@ -15,18 +15,6 @@ function operationLabel(request: FastifyRequest): string {
   return route ? `route:${route}` : 'unmatched';
 }
 
-function allowed(cidrs: readonly string[], ip: string): boolean {
-  try {
-    const address = ipaddr.process(ip);
-    return cidrs.some((cidr) => {
-      const [range, bits] = ipaddr.parseCIDR(cidr);
-      return address.kind() === range.kind() && address.match(range, bits);
-    });
-  } catch {
-    return false;
-  }
-}
-
 export function installMetrics(app: FastifyInstance, deps: Deps): void {
   const cidrs = deps.config.metricsAllow;
   if (cidrs.length === 0) return;
@@ -35,7 +23,7 @@ export function installMetrics(app: FastifyInstance, deps: Deps): void {
     metrics.observe(operationLabel(request), reply.statusCode, reply.elapsedTime / 1000);
   });
   app.get('/metrics', async (request, reply) => {
-    if (!allowed(cidrs, request.ip)) return reply.code(403).type('text/plain; charset=utf-8').send('metrics are not served to this address\n');
+    if (!cidrs.some((cidr) => inBlock(cidr, request.ip))) return reply.code(403).type('text/plain; charset=utf-8').send('metrics are not served to this address\n');
     return reply.type(metrics.contentType).send(await metrics.scrape());
   });
 }

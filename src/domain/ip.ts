@@ -1,0 +1,13 @@
+// Whether an address lies in a CIDR block: the query allow-list and /metrics ask it. An IPv4
+// address written as IPv6 (::ffff:127.0.0.1, as sockets report it) counts as the IPv4 address.
+import ipaddr from 'ipaddr.js';
+
+export function inBlock(cidr: string, ip: string): boolean {
+  try {
+    const address = ipaddr.process(ip);
+    const [range, bits] = ipaddr.parseCIDR(cidr);
+    return address.kind() === range.kind() && address.match(range, bits);
+  } catch {
+    return false;
+  }
+}
