@@ -21,18 +21,21 @@ import { postJournal, type Journal } from './repositories/ledger.ts';
 /** What `check` decided: a change to write, or an answer without writing anything. */
 export type Decision<Change, Answer> = { readonly change: Change } | { readonly answer: Answer };
 
-export interface UnitOfWork<Locked, Change, Written> {
+/** The five steps, on whatever the transaction runs statements with (`On`: a Drizzle Tx or a RawQuery). */
+export interface UnitOfWorkSteps<On, Locked, Change, Written> {
   /** Locks and reads the rows the decision is made on. */
-  lock(tx: Tx): Promise<Locked>;
+  lock(on: On): Promise<Locked>;
   /** Decides from the locked rows, making every state move with the state machine. */
   check(locked: Locked): Decision<Change, Written>;
   /** Writes the decided change (the rows' new states and columns). */
-  change(tx: Tx, change: Change): Promise<Written>;
+  change(on: On, change: Change): Promise<Written>;
   /** The journals the change books (none: an empty list). */
   journal?(change: Change, written: Written): readonly Journal[];
   /** The event the change notifies, if any. */
   event?(change: Change, written: Written): NewEvent | undefined;
 }
+
+export type UnitOfWork<Locked, Change, Written> = UnitOfWorkSteps<Tx, Locked, Change, Written>;
 
 /** Runs one unit of work in its own transaction and answers what it wrote (or `check`'s answer). */
 export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Database, 'db'>, work: UnitOfWork<Locked, Change, Written>): Promise<Written> {
@@ -53,13 +56,7 @@ export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Data
  * the caller gives; the journal and event steps are written together in one statement
  * (recordJournalsAndEvent). Same order, same all-or-nothing transaction.
  */
-export interface RawUnitOfWork<Locked, Change, Written> {
-  lock(query: RawQuery): Promise<Locked>;
-  check(locked: Locked): Decision<Change, Written>;
-  change(query: RawQuery, change: Change): Promise<Written>;
-  journal?(change: Change, written: Written): readonly Journal[];
-  event?(change: Change, written: Written): NewEvent | undefined;
-}
+export type RawUnitOfWork<Locked, Change, Written> = UnitOfWorkSteps<RawQuery, Locked, Change, Written>;
 
 /** Runs one raw unit of work in its own transaction and answers what it wrote (or `check`'s answer). */
 export async function runRawUnitOfWork<Locked, Change, Written>(
