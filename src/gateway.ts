@@ -33,12 +33,13 @@ export async function openConfiguredDatabase(config: Config): Promise<Database> 
 export async function createDeps(options: GatewayOptions & { database: Database }): Promise<Deps> {
   const { config } = options;
   await migrate(options.database);
+  const clock = options.clock ?? systemClock;
   return {
     config,
     database: options.database,
-    clock: options.clock ?? systemClock,
+    clock,
     vault: Vault.fromConfig(config),
-    connectors: options.connectors ?? createConnectors(config),
+    connectors: options.connectors ?? createConnectors(config, [], clock),
     log: options.log ?? createLogger(config.logLevel),
   };
 }

@@ -61,7 +61,7 @@ export function deductionTime(at: Date): string {
 }
 
 /** The schedule of a subscription with these terms, begun by a payment at `anchor`. */
-export function planOf(terms: SubscriptionTerms, anchor: Date): Plan {
+export function planOf(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'contractStart' | 'contractEnd' | 'billingCycles'>, anchor: Date): Plan {
   return {
     interval: terms.interval,
     intervalCount: terms.intervalCount,
