@@ -149,7 +149,10 @@ function decideOutcome(
   if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return { answer: payment };
   const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
   const next = { ...payment, ...change } as PaymentRow;
-  const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
+  // The card is kept when the payment is approved; a payment that begins a subscription keeps it
+  // already when a challenge is required: the card number is gone by the time the challenge ends.
+  const keepsCard = outcome.status === 'approved' || (outcome.status === 'action_required' && outcome.action === 'authenticate' && termsOf(payment) !== undefined);
+  const token = context.cardToStore && keepsCard && !payment.tokenId ? sealCard(deps, context.cardToStore) : undefined;
   if (token) next.tokenId = token.id;
   const event = eventFor(next.status as PaymentStatus);
   return { change: { move, next, ...(token ? { token } : {}), ...(event ? { event } : {}) } };
