@@ -18,6 +18,7 @@ import { paymentCommands } from './commands/payments.ts';
 import { riskCommands } from './commands/risk.ts';
 import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
+import { subscriptionCommands } from './commands/subscriptions.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -39,6 +40,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   balanceCommands(program, deps, io);
   storefrontCommands(program, deps, io);
   paymentCommands(program, deps, io);
+  subscriptionCommands(program, deps, io);
   demoCommands(program, deps, io);
   signingCommands(program, io);
 

@@ -17,6 +17,7 @@ import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes, type Readiness } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
 import { cancelRoutes } from './routes/cancel.ts';
+import { cancelSubscriptionRoutes } from './routes/cancel-subscription.ts';
 import { captureRoutes } from './routes/capture.ts';
 import { queryRoutes } from './routes/query.ts';
 import { refundRoutes } from './routes/refund.ts';
@@ -78,6 +79,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   refundRoutes(app, deps);
   queryRoutes(app, deps);
   refundSearchRoutes(app, deps);
+  cancelSubscriptionRoutes(app, deps);
   checkoutRoutes(app, deps, directory);
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
