@@ -145,7 +145,7 @@ describe('what is not cancelled: HTTP 200, cancel_status 0, the subscription unt
 });
 
 describe('refused requests (nothing changed)', () => {
-  it.each(['recurring_id', 'contract_name'])('a missing %s: 400 naming it', async (field) => {
+  it.each(['recurring_id', 'contract_name'] as const)('a missing %s: 400 naming it', async (field) => {
     const recurringId = await active();
     const { [field]: _gone, ...body } = cancelBody(shop, recurringId);
     const answer = await shop.post('/v1/cancelsubscription', body);

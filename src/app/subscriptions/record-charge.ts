@@ -5,7 +5,7 @@
 // leaves the subscription Unpaid); a payment whose outcome is not known yet leaves the attempt
 // pending, to be asked about again. A cancel that came meanwhile is kept: the charge is recorded,
 // nothing is scheduled after it.
-import { AppError, CODES } from '../../domain/errors.ts';
+import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, UNKNOWN_AFTER_MS, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
