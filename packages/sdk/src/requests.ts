@@ -235,3 +235,10 @@ export interface OptimiseRequest {
   readonly billing_country?: string;
   readonly device_type?: string;
 }
+
+/** Which subscription to cancel (POST /v1/cancelsubscription): its recurring_id and contract_name. */
+export interface SubscriptionCancellation {
+  /** The recurring_id of the payment that began the subscription. */
+  readonly recurring_id: string;
+  readonly contract_name: string;
+}
