@@ -31,6 +31,7 @@ function cardOutcome(card: TestCard): string {
   switch (card.behaviour.kind) {
     case 'approve':
     case 'approve_first':
+    case 'slow_later':
       return `\`1\` ${code('success')}`;
     case 'decline':
       return `\`0\` ${code(DECLINE_CODES[card.behaviour.reason])}`;

@@ -4,6 +4,8 @@ import type { DeclineReason } from '../port.ts';
 
 export type CardBehaviour =
   | { readonly kind: 'approve' }
+  /** Approved; a merchant-initiated charge reaches the processor only after `delayMs` (a slow network). */
+  | { readonly kind: 'slow_later'; readonly delayMs: number }
   /** Approved when the shopper pays; every later merchant-initiated charge of the stored card is declined. */
   | { readonly kind: 'approve_first'; readonly later: DeclineReason }
   | { readonly kind: 'decline'; readonly reason: DeclineReason }
@@ -30,6 +32,11 @@ export const TEST_CARDS: readonly TestCard[] = [
     number: '4000000000000341',
     behaviour: { kind: 'approve_first', later: 'insufficient_funds' },
     description: 'approved; every later charge of the stored card (a subscription\'s) declined: insufficient funds',
+  },
+  {
+    number: '4000000000000416',
+    behaviour: { kind: 'slow_later', delayMs: 10_000 },
+    description: 'approved; every later charge of the stored card reaches the processor only after 10 s (a window to stop a worker in)',
   },
   { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
   {

@@ -4,6 +4,7 @@
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it. That memory is per process: after a restart the processor "has no record".
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
 import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
@@ -63,6 +64,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'decline':
         return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
+      case 'slow_later':
+        // The request is on its way: a worker stopped meanwhile leaves the processor without it.
+        if (request.initiator === 'merchant') await sleep(behaviour.delayMs, undefined, request.signal ? { signal: request.signal } : {}).catch(() => {});
+        if (request.signal?.aborted) return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
+        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'approve_first':
         if (request.initiator === 'merchant') return ok({ status: 'declined', reason: behaviour.later, reference: reference(request.paymentId) });
         return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
