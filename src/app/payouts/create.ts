@@ -103,7 +103,7 @@ async function rateFor(deps: Deps, command: PayoutCommand): Promise<Rate> {
   const text = await rateText(deps.database.query, command.sourceCurrency, command.paymentCurrency);
   const rate = text === null ? null : parseRate(text);
   if (!rate) {
-    throw new AppError('fx_rate_unavailable', `no exchange rate from ${command.sourceCurrency} to ${command.paymentCurrency}`, { field: 'source_currency' });
+    throw new AppError('fx_rate_unavailable', `source_currency ${command.sourceCurrency}: no exchange rate to ${command.paymentCurrency} (acquiro fx set)`, { field: 'source_currency' });
   }
   return rate;
 }
