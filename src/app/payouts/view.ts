@@ -3,6 +3,7 @@
 // transfer, the rate used, the integer amounts in minor units, the status and the times.
 import { formatAmount } from '../../domain/money.ts';
 import type { PayoutRow } from '../../db/schema.ts';
+import type { EventType } from '../payments/events.ts';
 
 /** ISO 8601 with a numeric offset, as §9 writes times: 2026-11-22T10:15:00+00:00. */
 export function isoTime(at: Date): string {
@@ -36,7 +37,7 @@ export function payoutFields(payout: PayoutRow): Record<string, unknown> {
   };
 }
 
-export type PayoutEventType = 'payout.completed' | 'payout.failed' | 'payout.returned';
+export type PayoutEventType = Extract<EventType, `payout.${string}`>;
 
 /** The body of a payout notification, less notify_id, notify_time and encryption_data, which delivery adds. */
 export function payoutEventPayload(type: PayoutEventType, payout: PayoutRow): Record<string, unknown> {
