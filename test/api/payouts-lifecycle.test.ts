@@ -232,3 +232,21 @@ describe('operator commands', () => {
     expect((await acquiro('fx', 'set', '--from', 'USD', '--to', 'EUR', '--rate', '0.92')).exitCode).toBe(0);
   });
 });
+
+describe('acquiro ledger check', () => {
+  it('covers payouts: a payout whose books disagree with its status is a violation', async () => {
+    const shop = await funded();
+    const created = await shop.post('/v1/payout', payoutBody(shop));
+    const ok = await acquiro('ledger', 'check');
+    expect([ok.exitCode, ok.stdout]).toEqual([0, expect.stringMatching(/\d+ payouts match their books\n$/)]);
+    await gw.database.query(`UPDATE payouts SET status = 'COMPLETED' WHERE id = $1`, [created.body.transaction_id]);
+    try {
+      const broken = await acquiro('ledger', 'check', '--json');
+      expect(broken.exitCode).toBe(1);
+      expect(JSON.parse(broken.stdout).violations).toContainEqual(expect.objectContaining({ id: created.body.transaction_id, problem: 'payout' }));
+    } finally {
+      await gw.database.query(`UPDATE payouts SET status = 'PROCESSING' WHERE id = $1`, [created.body.transaction_id]);
+    }
+    expect((await acquiro('ledger', 'check')).exitCode).toBe(0);
+  });
+});

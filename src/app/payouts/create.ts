@@ -8,14 +8,14 @@ import { randomInt } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { parseRate, PARITY, payoutAmounts, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
+import { parseRate, PARITY, payoutAmounts, type FeeSchedule, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
 import { routeOf } from '../../domain/payouts/clearing.ts';
 import { payoutFeeFor } from '../../domain/payouts/fees.ts';
 import { FAILURE_TYPES, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Entry } from '../../domain/state-machine.ts';
 import { lockBalance, type BalanceRow } from '../../db/repositories/balances.ts';
 import { rateText } from '../../db/repositories/fx-rates.ts';
-import { insertPayout, payoutByRequestId, type NewPayout } from '../../db/repositories/payouts.ts';
+import { currentPayoutFees, insertPayout, payoutByRequestId, type NewPayout } from '../../db/repositories/payouts.ts';
 import type { AccountRow, PayoutRow } from '../../db/schema.ts';
 import { runRawUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
@@ -31,7 +31,8 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
   if (existing) return sameRequest(existing, fingerprint);
 
-  const amounts = amountsOf(command, account, await rateFor(deps, command));
+  const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
+  const amounts = amountsOf(command, fees, await rateFor(deps, command));
   const now = deps.clock.now();
   const route = routeOf(command.method, command.bankCountry, command.paymentCurrency, amounts.transferPayment.minor);
   const scheduled = command.paymentDate > now.toISOString().slice(0, 10);
@@ -108,9 +109,8 @@ async function rateFor(deps: Deps, command: PayoutCommand): Promise<Rate> {
   return rate;
 }
 
-function amountsOf(command: PayoutCommand, account: AccountRow, rate: Rate): PayoutAmounts {
+function amountsOf(command: PayoutCommand, fees: FeeSchedule, rate: Rate): PayoutAmounts {
   const field = 'payment' in command.amount ? 'payment_amount' : 'source_amount';
-  const fees = payoutFeeFor(account.payoutFees, command.sourceCurrency);
   const result = payoutAmounts({
     ...command.amount,
     paymentCurrency: command.paymentCurrency,

@@ -2,6 +2,7 @@
 // (each from a Transition, only where the row still is in the move's `from` state), the rail
 // task's lease, and the operator's reads. Raw statements: the reservation they sit beside is one.
 import { and, desc, eq, lt, type SQL } from 'drizzle-orm';
+import type { PayoutFeeSchedule } from '../../domain/payouts/fees.ts';
 import type { PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor, RawQuery } from '../client.ts';
@@ -103,4 +104,13 @@ export async function listPayouts(db: Executor, accountId: string, filter: Payou
   if (filter.status) where.push(eq(payouts.status, filter.status));
   if (filter.before) where.push(lt(payouts.id, filter.before));
   return db.select().from(payouts).where(and(...where)).orderBy(desc(payouts.id)).limit(filter.limit);
+}
+
+/**
+ * The account's payout fees as committed now: read at each payout rather than from the account
+ * directory's cache, so a fee changed a moment ago is the one charged.
+ */
+export async function currentPayoutFees(query: RawQuery, accountId: string): Promise<PayoutFeeSchedule> {
+  const [row] = await query<{ payout_fees: PayoutFeeSchedule }>(`SELECT payout_fees FROM accounts WHERE id = $1`, [accountId], 'payout_fees');
+  return row?.payout_fees ?? {};
 }
