@@ -68,4 +68,17 @@ describe('/v1/payout', () => {
     expect(answer.body).toMatchObject({ fx_rate: '0.92', source_amount: '108.70', amount_payer_pays: 10_870 + 154, amount_beneficiary_receives: 10_000 });
     expect(answer.body.beneficiary.bank_details.local_clearing_system).toBe('SEPA');
   });
+
+  it('masks a card number typed into free text: never answered, stored or logged in clear', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const pan = '4111111111111111';
+    const answer = await shop.post('/v1/payout', payoutBody(shop, { reference: `card ${pan} refund`, client_data: `paid with ${pan}` }));
+    expect(answer.status).toBe(200);
+    expect(answer.raw).not.toContain(pan);
+    expect(answer.body.reference).toContain('411111******1111');
+    const rows = await gw.database.query<{ row: string }>(`SELECT p::text AS row FROM payouts p WHERE account_id = $1`, [shop.ids.account_id]);
+    expect(rows.map((r) => r.row).join()).not.toContain(pan);
+    expect(gw.logs.text).not.toContain(pan);
+  });
 });
