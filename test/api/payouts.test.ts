@@ -81,4 +81,15 @@ describe('/v1/payout', () => {
     expect(rows.map((r) => r.row).join()).not.toContain(pan);
     expect(gw.logs.text).not.toContain(pan);
   });
+
+  it.each(['form', 'xml', 'json-as-form'] as const)('reads the request in %s like JSON, lists included', async (format) => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const beneficiary = { ...SEPA_BENEFICIARY, person_documents: [{ file_type: 'ID', file_url: 'https://files.example.com/id.pdf', labels: ['front'] }] };
+    const body = payoutBody(shop, { payment_currency: 'EUR', source_currency: 'USD', beneficiary });
+    const answer = await shop.post('/v1/payout', body, { format });
+    expect(answer.status, answer.raw).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'PROCESSING', request_id: body.request_id, amount_beneficiary_receives: 10_000 });
+    expect(answer.body.beneficiary.person_documents).toEqual([{ file_type: 'ID', file_url: 'https://files.example.com/id.pdf', labels: ['front'] }]);
+  });
 });

@@ -5,7 +5,6 @@
 import type { PayoutMethod } from './clearing.ts';
 
 export type EntityType = 'PERSONAL' | 'COMPANY';
-export const ENTITY_TYPES: readonly EntityType[] = ['PERSONAL', 'COMPANY'];
 
 export interface Requirement {
   /** `payer` rows apply when the request has a payer object. */

@@ -36,5 +36,3 @@ export function isFailureType(value: string): value is FailureType {
   return Object.hasOwn(FAILURE_TYPES, value);
 }
 
-/** Statuses that hold a reservation on the available balance. */
-export const RESERVING: readonly PayoutStatus[] = ['SCHEDULED', 'PROCESSING'];
