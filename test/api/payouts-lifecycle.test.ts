@@ -197,6 +197,25 @@ describe('a lost answer from the rail', () => {
   });
 });
 
+describe('two workers', () => {
+  it('never send one payout twice: each due payout is leased by one of them', async () => {
+    const shop = await funded();
+    const ids = [];
+    for (let i = 0; i < 5; i++) ids.push((await shop.post('/v1/payout', payoutBody(shop))).body.transaction_id as string);
+    clock.advance(1_000);
+    const other = { ...gw.gateway.deps, database: await gw.anotherConnection() };
+    try {
+      await Promise.all([drivePayouts(gw.gateway.deps), drivePayouts(other)]);
+    } finally {
+      await other.database.close();
+    }
+    expect(ids.map((id) => creates.get(id))).toEqual([1, 1, 1, 1, 1]);
+    await runFor(15);
+    for (const id of ids) expect((await status(shop, id)).status).toBe('COMPLETED');
+    await expectLedgerBalanced(gw);
+  });
+});
+
 describe('operator commands', () => {
   it('lists and shows an account\'s payouts, never another account\'s', async () => {
     const [shop, other] = [await funded(), await funded()];
