@@ -10,6 +10,7 @@ import { newId } from '../../domain/ids.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { parseRate, PARITY, payoutAmounts, type FeeSchedule, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
 import { routeOf } from '../../domain/payouts/clearing.ts';
+import { dayOf, utcDay } from '../../domain/payouts/dates.ts';
 import { payoutFeeFor } from '../../domain/payouts/fees.ts';
 import { FAILURE_TYPES, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Entry } from '../../domain/state-machine.ts';
@@ -35,7 +36,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   const amounts = amountsOf(command, fees, await rateFor(deps, command));
   const now = deps.clock.now();
   const route = routeOf(command.method, command.bankCountry, command.paymentCurrency, amounts.transferPayment.minor);
-  const scheduled = command.paymentDate > now.toISOString().slice(0, 10);
+  const scheduled = command.paymentDate > dayOf(now);
   const payout: NewPayout = {
     id: newId('PO', now.getTime()),
     accountId: account.id,
@@ -63,7 +64,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
     railReference: null,
     notifyUrl: command.notifyUrl ?? null,
     // Scheduled: due at midnight (UTC) of its payment date; today's: due at once.
-    nextCheckAt: scheduled ? new Date(`${command.paymentDate}T00:00:00Z`) : now,
+    nextCheckAt: scheduled ? utcDay(command.paymentDate) : now,
     createdAt: now,
     updatedAt: now,
   };

@@ -8,6 +8,7 @@
 // An answer that says nothing (timeout, network, unreadable) records nothing: the lease runs out
 // and the payout is asked again. docs/payouts.md, Statuses.
 import { withDeadline, type PayoutOutcome } from '../../connectors/port.ts';
+import { utcDay } from '../../domain/payouts/dates.ts';
 import { FAILURE_TYPES, isFailureType, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { leaseDuePayouts, lockPayout, movePayout, type PayoutChanges } from '../../db/repositories/payouts.ts';
@@ -104,7 +105,7 @@ export async function recordRail(deps: Deps, payout: PayoutRow, answer: RailAnsw
 }
 
 /** The check step: the payout's move for the rail's answer, or the payout as it is. */
-export function decide(payout: PayoutRow, answer: PayoutOutcome, at: Date): Decision<RailChange, PayoutRow> {
+function decide(payout: PayoutRow, answer: PayoutOutcome, at: Date): Decision<RailChange, PayoutRow> {
   const reference = 'reference' in answer && answer.reference ? answer.reference : null;
   const movement = (amount: number, fee = 0): FundsMovement => ({ accountId: payout.accountId, currency: payout.sourceCurrency, amount, key: payout.id, fee });
   const later = (ms: number) => new Date(at.getTime() + ms);
@@ -145,7 +146,7 @@ export function decide(payout: PayoutRow, answer: PayoutOutcome, at: Date): Deci
         },
       };
     }
-    const watchEnds = new Date(`${payout.paymentDate}T00:00:00Z`).getTime() + RETURN_WINDOW_DAYS * 86_400_000;
+    const watchEnds = utcDay(payout.paymentDate).getTime() + RETURN_WINDOW_DAYS * 86_400_000;
     const next = at.getTime() + RETURN_POLL_MS;
     return { change: { move: PAYOUT_MACHINE.stay('COMPLETED'), changes: { nextCheckAt: next < watchEnds ? new Date(next) : null, at } } };
   }

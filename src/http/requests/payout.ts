@@ -7,6 +7,7 @@ import type { PayoutCommand } from '../../app/payouts/command.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Money } from '../../domain/money.ts';
 import { checkBankDetails } from '../../domain/payouts/bank-details.ts';
+import { dayOf, isDay } from '../../domain/payouts/dates.ts';
 import { missingField, type EntityType } from '../../domain/payouts/requirements.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { checkAmount, checkCountry, checkCurrency, compile, CurrencyCode, Decimal, Email, invalid, List, Text, Url } from './validation.ts';
@@ -119,14 +120,6 @@ export const PayoutRequest = Type.Object({
 export type PayoutBody = Static<typeof PayoutRequest>;
 export const payoutRequest = compile(PayoutRequest);
 
-/** A real calendar day YYYY-MM-DD. */
-function isDay(text: string): boolean {
-  const date = new Date(`${text}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === text;
-}
-
-const utcDay = (now: Date) => now.toISOString().slice(0, 10);
-
 function checkDay(text: string, field: string): string {
   if (!isDay(text)) throw invalid(field, 'a date YYYY-MM-DD');
   return text;
@@ -154,7 +147,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   const amount = amountOf(body, paymentCurrency, sourceCurrency);
   if (body.swift_charge_option !== undefined && method !== 'SWIFT') throw invalid('swift_charge_option', 'no swift_charge_option with payment_method LOCAL');
 
-  const today = utcDay(now);
+  const today = dayOf(now);
   const paymentDate = body.payment_date === undefined ? today : checkDay(body.payment_date, 'payment_date');
   if (paymentDate < today) throw invalid('payment_date', `a date from today (${today}, UTC) on`);
 
