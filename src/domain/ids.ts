@@ -15,6 +15,7 @@ export type IdPrefix =
   | 'TU' // sandbox top-up of a balance
   | 'RC' // subscription (recurring contract): a payment's recurring_id
   | 'SC' // one attempt at a subscription's charge
+  | 'PO' // payout
   | 'J'; // ledger journal
 
 // Randomness is drawn 4 KiB at a time: one system call serves 256 ids.
