@@ -55,13 +55,18 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
   const totalMs = (profile.endTime - profile.startTime) / 1000;
   let idleMs = 0;
   let gcMs = 0;
+  let probeMs = 0;
   const places = new Map<string, number>();
   const frames = new Map<string, number>();
   for (const [id, ms] of selfMs) {
     const frame = byId.get(id)!.callFrame;
     if (frame.functionName === '(idle)') idleMs += ms;
     if (frame.functionName === '(garbage collector)') gcMs += ms;
-    if (frame.functionName === '(idle)' || frame.functionName === '(root)' || frame.functionName === '(program)') continue;
+    // The probe's own profiler calls (node:inspector) are the measurement, not the server.
+    if (frame.functionName === '(idle)' || frame.functionName === '(root)' || frame.functionName === '(program)' || frame.url === 'node:inspector') {
+      if (frame.url === 'node:inspector') probeMs += ms;
+      continue;
+    }
     const where = frame.functionName === '(garbage collector)' ? '(garbage collector)' : place(frame.url);
     places.set(where, (places.get(where) ?? 0) + ms);
     const name = frameName(frame);
@@ -87,7 +92,7 @@ export function summariseProfile(profile: CpuProfile): ProfileSummary {
     totalMs,
     idleMs,
     gcMs,
-    busyMs: totalMs - idleMs,
+    busyMs: totalMs - idleMs - probeMs,
     byPlace: sorted(places),
     frames: sorted(frames).map(([name, ms]) => ({ name, selfMs: ms })),
     ours: sorted(ours).map(([name, ms]) => ({ name, totalMs: ms })),

@@ -38,7 +38,7 @@ try {
 } finally {
   await target.cleanup();
 }
-if (delay) log(`  ${delay} (whole run)`);
+if (delay) log(`  ${delay} (profiled window)`);
 const summary = summariseProfile(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
 log(`  profile: ${(summary.totalMs / 1000).toFixed(1)} s sampled, idle ${pct(summary.idleMs, summary.totalMs)}, GC ${pct(summary.gcMs, summary.busyMs)} of busy`);
 log('  self time by place (share of busy time):');
