@@ -1,6 +1,7 @@
 // The load the benches send: signed card payments built before the clock starts, driven closed
 // loop at full speed (autocannon) or open loop at an even rate.
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
@@ -70,3 +71,13 @@ export async function evenLatency(rate: number, seconds: number, send: (i: numbe
 
 export const authorise = (url: string, payload: string) =>
   fetch(`${url}/v1/authorise`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload }).then((response) => response.text());
+
+/**
+ * CPU seconds (user + system) a process has used so far, from /proc. Per request, it is the
+ * figure that holds on a machine whose other loads make rates and latencies drift.
+ */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  // utime and stime are the 14th and 15th fields of stat; after the command's ")" they are the 12th and 13th.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

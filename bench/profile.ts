@@ -14,7 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summariseProfile, type CpuProfile } from './cpu-profile.ts';
-import { bodies, peakRate } from './load.ts';
+import { bodies, cpuSeconds, peakRate } from './load.ts';
 import { startBenchTarget } from './target.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -31,8 +31,10 @@ try {
   const { url, ids, secret } = target;
   await peakRate(url, bodies(ids, secret, 2_000), 3, CONNECTIONS); // warm: JIT, pool, caches
   target.server.child.kill('SIGUSR2');
+  const cpuBefore = cpuSeconds(target.server.child.pid!);
   const rate = await peakRate(url, bodies(ids, secret, SECONDS * 3_000), SECONDS, CONNECTIONS);
-  log(`acquiro profile: ${target.kind}, ${CONNECTIONS} connections, ${SECONDS} s: ${rate.toFixed(0)} authorisations/s`);
+  const cpuMs = ((cpuSeconds(target.server.child.pid!) - cpuBefore) * 1000) / (rate * SECONDS);
+  log(`acquiro profile: ${target.kind}, ${CONNECTIONS} connections, ${SECONDS} s: ${rate.toFixed(0)} authorisations/s, server CPU ${cpuMs.toFixed(2)} ms per authorisation (profiler included)`);
   await target.server.stop();
   delay = /event-loop-delay .*/.exec(readFileSync(target.logFile, 'utf8'))?.[0] ?? '';
 } finally {

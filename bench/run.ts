@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies } from './lifecycle.ts';
-import { authorise, bodies, evenLatency, median, peakRate } from './load.ts';
+import { authorise, bodies, cpuSeconds, evenLatency, median, peakRate } from './load.ts';
 import { rawAuthorisation } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
 
@@ -29,6 +29,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const ms = (n: number) => n.toFixed(1);
+const ms2 = (n: number) => n.toFixed(2);
 
 function peakRssMb(pid: number): number {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
@@ -105,15 +106,27 @@ async function main() {
     await rawRate(raw, ids, 2);
     const http: number[] = [];
     const rawRates: number[] = [];
+    const serverCpu: number[] = [];
+    const clientCpu: number[] = [];
+    const pid = target.server.child.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
+      const before = cpuSeconds(pid);
       http.push(await peakRate(url, bodies(ids, secret, Math.round(SECONDS * 2_500)), SECONDS, CONNECTIONS));
+      serverCpu.push(((cpuSeconds(pid) - before) * 1000) / (http.at(-1)! * SECONDS));
       await target.vacuum();
+      const own = process.cpuUsage();
       rawRates.push(await rawRate(raw, ids));
+      const used = process.cpuUsage(own);
+      clientCpu.push((used.user + used.system) / 1000 / (rawRates.at(-1)! * SECONDS));
       log(`  round ${round}: HTTP /v1/authorise ${http.at(-1)!.toFixed(0)}/s, raw SQL (same statements) ${rawRates.at(-1)!.toFixed(0)}/s`);
     }
     const peak = median(http);
     const rawPeak = median(rawRates);
+    log(
+      `  CPU per authorisation: the server ${ms2(median(serverCpu))} ms; the raw SQL's client ${ms2(median(clientCpu))} ms ` +
+        `(${target.kind === 'pglite' ? 'the engine included' : 'node-postgres alone'}; holds under the machine's other loads where rates drift)`,
+    );
     await target.vacuum();
     const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
     const { result: half, delay } = await eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!)));
