@@ -19,7 +19,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies } from './lifecycle.ts';
-import { authorise, bodies, cpuSeconds, evenLatency, median, peakRate } from './load.ts';
+import { authorise, bodies, cpuSeconds, evenLatency, median, ownEventLoopDelay, peakRate } from './load.ts';
 import { rawAuthorisation } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
 
@@ -129,13 +129,19 @@ async function main() {
     );
     await target.vacuum();
     const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
-    const { result: half, delay } = await eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!)));
+    const {
+      result: { result: half, delay },
+      p99: generatorDelay,
+    } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
     await target.vacuum();
-    const rawHalf = await evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id));
+    const { result: rawHalf, p99: rawGeneratorDelay } = await ownEventLoopDelay(() =>
+      evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id)),
+    );
     log(`  median: HTTP ${peak.toFixed(0)}/s, raw SQL ${rawPeak.toFixed(0)}/s`);
     log(`  at half rate (${(peak / 2).toFixed(0)}/s, even arrivals): p50 ${ms(half.p50)} ms, p99 ${ms(half.p99)} ms`);
     log(`    the server's event-loop delay meanwhile: ${delay}`);
     log(`    the same statements raw at that rate: p50 ${ms(rawHalf.p50)} ms, p99 ${ms(rawHalf.p99)} ms (the database's own share)`);
+    log(`    the load generator's own event-loop delay p99: ${ms(generatorDelay)} ms sending HTTP, ${ms(rawGeneratorDelay)} ms sending raw SQL`);
     const rss = peakRssMb(target.server.child.pid!);
     log(`  server peak RSS: ${rss} MB`);
 

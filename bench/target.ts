@@ -45,6 +45,8 @@ export interface TargetOptions {
   readonly profileFile?: string;
   /** SQL clients and server pool size (PostgreSQL). */
   readonly connections?: number;
+  /** A command the server runs under (bench/instructions.ts: valgrind), given more time to start. */
+  readonly wrapper?: readonly string[];
 }
 
 export async function startBenchTarget(options: TargetOptions = {}): Promise<BenchTarget> {
@@ -67,7 +69,8 @@ function serverOptions(env: Record<string, string>, options: TargetOptions) {
   const probe = options.probe || options.profileFile ? { NODE_OPTIONS: `--import=${PROBE}`, ...(options.profileFile ? { BENCH_PROFILE_FILE: options.profileFile } : {}) } : {};
   const serverEnv = { ...env, ...LOAD_ENV, ...probe };
   const logFile = join(tmpdir(), `acquiro-bench-${randomBytes(4).toString('hex')}.log`);
-  return { serverEnv, logFile };
+  const start = { logFile, ...(options.wrapper ? { wrapper: options.wrapper, readyWithinMs: 600_000 } : {}) };
+  return { serverEnv, logFile, start };
 }
 
 async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
@@ -78,8 +81,8 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
   await admin.query(`CREATE SCHEMA ${schema}`);
   const poolSize = String(Math.min(options.connections ?? 32, 20));
   const env = { DATABASE_URL: schemaUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ACQUIRO_DB_POOL_SIZE: poolSize };
-  const { serverEnv, logFile } = serverOptions(env, options);
-  const server = await startServer(serverEnv, { logFile });
+  const { serverEnv, logFile, start } = serverOptions(env, options);
+  const server = await startServer(serverEnv, start);
   const { ids, secret } = await createBenchMerchant(env);
   const raw = await openDatabase({ url: DATABASE_URL, searchPath: schema, poolSize: Number(poolSize) });
   const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'on';
@@ -116,8 +119,8 @@ async function pgliteTarget(options: TargetOptions): Promise<BenchTarget> {
   const { ids, secret } = await createBenchMerchant(env);
   const rawDir = join(root, 'raw');
   cpSync(dataDir, rawDir, { recursive: true });
-  const { serverEnv, logFile } = serverOptions(env, options);
-  const server = await startServer(serverEnv, { logFile });
+  const { serverEnv, logFile, start } = serverOptions(env, options);
+  const server = await startServer(serverEnv, start);
   const raw = await openDatabase({ dataDir: rawDir });
   return {
     kind: 'pglite',
