@@ -26,7 +26,7 @@ const pct = (part: number, whole: number) => `${((100 * part) / whole).toFixed(1
 const dir = mkdtempSync(join(tmpdir(), 'acquiro-profile-'));
 const file = join(dir, 'server.cpuprofile');
 const target = await startBenchTarget({ profileFile: file, connections: CONNECTIONS });
-let delay = '';
+let delay: string;
 try {
   const { url, ids, secret } = target;
   await peakRate(url, bodies(ids, secret, 2_000), 3, CONNECTIONS); // warm: JIT, pool, caches
