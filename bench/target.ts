@@ -82,7 +82,14 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
   const poolSize = String(Math.min(options.connections ?? 32, 20));
   const env = { DATABASE_URL: schemaUrl, LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info', ACQUIRO_DB_POOL_SIZE: poolSize };
   const { serverEnv, logFile, start } = serverOptions(env, options);
-  const server = await startServer(serverEnv, start);
+  const dropSchema = async () => {
+    await admin.query(`DROP SCHEMA ${schema} CASCADE`);
+    await admin.end();
+  };
+  const server = await startServer(serverEnv, start).catch(async (error: unknown) => {
+    await dropSchema();
+    throw error;
+  });
   const { ids, secret } = await createBenchMerchant(env);
   const raw = await openDatabase({ url: DATABASE_URL, searchPath: schema, poolSize: Number(poolSize) });
   const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'on';
@@ -106,8 +113,7 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
       await raw.close();
       await server.stop();
       rmSync(logFile, { force: true });
-      await admin.query(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
+      await dropSchema();
     },
   };
 }
