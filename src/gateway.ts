@@ -8,6 +8,7 @@ import { createConnectors } from './connectors/registry.ts';
 import { migrate, openDatabase, type Database } from './db/client.ts';
 import { buildServer, type Server } from './http/server.ts';
 import { createLogger } from './logging.ts';
+import { databaseOptions } from './startup.ts';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -27,7 +28,7 @@ export interface Gateway {
 }
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  return openDatabase(databaseOptions(config));
 }
 
 export async function createDeps(options: GatewayOptions & { database: Database }): Promise<Deps> {
@@ -38,7 +39,7 @@ export async function createDeps(options: GatewayOptions & { database: Database 
     database: options.database,
     clock: options.clock ?? systemClock,
     vault: Vault.fromConfig(config),
-    connectors: options.connectors ?? createConnectors(config),
+    connectors: options.connectors ?? createConnectors(config, [], options.database),
     log: options.log ?? createLogger(config.logLevel),
   };
 }
