@@ -90,3 +90,28 @@ export function signedClient(app: FastifyInstance, credentials: Credentials): Si
     postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
   };
 }
+
+/**
+ * The same client over real HTTP, for gateways running as processes: each request goes to the
+ * next of `urls` in turn, so concurrent requests are spread over every gateway.
+ */
+export function httpClient(urls: readonly string[], credentials: Credentials): SignedClient {
+  const ids = { merchant_id: credentials.merchant_id, account_id: credentials.account_id };
+  let next = 0;
+  const send = async (path: string, payload: string | Buffer, contentType: string, headers: Record<string, string> = {}) => {
+    const url = urls[next++ % urls.length]!;
+    const response = await fetch(`${url}${path}`, { method: 'POST', body: payload, headers: { 'content-type': contentType, ...headers } });
+    const raw = await response.text();
+    return { status: response.status, headers: Object.fromEntries(response.headers), raw, ...readAnswer(raw, credentials.secret_key) };
+  };
+  return {
+    secret: credentials.secret_key,
+    ids,
+    async post(path, body, options = {}) {
+      const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
+      const { payload, contentType } = encode(signedBody, options.format ?? 'json');
+      return send(path, payload, contentType, options.headers);
+    },
+    postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
+  };
+}
