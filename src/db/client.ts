@@ -4,6 +4,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
+import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
 import * as schema from './schema.ts';
 
@@ -121,7 +122,7 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
 }
 
 /** LISTEN over a connection of its own, outside the pool (a pooled connection is lent to others). */
-function listenOn(pg: typeof import('pg').default, url: string, searchPath: string | undefined): NonNullable<Database['listen']> {
+function listenOn(pg: typeof PgModule, url: string, searchPath: string | undefined): NonNullable<Database['listen']> {
   return async (channel, onNotify) => {
     if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
     const client = new pg.Client({ connectionString: url, ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}) });
