@@ -26,11 +26,11 @@ interface Loaded {
 }
 
 export class AccountDirectory {
-  readonly #deps: Pick<Deps, 'database' | 'vault' | 'clock'>;
+  readonly #deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>;
   readonly #cache = new Map<string, { expires: number; value: Promise<Loaded | null> }>();
   #version: number | undefined;
 
-  constructor(deps: Pick<Deps, 'database' | 'vault' | 'clock'>) {
+  constructor(deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>) {
     this.#deps = deps;
   }
 
@@ -51,7 +51,7 @@ export class AccountDirectory {
   async lookup(merchantId: string, accountId: string): Promise<SigningAccount | null> {
     const loaded = await this.#cached(merchantId, accountId);
     if (!loaded) return null;
-    const now = this.#deps.clock.now().getTime();
+    const now = this.#deps.wallClock.now().getTime();
     const secrets = loaded.keys.filter((key) => key.expiresAt === null || key.expiresAt.getTime() > now).map((key) => key.secret);
     return { account: loaded.account, secrets, disabled: loaded.disabled };
   }
@@ -80,7 +80,8 @@ export class AccountDirectory {
   }
 
   async #load(merchantId: string, accountId: string): Promise<Loaded | null> {
-    const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.clock.now());
+    // Keys' grace periods are security timers: the wall clock's, never the test clock's.
+    const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.wallClock.now());
     if (!found) return null;
     const keys = found.keys.map((key) => ({
       secret: this.#deps.vault.open({ ciphertext: key.secretCiphertext, keyId: key.vaultKeyId }, key.id),
