@@ -104,13 +104,13 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
 
   it('holds an account’s rate limit across both gateways: each takes its part', async () => {
     const { client } = await merchant('--rate-limit', '10');
-    const started = performance.now();
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => client.post('/v1/retrievalTrans', { ...client.ids, order_no: `NONE-${i}` })));
-    const seconds = (performance.now() - started) / 1000;
+    // 30 at once, 15 to each gateway. Each takes its part: 5 at once, then 5 a second; each alone
+    // would take the whole limit, 20 at once in all. Under 20 leaves room for what the buckets
+    // refill while the burst reaches them (under a second, on a loaded machine).
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => client.post('/v1/retrievalTrans', { ...client.ids, order_no: `NONE-${i}` })));
     const served = answers.filter((a) => a.status !== 429).length;
-    // 10 at once across both (5 each), plus what the buckets refilled while the burst lasted.
-    expect(served).toBeGreaterThanOrEqual(5);
-    expect(served).toBeLessThanOrEqual(10 + Math.ceil(10 * seconds) + 2);
+    expect(served).toBeGreaterThanOrEqual(10);
+    expect(served).toBeLessThan(20);
     expect(answers.filter((a) => a.status === 429).every((a) => Number(a.headers['retry-after']) >= 1)).toBe(true);
   });
 
