@@ -32,7 +32,7 @@ export class Presence {
   /** Beats once (so the first request already knows its share), then every second. */
   async start(): Promise<void> {
     if (this.#deps.database.kind !== 'postgres') return;
-    await forgetLongGone(this.#deps.database);
+    await forgetLongGone(this.#deps.database).catch(() => {});
     await this.#beat();
     this.#timer = setInterval(() => {
       this.#beating = this.#beat();
