@@ -8,7 +8,7 @@ import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
-import { acquiro, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 let test: TestDatabase;
 let env: Record<string, string>;
@@ -18,12 +18,7 @@ let urls: string[];
 
 const GATEWAY_ENV = { ACQUIRO_WORKERS: 'off', ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '1000', ACQUIRO_BUSY_IN_FLIGHT: '100000' };
 
-/** `acquiro <args> --json` against the shared database; fails the test unless it exits 0. */
-async function cli(args: readonly string[]): Promise<Record<string, any>> {
-  const run = await acquiro([...args, '--json'], env);
-  if (run.code !== 0) throw new Error(`acquiro ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Record<string, any>;
-}
+const cli = (args: readonly string[]) => acquiroJson(args, env);
 
 async function merchant(...options: string[]): Promise<{ credentials: { merchant_id: string; account_id: string; secret_key: string }; client: SignedClient }> {
   const credentials = (await cli(['merchants', 'create', '--name', 'multi', ...options])) as { merchant_id: string; account_id: string; secret_key: string };

@@ -10,7 +10,7 @@ import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { startPgBouncer, type Bouncer } from '../support/pgbouncer.ts';
-import { acquiro, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 let test: TestDatabase;
 let bouncer: Bouncer;
@@ -18,11 +18,7 @@ let env: Record<string, string>;
 let gateway: RunningServer;
 let worker: RunningWorker;
 
-async function cli(args: readonly string[]): Promise<Record<string, any>> {
-  const run = await acquiro([...args, '--json'], env);
-  if (run.code !== 0) throw new Error(`acquiro ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
-  return JSON.parse(run.stdout) as Record<string, any>;
-}
+const cli = (args: readonly string[]) => acquiroJson(args, env);
 
 async function merchant(...options: string[]) {
   const credentials = (await cli(['merchants', 'create', '--name', 'bounced', '--rate-limit', '100000', ...options])) as {

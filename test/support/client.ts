@@ -67,21 +67,13 @@ export interface SignedClient {
   readonly ids: { merchant_id: string; account_id: string };
 }
 
-export function signedClient(app: FastifyInstance, credentials: Credentials): SignedClient {
-  const ids = { merchant_id: credentials.merchant_id, account_id: credentials.account_id };
-  const send = async (path: string, payload: string | Buffer, contentType: string, remoteAddress?: string, headers: Record<string, string> = {}) => {
-    const response = await app.inject({
-      method: 'POST',
-      url: path,
-      payload,
-      headers: { 'content-type': contentType, ...headers },
-      ...(remoteAddress ? { remoteAddress } : {}),
-    });
-    return { status: response.statusCode, headers: response.headers, raw: response.body, ...readAnswer(response.body, credentials.secret_key) };
-  };
+type Send = (path: string, payload: string | Buffer, contentType: string, remoteAddress?: string, headers?: Record<string, string>) => Promise<Answer>;
+
+/** A client that signs with the account's key and sends through `send`. */
+function clientOver(send: Send, credentials: Credentials): SignedClient {
   return {
     secret: credentials.secret_key,
-    ids,
+    ids: { merchant_id: credentials.merchant_id, account_id: credentials.account_id },
     async post(path, body, options = {}) {
       const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
       const { payload, contentType } = encode(signedBody, options.format ?? 'json');
@@ -91,27 +83,30 @@ export function signedClient(app: FastifyInstance, credentials: Credentials): Si
   };
 }
 
+export function signedClient(app: FastifyInstance, credentials: Credentials): SignedClient {
+  return clientOver(async (path, payload, contentType, remoteAddress, headers = {}) => {
+    const response = await app.inject({
+      method: 'POST',
+      url: path,
+      payload,
+      headers: { 'content-type': contentType, ...headers },
+      ...(remoteAddress ? { remoteAddress } : {}),
+    });
+    return { status: response.statusCode, headers: response.headers, raw: response.body, ...readAnswer(response.body, credentials.secret_key) };
+  }, credentials);
+}
+
 /**
  * The same client over real HTTP, for gateways running as processes: each request goes to the
- * next of `urls` in turn, so concurrent requests are spread over every gateway.
+ * next of `urls` in turn, so concurrent requests are spread over every gateway (`remoteAddress`
+ * cannot be chosen: it is this process's).
  */
 export function httpClient(urls: readonly string[], credentials: Credentials): SignedClient {
-  const ids = { merchant_id: credentials.merchant_id, account_id: credentials.account_id };
   let next = 0;
-  const send = async (path: string, payload: string | Buffer, contentType: string, headers: Record<string, string> = {}) => {
+  return clientOver(async (path, payload, contentType, _remoteAddress, headers = {}) => {
     const url = urls[next++ % urls.length]!;
     const response = await fetch(`${url}${path}`, { method: 'POST', body: payload, headers: { 'content-type': contentType, ...headers } });
     const raw = await response.text();
     return { status: response.status, headers: Object.fromEntries(response.headers), raw, ...readAnswer(raw, credentials.secret_key) };
-  };
-  return {
-    secret: credentials.secret_key,
-    ids,
-    async post(path, body, options = {}) {
-      const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
-      const { payload, contentType } = encode(signedBody, options.format ?? 'json');
-      return send(path, payload, contentType, options.headers);
-    },
-    postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
-  };
+  }, credentials);
 }
