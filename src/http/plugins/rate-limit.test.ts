@@ -26,6 +26,14 @@ describe('FairShare', () => {
     return share;
   };
 
+  it('counts an account between two requests as competing: answered a moment ago', () => {
+    const share = busyShare();
+    share.admit('B', 0);
+    share.done('B', 200); // answered at 200 ms; its next request is on its way
+    const admitted = Array.from({ length: 20 }, (_, i) => share.admit('A', 250 + i)).filter(Boolean).length;
+    expect(admitted).toBeLessThanOrEqual(6);
+  });
+
   it('refuses an account past the average of the accounts competing with it now', () => {
     const share = busyShare();
     share.admit('B', 0); // B keeps a request in flight: it competes
@@ -39,7 +47,7 @@ describe('FairShare', () => {
     const share = busyShare();
     for (let i = 0; i < 8; i++) {
       share.admit('B', i);
-      share.done('B');
+      share.done('B', i);
     }
     // B has stopped (nothing in flight, its last request 300 ms ago): A is alone and takes all.
     const admitted = Array.from({ length: 20 }, (_, i) => share.admit('A', 308 + i)).filter(Boolean).length;

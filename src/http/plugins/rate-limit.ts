@@ -13,8 +13,8 @@
 //   requests it takes on are shared equally among the accounts competing for it now: one
 //   account's flood is refused with 429 before its handlers run, instead of queueing everyone
 //   else behind it. Each account's share is counted over about the last second, decayed, and
-//   compared only with accounts still sending (a request in flight, or one admitted in the last
-//   quarter second): an account that bursts right after another stopped is not refused for the
+//   compared only with accounts still sending (a request in flight, or one admitted or answered in
+//   the last quarter second): an account that bursts right after another stopped is not refused for the
 //   other's past (a fixed per-second window did that). An account alone is never limited.
 
 export interface RateVerdict {
@@ -91,7 +91,10 @@ export class FailureLimiter {
   }
 }
 
-/** An account still competes for the gateway when it has a request in flight or had one admitted this recently. */
+/**
+ * An account still competes for the gateway when it has a request in flight, or had one admitted
+ * or answered this recently (a client that sends its next request on each answer is between two).
+ */
 const COMPETING_MS = 250;
 /** The time constant of each account's admitted-requests count: about the last second's. */
 const DECAY_MS = 1_000;
@@ -102,6 +105,8 @@ interface Usage {
   count: number;
   at: number;
   inFlight: number;
+  /** When a request of the account was last admitted or answered. */
+  active: number;
 }
 
 export class FairShare {
@@ -132,31 +137,33 @@ export class FairShare {
    * followed by `done(account)` when its request is answered.
    */
   admit(account: string, now = performance.now()): boolean {
-    const mine = this.#usage.get(account) ?? { count: 0, at: now, inFlight: 0 };
+    const mine = this.#usage.get(account) ?? { count: 0, at: now, inFlight: 0, active: now };
     const count = decayed(mine, now);
     if (this.#pending >= this.#busy && count >= FLOOR) {
       let others = 0;
       let total = 0;
       for (const [id, usage] of this.#usage) {
-        if (id === account || (usage.inFlight === 0 && now - usage.at >= COMPETING_MS)) continue;
+        if (id === account || (usage.inFlight === 0 && now - usage.active >= COMPETING_MS)) continue;
         others += 1;
         total += decayed(usage, now);
       }
       if (others > 0 && count > total / others) return false;
     }
     if (!this.#usage.has(account) && this.#usage.size >= SWEEP_AT) this.#sweep(now);
-    this.#usage.set(account, { count: count + 1, at: now, inFlight: mine.inFlight + 1 });
+    this.#usage.set(account, { count: count + 1, at: now, inFlight: mine.inFlight + 1, active: now });
     return true;
   }
 
   /** An admitted request of `account` was answered or abandoned. */
-  done(account: string): void {
+  done(account: string, now = performance.now()): void {
     const usage = this.#usage.get(account);
-    if (usage) usage.inFlight = Math.max(0, usage.inFlight - 1);
+    if (!usage) return;
+    usage.inFlight = Math.max(0, usage.inFlight - 1);
+    usage.active = now;
   }
 
   #sweep(now: number): void {
-    for (const [id, usage] of this.#usage) if (usage.inFlight === 0 && now - usage.at > 10 * DECAY_MS) this.#usage.delete(id);
+    for (const [id, usage] of this.#usage) if (usage.inFlight === 0 && now - usage.active > 10 * DECAY_MS) this.#usage.delete(id);
   }
 }
 
