@@ -8,6 +8,7 @@ import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
+import { payoutBody } from '../support/payouts.ts';
 import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 let test: TestDatabase;
@@ -92,9 +93,28 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     expect(check.code, check.stdout + check.stderr).toBe(0);
   });
 
-  // Races that belong to the payout and subscription areas join here as they are built:
-  // concurrent payouts against one balance, and a subscription cycle run by both workers.
-  it.todo('concurrent payouts against one balance over both gateways: one debit each, never below zero');
+  it('concurrent payouts against one balance over both gateways: what the balance covers, each once', async () => {
+    const { client } = await merchant('--rate-limit', '100000');
+    const args = ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
+    // Two payouts of 100.00 (101.50 with their fees) fit in 250.00; a third does not.
+    await cli(['balance', 'topup', ...args, '--currency', 'USD', '--amount', '250.00']);
+    const distinct = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/payout', payoutBody(client))));
+    expect(distinct.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // Each is recorded; those the balance no longer covered, as FAILED (nothing reserved).
+    const funded = distinct.filter((a) => a.body.status !== 'FAILED');
+    expect(funded).toHaveLength(2);
+    // The same payout 10 times at once: one.
+    const body = payoutBody(client, { payment_amount: '10.00' });
+    const repeats = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/payout', body)));
+    expect(new Set(repeats.map((a) => a.body.transaction_id)).size).toBe(1);
+    expect(repeats[0]!.body.status).not.toBe('FAILED');
+    expect(await one<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE account_id = $1', [client.ids.account_id])).toEqual({ n: 11 });
+    const [usd] = ((await cli(['balance', 'show', ...args])) as unknown as { currency: string; available: string }[]).filter((b) => b.currency === 'USD');
+    const paid = [...funded, repeats[0]!].map((a) => Number(a.body.amount_payer_pays));
+    expect(Math.round(Number(usd!.available) * 100)).toBe(25_000 - paid.reduce((sum, minor) => sum + minor, 0));
+  });
+
+  // Subscriptions join here as they are built: a cycle due while both workers run is charged once.
   it.todo('a subscription cycle due while both workers run: charged once');
 
   it('holds an account’s rate limit across both gateways: each takes its part', async () => {
