@@ -13,6 +13,8 @@ export interface GatewayOptions {
   readonly config: Config;
   readonly log?: Logger;
   readonly clock?: Clock;
+  /** Security timers' time (portal sessions); tests inject one. */
+  readonly wallClock?: Clock;
   /** An open database; without one, the configured database is opened (and closed with the gateway). */
   readonly database?: Database;
   readonly connectors?: Connectors;
@@ -37,6 +39,7 @@ export async function createDeps(options: GatewayOptions & { database: Database 
     config,
     database: options.database,
     clock: options.clock ?? systemClock,
+    ...(options.wallClock ? { wallClock: options.wallClock } : {}),
     vault: Vault.fromConfig(config),
     connectors: options.connectors ?? createConnectors(config),
     log: options.log ?? createLogger(config.logLevel),

@@ -22,6 +22,11 @@ export interface Deps {
   readonly config: Config;
   readonly database: Database;
   readonly clock: Clock;
+  /**
+   * The real time, for security timers (portal sessions, lockouts, one-time links): never the
+   * sandbox's business clock, which may be moved. Absent: the system clock.
+   */
+  readonly wallClock?: Clock;
   readonly vault: Vault;
   readonly connectors: Connectors;
   readonly log: Logger;

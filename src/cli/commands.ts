@@ -18,6 +18,7 @@ import { paymentCommands } from './commands/payments.ts';
 import { riskCommands } from './commands/risk.ts';
 import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
+import { userCommands } from './commands/users.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -41,6 +42,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   paymentCommands(program, deps, io);
   demoCommands(program, deps, io);
   signingCommands(program, io);
+  userCommands(program, deps, io);
 
   program
     .command('vault')

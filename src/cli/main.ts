@@ -24,7 +24,7 @@ async function runHere(config: Config, argv: readonly string[]): Promise<Command
   const database = await openReachableDatabase(config);
   try {
     const deps = await createDeps({ config, database, log: createLogger('warn') });
-    return await runCommand(argv, deps);
+    return await runCommand(argv, deps, { stdin: readStdin });
   } finally {
     await database.close();
   }
