@@ -52,6 +52,8 @@ export interface CreateMember {
   /** Set at once (`--password-stdin`); without it the member is invited with a link. */
   readonly password?: string;
   readonly actor: Actor;
+  /** The inviting member's role: an admin may not make an owner. */
+  readonly actorRole?: Role;
 }
 
 export interface CreatedMember {
@@ -66,6 +68,7 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
   if (problem) throw new PortalRefusal(problem, { field: 'email' });
   if (!isRole(command.role)) throw new PortalRefusal('the role is one of owner, admin, operator, viewer', { field: 'role' });
   const role: Role = command.role;
+  if (command.actorRole === 'admin' && role === 'owner') throw new PortalRefusal('only an owner may make an owner', { field: 'role', status: 403 });
   if (command.password !== undefined) {
     const weak = passwordProblem(command.password);
     if (weak) throw new PortalRefusal(weak, { field: 'password' });

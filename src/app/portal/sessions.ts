@@ -2,7 +2,7 @@
 // minutes or past its absolute limit (wall clock), or when its member is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteExpiredSessions, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -33,6 +33,11 @@ export async function sessionOf(deps: SessionDeps, token: string | undefined): P
   }
   if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.database.db, session.id, new Date(now));
   return found;
+}
+
+/** Deletes the rows of sessions past their limits (the periodic task); answers how many. */
+export function endExpiredSessions(deps: Pick<Deps, 'database' | 'wallClock'>): Promise<number> {
+  return deleteExpiredSessions(deps.database.db, wallClockOf(deps).now(), IDLE_TIMEOUT_MS);
 }
 
 export function actorOf(open: OpenSession, ip: string): Actor {

@@ -5,7 +5,7 @@
 // row's key changes), so no token seen before sign-in is ever a signed-in session.
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
-import { deleteSession, insertSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteSession, insertSession } from '../../db/repositories/portal-sessions.ts';
 import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
@@ -130,11 +130,12 @@ export async function completeSecondFactor(
   });
 }
 
-/** The pending session ends; an active one with a new token replaces it (fresh for re-authentication). */
+/**
+ * The pending session ends; an active one with a new token replaces it. Signing in does not count
+ * as re-authentication: a sensitive action asks again.
+ */
 export async function promote(tx: Tx, pending: PortalSessionRow, member: PortalUserRow, at: Date): Promise<string> {
   SESSION_MACHINE.move(pending.status, 'active');
   await deleteSession(tx, pending.id);
-  const token = await openSession(tx, member, 'active', at);
-  await updateSession(tx, tokenId(token), SESSION_MACHINE.stay('active'), { reauthAt: at });
-  return token;
+  return openSession(tx, member, 'active', at);
 }

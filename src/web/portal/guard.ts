@@ -84,6 +84,13 @@ export interface ActionSpec<R extends RouteGenericInterface> {
 
 const SIGN_IN = '/portal/sign-in';
 
+/** Every page and action declared through the guard, with the permission it needs (the permission tests walk it). */
+export const DECLARED = new Map<string, { readonly method: 'GET' | 'POST'; readonly path: string; readonly permission: Permission; readonly reauth: boolean }>();
+
+function declare(method: 'GET' | 'POST', path: string, permission: Permission, reauth: boolean): void {
+  DECLARED.set(`${method} /portal${path}`, { method, path: `/portal${path}`, permission, reauth });
+}
+
 /** Where a session that is not (yet) fully signed in goes. */
 function pendingStep(open: OpenSession | undefined): string | undefined {
   if (!open) return SIGN_IN;
@@ -128,6 +135,7 @@ async function refuse(deps: Deps, request: FastifyRequest, reply: FastifyReply, 
 }
 
 export function portalPage<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: PageSpec<R>): void {
+  declare('GET', spec.path, spec.permission, false);
   app.get(spec.path, async (request, reply) => {
     const step = pendingStep(request.portal);
     if (step) return redirect(reply, step);
@@ -166,6 +174,7 @@ export function checkPost(app: FastifyInstance, deps: Deps) {
 
 export function portalAction<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: ActionSpec<R>): void {
   const action = spec.audit ?? spec.permission;
+  declare('POST', spec.path, spec.permission, spec.reauth !== undefined && spec.reauth !== false);
   app.post(spec.path, { preHandler: checkPost(app, deps) }, async (request, reply) => {
     const step = pendingStep(request.portal);
     if (step) return redirect(reply, step);
