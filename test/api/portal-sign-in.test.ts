@@ -113,6 +113,23 @@ describe('portal sign-in', () => {
     expect(stored!.n).toBe(0);
   });
 
+  it('lets an operator turn on a second factor from My account, confirming with the password', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, member, { clock: wall });
+    const page = await client.get('/portal/enrol');
+    expect(page.body).toContain('Your password');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    const code = nextCode(member, wall);
+    expect((await client.post('/portal/enrol', { code, _reauth_password: 'not the password' })).status).toBe(400);
+    const [before] = await gw.database.query<{ totp_secret: string | null }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
+    expect(before!.totp_secret).toBeNull();
+    const done = await client.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password });
+    expect(done.status).toBe(200);
+    expect(done.body).toContain('recovery-codes');
+    wall.advance(60_000);
+    expect((await passwordStep(member)).answer.location).toBe('/portal/second-factor');
+  });
+
   it('locks a member after 5 failures, even against the right password, for 15 minutes of wall-clock time', async () => {
     const member = await createMember(gw, merchantId, 'viewer');
     for (let i = 0; i < 5; i++) expect((await passwordStep(member, `wrong password ${i}`)).answer.status).toBe(401);

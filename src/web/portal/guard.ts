@@ -190,7 +190,7 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
         const fields = Object.entries(form).filter(([name]) => !name.startsWith('_'));
         return sendFrame(deps, reply, context, {
           title: 'Confirm it is you',
-          main: confirmPage({ action: `/portal${request.url.slice('/portal'.length).split('?', 1)[0]}`, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, failed: password !== undefined }),
+          main: confirmPage({ action: request.url.split('?', 1)[0]!, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, failed: password !== undefined }),
           status: password !== undefined ? 403 : 200,
         });
       }
