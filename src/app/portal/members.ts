@@ -23,7 +23,7 @@ import type { Deps } from '../context.ts';
 import { appendAudit } from './audit.ts';
 import { hashPassword, newToken, passwordProblem, tokenId } from './credentials.ts';
 import { PortalRefusal, type Actor } from './refusal.ts';
-import { LINK_LIFETIME_MS, wallClockOf } from './timers.ts';
+import { LINK_LIFETIME_MS } from './timers.ts';
 
 type MemberDeps = Pick<Deps, 'database' | 'wallClock' | 'config'>;
 
@@ -75,7 +75,7 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
   }
   if (!(await merchantExists(deps.database.db, command.merchantId))) throw new PortalRefusal(`no merchant ${command.merchantId}`, { field: 'merchant_id', status: 404 });
   const passwordHash = command.password === undefined ? null : await hashPassword(command.password);
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
     const entry = MEMBER_MACHINE.enter(passwordHash ? 'active' : 'invited');
     const member = await insertMember(tx, { id: newId('PU', at.getTime()), merchantId: command.merchantId, email, role, passwordHash, at }, entry);
@@ -117,7 +117,7 @@ async function changeMember<T>(
   action: string,
   decide: (member: PortalUserRow, at: Date) => { apply: (tx: Tx, member: PortalUserRow) => Promise<T>; detail?: Record<string, string> },
 ): Promise<T> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberOf(tx, command.merchantId, command.userId, { lock: true }),
     check: (member) => {

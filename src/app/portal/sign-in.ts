@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
 import { DUMMY_HASH, newToken, passwordMatches, recoveryCodeHash, tokenId, totpStep } from './credentials.ts';
 import { emailProblem } from './members.ts';
-import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS, wallClockOf } from './timers.ts';
+import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS } from './timers.ts';
 
 type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
 
@@ -49,7 +49,7 @@ interface PasswordCheck {
 
 /** Step one: e-mail and password. */
 export async function signIn(deps: SignInDeps, attempt: { email: string; password: string; ip: string }): Promise<SignInResult> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   const found = await memberByEmail(deps.database.db, attempt.email.trim());
   // The hash is checked even for an unknown address, so the answer takes as long either way.
   const matches = await passwordMatches(found?.passwordHash ?? DUMMY_HASH, attempt.password);
@@ -104,7 +104,7 @@ export async function completeSecondFactor(
   deps: SignInDeps,
   attempt: { session: PortalSessionRow; code: string; ip: string },
 ): Promise<SignInResult> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, attempt.session.userId, { lock: true }),
     check: (member) => ({ change: member! }),

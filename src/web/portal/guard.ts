@@ -9,7 +9,6 @@ import type { Deps } from '../../app/context.ts';
 import { recordAudit } from '../../app/portal/audit.ts';
 import { PortalRefusal, type Actor } from '../../app/portal/refusal.ts';
 import { actorOf, isFresh, reauthenticate, type OpenSession } from '../../app/portal/sessions.ts';
-import { wallClockOf } from '../../app/portal/timers.ts';
 import { merchantName } from '../../db/repositories/checkout.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import type { Html } from '../html.ts';
@@ -130,7 +129,7 @@ export function sendFrame(deps: Deps, reply: FastifyReply, context: PortalContex
 }
 
 async function refuse(deps: Deps, request: FastifyRequest, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409) {
-  await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, wallClockOf(deps).now());
+  await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, deps.wallClock.now());
   return sendFrame(deps, reply, context, { title: 'Not allowed', main: refusalPage(reason), status });
 }
 
@@ -195,7 +194,7 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
         });
       }
     }
-    const at = () => wallClockOf(deps).now();
+    const at = () => deps.wallClock.now();
     const audit = (outcome: 'ok' | 'refused' | 'failed', target: string | null | undefined, detail?: Record<string, string>) =>
       recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: target ?? null, outcome, ...(detail ? { detail } : {}) }, at());
     let result: ActionResult;

@@ -3,7 +3,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { recordAudit } from '../../../app/portal/audit.ts';
-import { wallClockOf } from '../../../app/portal/timers.ts';
 import { auditRowsOf, type AuditFilter } from '../../../db/repositories/audit-log.ts';
 import type { AuditRow } from '../../../db/schema.ts';
 import { html } from '../../html.ts';
@@ -86,7 +85,7 @@ ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href
     nav: '/portal/audit',
     render: async (context, request: FastifyRequest<AuditQuery>) => {
       const rows = await auditRowsOf(deps.database.db, filterOf(context, request.query, EXPORT_LIMIT));
-      await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action: 'audit.export', outcome: 'ok', detail: { rows: String(rows.length) } }, wallClockOf(deps).now());
+      await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action: 'audit.export', outcome: 'ok', detail: { rows: String(rows.length) } }, deps.wallClock.now());
       return {
         name: 'audit-log.csv',
         type: CSV_TYPE,
