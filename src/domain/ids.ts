@@ -13,6 +13,7 @@ export type IdPrefix =
   | 'CS' // hosted payment page (checkout) session
   | 'VD' // void of an authorisation
   | 'TU' // sandbox top-up of a balance
+  | 'PO' // payout
   | 'PU' // portal user (a merchant's staff member)
   | 'J'; // ledger journal
 
