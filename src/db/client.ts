@@ -209,12 +209,28 @@ export async function migrate(database: Database): Promise<string[]> {
 
 /**
  * Splits a migration into statements, since PGlite's extended protocol takes one at a time.
- * Migrations keep to plain DDL: no semicolons inside strings or function bodies.
+ * Migrations keep to plain DDL: no semicolons inside strings. A function body or DO block is
+ * dollar-quoted ($$ … $$) and kept whole.
  */
 function splitStatements(script: string): string[] {
-  return script
+  const statements: string[] = [];
+  let current = '';
+  script
     .replace(/--.*$/gm, '')
-    .split(';')
-    .map((statement) => statement.trim())
-    .filter(Boolean);
+    .split('$$')
+    .forEach((part, i) => {
+      // Odd parts are inside $$ … $$.
+      if (i % 2 === 1) {
+        current += `$$${part}$$`;
+        return;
+      }
+      const pieces = part.split(';');
+      current += pieces[0];
+      for (const piece of pieces.slice(1)) {
+        statements.push(current);
+        current = piece;
+      }
+    });
+  statements.push(current);
+  return statements.map((statement) => statement.trim()).filter(Boolean);
 }

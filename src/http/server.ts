@@ -25,6 +25,7 @@ import { queryRoutes } from './routes/query.ts';
 import { refundRoutes } from './routes/refund.ts';
 import { refundSearchRoutes } from './routes/refund-search.ts';
 import { reviewRoutes } from './routes/review.ts';
+import { portalPlugin } from '../web/portal/plugin.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
@@ -97,5 +98,6 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   payoutRoutes(app, deps);
   assetRoutes(app);
   openApiRoutes(app);
+  await app.register(portalPlugin(deps), { prefix: '/portal' });
   return { app, directory, presence, readiness };
 }

@@ -81,6 +81,8 @@ export interface TestGateway {
 export interface TestGatewayOptions {
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
+  /** The portal's security timers (sessions, lockout, links). */
+  readonly wallClock?: Clock;
   readonly connectors?: Connectors;
 }
 
@@ -93,6 +95,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     database,
     log: createLogger(config.logLevel, logs),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.wallClock ? { wallClock: options.wallClock } : {}),
     ...(options.connectors ? { connectors: options.connectors } : {}),
   });
   await gateway.server.app.ready();
