@@ -76,6 +76,8 @@ export const CODES = {
   operation_in_progress: { code: '5012', message: 'Another operation on this transaction is in progress' },
   processor_refused: { code: '5013', message: 'Refused by the processor' },
 
+  // The database is away (restarting, failing over): nothing was stored; the same request may be sent again.
+  database_unavailable: { code: '9503', message: 'Service temporarily unavailable: try again shortly', http: 503 },
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;
 

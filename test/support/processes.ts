@@ -71,16 +71,27 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface ServerOptions {
+  /** Output to this file instead of a pipe. */
+  readonly logFile?: string;
+  /** A port of the caller's choosing (a restarted server keeps its address); a free one otherwise. */
+  readonly port?: number;
+  /** `acquiro` arguments to run instead of `npm start`'s entry point, such as `serve --no-worker`. */
+  readonly acquiroArgs?: readonly string[];
+}
+
 /**
- * Starts `npm start`'s entry point and waits until GET /health answers 200. With `logFile`, its
- * output goes to that file, as in production, instead of a pipe this process must keep draining
- * (a load generator that is busy would otherwise stall the server's log writes).
+ * Starts `npm start`'s entry point (or `acquiro <acquiroArgs>`) and waits until GET /health
+ * answers 200. With `logFile`, its output goes to that file, as in production, instead of a pipe
+ * this process must keep draining (a load generator that is busy would otherwise stall the
+ * server's log writes).
  */
-export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
-  const port = await freePort();
+export async function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort());
   const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const entry = options.acquiroArgs ? [join(ROOT, 'bin/acquiro.js'), ...options.acquiroArgs] : [join(ROOT, 'src/main.ts')];
   const child = track(
-    spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
+    spawn(process.execPath, [...startFlags(), ...entry], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
