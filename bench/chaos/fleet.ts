@@ -1,0 +1,114 @@
+// The chaos run's processes: gateways (`acquiro serve --no-worker`, each on a port it keeps across
+// restarts) and workers (`acquiro worker`), and the killer that SIGKILLs one of them at a random
+// moment and starts it again.
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { startServer, startWorker, type RunningServer, type RunningWorker } from '../../test/support/processes.ts';
+import { freePort } from '../../test/support/processes.ts';
+
+interface Slot {
+  readonly kind: 'gateway' | 'worker';
+  readonly index: number;
+  /** The running process; undefined while it is (re)starting. */
+  process: RunningServer | RunningWorker | undefined;
+}
+
+export interface KillFigures {
+  gateways: number;
+  workers: number;
+  /** Restarts that failed (the process exited before it was ready). */
+  failedRestarts: number;
+}
+
+export class Fleet {
+  readonly urls: readonly string[];
+  readonly kills: KillFigures = { gateways: 0, workers: 0, failedRestarts: 0 };
+  readonly #slots: Slot[];
+  readonly #ports: readonly number[];
+  readonly #env: Record<string, string>;
+  readonly #logDir: string;
+  readonly #restarts = new Set<Promise<void>>();
+
+  private constructor(env: Record<string, string>, ports: readonly number[], workers: number, logDir: string) {
+    this.#env = env;
+    this.#ports = ports;
+    this.#logDir = logDir;
+    this.urls = ports.map((port) => `http://127.0.0.1:${port}`);
+    this.#slots = [
+      ...ports.map((_, index) => ({ kind: 'gateway' as const, index, process: undefined })),
+      ...Array.from({ length: workers }, (_, index) => ({ kind: 'worker' as const, index, process: undefined })),
+    ];
+  }
+
+  static async start(env: Record<string, string>, options: { gateways: number; workers: number; logDir: string }): Promise<Fleet> {
+    const ports = await Promise.all(Array.from({ length: options.gateways }, () => freePort()));
+    const fleet = new Fleet(env, ports, options.workers, options.logDir);
+    await Promise.all(fleet.#slots.map((slot) => fleet.#launch(slot)));
+    return fleet;
+  }
+
+  async #launch(slot: Slot): Promise<void> {
+    if (slot.kind === 'worker') {
+      slot.process = startWorker(this.#env);
+      return;
+    }
+    slot.process = await startServer(this.#env, {
+      port: this.#ports[slot.index]!,
+      acquiroArgs: ['serve', '--no-worker'],
+      logFile: join(this.#logDir, `gateway-${slot.index}.log`),
+    });
+  }
+
+  /** Whether the gateway `index` is up (not being restarted after a kill). */
+  isUp(index: number): boolean {
+    return this.#slots[index]?.process !== undefined;
+  }
+
+  /**
+   * SIGKILLs one process at random, then starts it again in the background. A gateway is killed
+   * only while the other is up, so the load always has somewhere to go.
+   */
+  async killOne(): Promise<void> {
+    const candidates = this.#slots.filter(
+      (slot) => slot.process !== undefined && (slot.kind === 'worker' || this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process)),
+    );
+    const slot = candidates[Math.floor(Math.random() * candidates.length)];
+    if (!slot) return;
+    const victim = slot.process!;
+    slot.process = undefined;
+    await victim.stop('SIGKILL');
+    this.kills[slot.kind === 'gateway' ? 'gateways' : 'workers'] += 1;
+    const restart = this.#relaunch(slot);
+    this.#restarts.add(restart);
+    void restart.finally(() => this.#restarts.delete(restart));
+  }
+
+  async #relaunch(slot: Slot): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      try {
+        await this.#launch(slot);
+        return;
+      } catch {
+        this.kills.failedRestarts += 1;
+        await sleep(500);
+      }
+    }
+  }
+
+  /** Waits for the restarts under way. */
+  async settle(): Promise<void> {
+    await Promise.all([...this.#restarts]);
+  }
+
+  /** Any process that died without being killed (a crash of its own) is an anomaly. */
+  unexpectedExits(): string[] {
+    return this.#slots
+      .filter((slot) => slot.process !== undefined && slot.process.child.exitCode !== null)
+      .map((slot) => `${slot.kind} ${slot.index} exited with ${String(slot.process!.child.exitCode)}: ${slot.process!.output().slice(-500)}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.settle();
+    await Promise.all(this.#slots.map((slot) => slot.process?.stop('SIGKILL')));
+  }
+}
