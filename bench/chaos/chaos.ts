@@ -180,11 +180,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
 const elapsed = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
 
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
+
 /** The figures as a few lines of text. */
 export function describeFigures(figures: ChaosFigures): string {
   const { kills } = figures;
   return [
     `chaos: ${figures.seconds} s, ${kills.gateways + kills.workers} SIGKILLs (${kills.gateways} gateways, ${kills.workers} workers, ${kills.failedRestarts} failed restarts)`,
+    `gateway back after a kill in ${median(kills.gatewayRestartSeconds).toFixed(1)} s (median), ${Math.max(0, ...kills.gatewayRestartSeconds).toFixed(1)} s at most`,
+    ...kills.restartFailures.map((why) => `  restart failed: ${why}`),
     `operations: ${Object.entries(figures.operations).map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `requests: ${figures.requests} (${Object.entries(figures.outcomes).map(([what, n]) => `${what} ${n}`).join(', ')}), ${figures.retries} sent again`,
     `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds; ` +

@@ -16,13 +16,16 @@ interface Slot {
 export interface KillFigures {
   gateways: number;
   workers: number;
-  /** Restarts that failed (the process exited before it was ready). */
+  /** Restarts that failed (the process exited before it was ready, or was not ready in 60 s), and why. */
   failedRestarts: number;
+  readonly restartFailures: string[];
+  /** Seconds from a gateway's kill until it answered /health again, each time. */
+  readonly gatewayRestartSeconds: number[];
 }
 
 export class Fleet {
   readonly urls: readonly string[];
-  readonly kills: KillFigures = { gateways: 0, workers: 0, failedRestarts: 0 };
+  readonly kills: KillFigures = { gateways: 0, workers: 0, failedRestarts: 0, restartFailures: [], gatewayRestartSeconds: [] };
   readonly #slots: Slot[];
   readonly #ports: readonly number[];
   readonly #env: Record<string, string>;
@@ -65,13 +68,17 @@ export class Fleet {
   }
 
   /**
-   * SIGKILLs one process at random, then starts it again in the background. A gateway is killed
-   * only while the other is up, so the load always has somewhere to go.
+   * SIGKILLs one process at random, then starts it again in the background: a gateway or a
+   * worker, with even odds (a gateway takes far longer to restart, so picking among the processes
+   * up would kill mostly workers). A gateway is killed only while the other is up, so the load
+   * always has somewhere to go.
    */
   async killOne(): Promise<void> {
-    const candidates = this.#slots.filter(
-      (slot) => slot.process !== undefined && (slot.kind === 'worker' || this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process)),
-    );
+    const killable = (slot: Slot) =>
+      slot.process !== undefined && (slot.kind === 'worker' || this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process));
+    const kind = Math.random() < 0.5 ? 'gateway' : 'worker';
+    const ofKind = this.#slots.filter((slot) => slot.kind === kind && killable(slot));
+    const candidates = ofKind.length > 0 ? ofKind : this.#slots.filter(killable);
     const slot = candidates[Math.floor(Math.random() * candidates.length)];
     if (!slot) return;
     const victim = slot.process!;
@@ -84,12 +91,15 @@ export class Fleet {
   }
 
   async #relaunch(slot: Slot): Promise<void> {
+    const started = Date.now();
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         await this.#launch(slot);
+        if (slot.kind === 'gateway') this.kills.gatewayRestartSeconds.push((Date.now() - started) / 1000);
         return;
-      } catch {
+      } catch (error) {
         this.kills.failedRestarts += 1;
+        this.kills.restartFailures.push(String((error as Error).message).split('\n').slice(0, 3).join(' ').slice(0, 300));
         await sleep(500);
       }
     }
