@@ -6,6 +6,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, startWorker, type RunningServer, type RunningWorker } from '../../test/support/processes.ts';
 import { freePort } from '../../test/support/processes.ts';
 
+/** What `acquiro worker` logs once its tasks run. */
+const WORKER_READY = 'acquiro worker is running';
+
 interface Slot {
   readonly kind: 'gateway' | 'worker';
   readonly index: number;
@@ -52,7 +55,8 @@ export class Fleet {
 
   async #launch(slot: Slot): Promise<void> {
     if (slot.kind === 'worker') {
-      slot.process = startWorker(this.#env);
+      // At info level it says when it runs its tasks (WORKER_READY): only then is it killed again.
+      slot.process = startWorker({ ...this.#env, LOG_LEVEL: 'info' });
       return;
     }
     slot.process = await startServer(this.#env, {
@@ -71,11 +75,13 @@ export class Fleet {
    * SIGKILLs one process at random, then starts it again in the background: a gateway or a
    * worker, with even odds (a gateway takes far longer to restart, so picking among the processes
    * up would kill mostly workers). A gateway is killed only while the other is up, so the load
-   * always has somewhere to go.
+   * always has somewhere to go; a worker only once it runs its tasks (a process killed while it
+   * starts proves little, and endless restarts would starve the machine's cores).
    */
   async killOne(): Promise<void> {
     const killable = (slot: Slot) =>
-      slot.process !== undefined && (slot.kind === 'worker' || this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process));
+      slot.process !== undefined &&
+      (slot.kind === 'worker' ? slot.process.output().includes(WORKER_READY) : this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process));
     const kind = Math.random() < 0.5 ? 'gateway' : 'worker';
     const ofKind = this.#slots.filter((slot) => slot.kind === kind && killable(slot));
     const candidates = ofKind.length > 0 ? ofKind : this.#slots.filter(killable);

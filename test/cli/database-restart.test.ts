@@ -39,7 +39,8 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
     worker = startWorker(env);
     const created = await acquiro(['merchants', 'create', '--name', 'Restart', '--json', '--rate-limit', '100000'], env);
     merchant = JSON.parse(created.stdout) as MerchantKeys;
-  });
+    // A cluster, a gateway, a worker and a command, each started from nothing on a loaded machine.
+  }, 240_000);
   afterAll(async () => {
     await gateway?.stop('SIGKILL');
     await worker?.stop('SIGKILL');
