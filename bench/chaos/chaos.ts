@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createMerchant } from '../../src/app/merchants/credentials.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createDeps } from '../../src/gateway.ts';
+import { createDeps, releaseDeps } from '../../src/gateway.ts';
 import { createLogger } from '../../src/logging.ts';
 import { openTestDatabase } from '../../test/support/gateway.ts';
 import { postSigned } from '../../test/support/signed-fetch.ts';
@@ -133,7 +133,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       await fleet.killOne();
       if (Date.now() - lastReport > 10_000) {
         lastReport = Date.now();
-        print(`${killed()} kills, ${requests} requests, ${book.anomalies.length} anomalies so far`);
+        print(`${killed()} kills (${fleet.kills.gateways} gateways), ${requests} requests, ${book.anomalies.length} anomalies so far`);
       }
     }
     // The quiet stretch: the load goes on while the last restarts finish.
@@ -174,6 +174,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     };
   } finally {
     await fleet.stop();
+    await releaseDeps(deps);
     await testDb.drop();
   }
 }

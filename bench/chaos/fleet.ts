@@ -8,18 +8,21 @@ import { freePort } from '../../test/support/processes.ts';
 
 /** What `acquiro worker` logs once its tasks run. */
 const WORKER_READY = 'acquiro worker is running';
+const WORKER_MIN_LIFE_MS = 8_000;
 
 interface Slot {
   readonly kind: 'gateway' | 'worker';
   readonly index: number;
   /** The running process; undefined while it is (re)starting. */
   process: RunningServer | RunningWorker | undefined;
+  /** When its process was started. */
+  startedAt: number;
 }
 
 export interface KillFigures {
   gateways: number;
   workers: number;
-  /** Restarts that failed (the process exited before it was ready, or was not ready in 60 s), and why. */
+  /** Restarts that failed (the process exited before it was ready, or was not ready in 150 s), and why. */
   failedRestarts: number;
   readonly restartFailures: string[];
   /** Seconds from a gateway's kill until it answered /health again, each time. */
@@ -41,8 +44,8 @@ export class Fleet {
     this.#logDir = logDir;
     this.urls = ports.map((port) => `http://127.0.0.1:${port}`);
     this.#slots = [
-      ...ports.map((_, index) => ({ kind: 'gateway' as const, index, process: undefined })),
-      ...Array.from({ length: workers }, (_, index) => ({ kind: 'worker' as const, index, process: undefined })),
+      ...ports.map((_, index) => ({ kind: 'gateway' as const, index, process: undefined, startedAt: 0 })),
+      ...Array.from({ length: workers }, (_, index) => ({ kind: 'worker' as const, index, process: undefined, startedAt: 0 })),
     ];
   }
 
@@ -54,6 +57,7 @@ export class Fleet {
   }
 
   async #launch(slot: Slot): Promise<void> {
+    slot.startedAt = Date.now();
     if (slot.kind === 'worker') {
       // At info level it says when it runs its tasks (WORKER_READY): only then is it killed again.
       slot.process = startWorker({ ...this.#env, LOG_LEVEL: 'info' });
@@ -63,6 +67,7 @@ export class Fleet {
       port: this.#ports[slot.index]!,
       acquiroArgs: ['serve', '--no-worker'],
       logFile: join(this.#logDir, `gateway-${slot.index}.log`),
+      readyWithinMs: 150_000,
     });
   }
 
@@ -75,13 +80,16 @@ export class Fleet {
    * SIGKILLs one process at random, then starts it again in the background: a gateway or a
    * worker, with even odds (a gateway takes far longer to restart, so picking among the processes
    * up would kill mostly workers). A gateway is killed only while the other is up, so the load
-   * always has somewhere to go; a worker only once it runs its tasks (a process killed while it
-   * starts proves little, and endless restarts would starve the machine's cores).
+   * always has somewhere to go; a worker once it runs its tasks, or has been starting for
+   * WORKER_MIN_LIFE_MS (restarts without pause would starve the machine's cores, and on a loaded
+   * machine a start takes long enough that waiting for every one would make the run very long).
    */
   async killOne(): Promise<void> {
     const killable = (slot: Slot) =>
       slot.process !== undefined &&
-      (slot.kind === 'worker' ? slot.process.output().includes(WORKER_READY) : this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process));
+      (slot.kind === 'worker'
+        ? slot.process.output().includes(WORKER_READY) || Date.now() - slot.startedAt > WORKER_MIN_LIFE_MS
+        : this.#slots.some((other) => other.kind === 'gateway' && other !== slot && other.process));
     const kind = Math.random() < 0.5 ? 'gateway' : 'worker';
     const ofKind = this.#slots.filter((slot) => slot.kind === kind && killable(slot));
     const candidates = ofKind.length > 0 ? ofKind : this.#slots.filter(killable);

@@ -35,7 +35,7 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
   beforeAll(async () => {
     cluster = await createOwnPostgres();
     env = { DATABASE_URL: cluster.url, HOST: '127.0.0.1', ACQUIRO_DB_POOL_SIZE: '5' };
-    gateway = await startServer(env, { acquiroArgs: ['serve', '--no-worker'] });
+    gateway = await startServer(env, { acquiroArgs: ['serve', '--no-worker'], readyWithinMs: 150_000 });
     worker = startWorker(env);
     const created = await acquiro(['merchants', 'create', '--name', 'Restart', '--json', '--rate-limit', '100000'], env);
     merchant = JSON.parse(created.stdout) as MerchantKeys;

@@ -78,6 +78,8 @@ export interface ServerOptions {
   readonly port?: number;
   /** `acquiro` arguments to run instead of `npm start`'s entry point, such as `serve --no-worker`. */
   readonly acquiroArgs?: readonly string[];
+  /** How long it may take to answer /health (60 s by default; more where processes start under load). */
+  readonly readyWithinMs?: number;
 }
 
 /**
@@ -106,14 +108,15 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const readyWithinMs = options.readyWithinMs ?? 60_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server not ready in 60 s:\n${output}`);
+      throw new Error(`server not ready in ${readyWithinMs / 1000} s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }
