@@ -37,6 +37,8 @@ export class Fleet {
   readonly #env: Record<string, string>;
   readonly #logDir: string;
   readonly #restarts = new Set<Promise<void>>();
+  /** Aborted by stop(): restarts under way are given up rather than waited for. */
+  readonly #stopping = new AbortController();
 
   private constructor(env: Record<string, string>, ports: readonly number[], workers: number, logDir: string) {
     this.#env = env;
@@ -68,6 +70,7 @@ export class Fleet {
       acquiroArgs: ['serve', '--no-worker'],
       logFile: join(this.#logDir, `gateway-${slot.index}.log`),
       readyWithinMs: 150_000,
+      signal: this.#stopping.signal,
     });
   }
 
@@ -106,12 +109,13 @@ export class Fleet {
 
   async #relaunch(slot: Slot): Promise<void> {
     const started = Date.now();
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 3 && !this.#stopping.signal.aborted; attempt++) {
       try {
         await this.#launch(slot);
         if (slot.kind === 'gateway') this.kills.gatewayRestartSeconds.push((Date.now() - started) / 1000);
         return;
       } catch (error) {
+        if (this.#stopping.signal.aborted) return;
         this.kills.failedRestarts += 1;
         this.kills.restartFailures.push(String((error as Error).message).split('\n').slice(0, 3).join(' ').slice(0, 300));
         await sleep(500);
@@ -132,6 +136,7 @@ export class Fleet {
   }
 
   async stop(): Promise<void> {
+    this.#stopping.abort();
     await this.settle();
     await Promise.all(this.#slots.map((slot) => slot.process?.stop('SIGKILL')));
   }

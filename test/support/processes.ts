@@ -80,6 +80,8 @@ export interface ServerOptions {
   readonly acquiroArgs?: readonly string[];
   /** How long it may take to answer /health (60 s by default; more where processes start under load). */
   readonly readyWithinMs?: number;
+  /** Gives up the start: the process is killed and the start throws. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -112,6 +114,11 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (options.signal?.aborted) {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error('server start given up');
+    }
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
