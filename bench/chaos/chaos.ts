@@ -49,6 +49,11 @@ export interface ChaosFigures {
   /** Items the workers left waiting on the processor, finished by the final sweep. */
   readonly sweptAfterDrain: number;
   readonly anomalies: readonly string[];
+  /**
+   * Whether the checks, given a forged book on the same database (a payment acknowledged that was
+   * never sent, no refund keys for the refunds made), find both: checks that cannot fail prove nothing.
+   */
+  readonly checksFire: boolean;
 }
 
 /** Attempts of one request before giving up, a quarter of a second apart at least. */
@@ -158,6 +163,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const sweptAfterDrain = await sweep(deps);
     print(`swept at ${elapsed(started)} s`);
     const anomalies = [...book.anomalies, ...exits, ...(await findAnomalies(testDb.database, book))];
+    const forged = new Book();
+    forged.payments.set('ORD-never-sent', 'T-never-sent');
+    const caught = await findAnomalies(testDb.database, forged);
+    const checksFire = caught.some((a) => a.includes('ORD-never-sent')) && caught.some((a) => a.includes('a double refund'));
     const ledger = await runCommand(['ledger', 'check'], deps);
     if (ledger.exitCode !== 0) anomalies.push(`acquiro ledger check: exit ${ledger.exitCode}\n${ledger.stdout}${ledger.stderr}`);
 
@@ -172,6 +181,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       stuckKeys: book.stuckKeys,
       sweptAfterDrain,
       anomalies,
+      checksFire,
     };
   } finally {
     await fleet.stop();

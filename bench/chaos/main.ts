@@ -15,4 +15,5 @@ const figures = await runChaos({
   print: (line) => console.log(line),
 });
 console.log(describeFigures(figures));
-process.exit(figures.anomalies.length === 0 ? 0 : 1);
+if (!figures.checksFire) console.log('the checks missed a forged acknowledgement: they prove nothing');
+process.exit(figures.anomalies.length === 0 && figures.checksFire ? 0 : 1);

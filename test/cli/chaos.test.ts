@@ -12,6 +12,7 @@ describe.runIf(TEST_DB === 'postgres')('chaos', () => {
     const figures = await runChaos({ loadMs: 12_000, quietMs: 4_000, minKills: 5, meanKillGapMs: 1_200, lanes: 4, drainMs: 0, print: (line) => console.log(line) });
     const text = describeFigures(figures);
     expect(figures.anomalies, text).toEqual([]);
+    expect(figures.checksFire, 'the checks find a forged acknowledgement and refunds without keys').toBe(true);
     expect(figures.kills.gateways + figures.kills.workers, text).toBeGreaterThanOrEqual(5);
     expect(figures.acknowledged.payments, text).toBeGreaterThan(10);
     expect(figures.acknowledged.refunds, text).toBeGreaterThan(0);
