@@ -16,6 +16,7 @@ import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import { notificationCommands } from './commands/notifications.ts';
 import { paymentCommands } from './commands/payments.ts';
+import { payoutCommands } from './commands/payouts.ts';
 import { riskCommands } from './commands/risk.ts';
 import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
@@ -41,6 +42,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   clockCommands(program, deps, io);
   storefrontCommands(program, deps, io);
   paymentCommands(program, deps, io);
+  payoutCommands(program, deps, io);
   demoCommands(program, deps, io);
   signingCommands(program, io);
 

@@ -3,11 +3,13 @@
 import type { FeeSchedule } from '../domain/ledger.ts';
 import type { RiskReason } from '../domain/risk.ts';
 import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
+import { PAYOUT_MACHINE, type PayoutStatus } from '../domain/payouts/status.ts';
+import type { PayoutFeeSchedule } from '../domain/payouts/fees.ts';
 import type { OrderRecord } from '../domain/order.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, date, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
@@ -33,6 +35,8 @@ export const accounts = pgTable('accounts', {
   feeBps: integer('fee_bps').notNull().default(0),
   /** Per currency: a fixed part in minor units plus basis points (0009); else fee_bps alone. */
   fees: jsonb('fees').$type<FeeSchedule>().notNull().default({}),
+  /** Payout fees per source currency (0013); a currency without one pays the sandbox default. */
+  payoutFees: jsonb('payout_fees').$type<PayoutFeeSchedule>().notNull().default({}),
   riskSettings: jsonb('risk_settings').$type<Record<string, unknown>>().notNull().default({}),
   storefrontDomains: text('storefront_domains').array().notNull().default([]),
   createdAt: createdAt(),
@@ -265,6 +269,61 @@ export const checkoutSessions = pgTable('checkout_sessions', {
   createdAt: createdAt(),
 });
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+
+const clockTime = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+/** Payouts (0013): the request as echoed, the amounts in minor units, the rail's progress. */
+export const payouts = pgTable(
+  'payouts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    merchantId: text('merchant_id').notNull(),
+    requestId: text('request_id').notNull(),
+    requestFingerprint: text('request_fingerprint').notNull(),
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    shortReferenceId: text('short_reference_id').notNull(),
+    paymentMethod: text('payment_method').$type<'LOCAL' | 'SWIFT'>().notNull(),
+    clearingSystem: text('clearing_system').notNull(),
+    paymentDate: date('payment_date', { mode: 'string' }).notNull(),
+    paymentCurrency: text('payment_currency').notNull(),
+    sourceCurrency: text('source_currency').notNull(),
+    transferPayment: money('transfer_payment').notNull(),
+    transferSource: money('transfer_source').notNull(),
+    amountBeneficiaryReceives: money('amount_beneficiary_receives').notNull(),
+    amountPayerPays: money('amount_payer_pays').notNull(),
+    feeAmount: money('fee_amount').notNull(),
+    feeCurrency: text('fee_currency').notNull(),
+    feePaidBy: text('fee_paid_by').$type<'PAYER' | 'BENEFICIARY'>().notNull(),
+    fxRate: text('fx_rate').notNull(),
+    status: text('status').$type<PayoutStatus>().notNull(),
+    failureType: text('failure_type'),
+    failureReason: text('failure_reason'),
+    connector: text('connector').notNull(),
+    railReference: text('rail_reference'),
+    notifyUrl: text('notify_url'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The rail task's due time and lease, on the injected clock (docs/payouts.md, Statuses). */
+    nextCheckAt: clockTime('next_check_at'),
+    createdAt: clockTime('created_at').notNull(),
+    updatedAt: clockTime('updated_at').notNull(),
+  },
+  (t) => [unique('payouts_request').on(t.accountId, t.requestId), statusCheck('payouts', PAYOUT_MACHINE)],
+);
+
+export type PayoutRow = typeof payouts.$inferSelect;
+
+/** Exchange rates payouts convert at (0013): payment-currency units per source-currency unit. */
+export const fxRates = pgTable(
+  'fx_rates',
+  {
+    sourceCurrency: text('source_currency').notNull(),
+    paymentCurrency: text('payment_currency').notNull(),
+    rate: text('rate').notNull(),
+    updatedAt: clockTime('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceCurrency, t.paymentCurrency] })],
+);
 
 // The sandbox's test clock (0014_sandbox_clock.sql): one row, business time's lead on the wall clock.
 export const sandboxClock = pgTable('sandbox_clock', {

@@ -13,6 +13,7 @@ export type IdPrefix =
   | 'CS' // hosted payment page (checkout) session
   | 'VD' // void of an authorisation
   | 'TU' // sandbox top-up of a balance
+  | 'PO' // payout
   | 'J'; // ledger journal
 
 // Randomness is drawn 4 KiB at a time: one system call serves 256 ids.

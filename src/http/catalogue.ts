@@ -11,6 +11,7 @@ import { cancelOperation } from './routes/cancel.ts';
 import { captureOperation } from './routes/capture.ts';
 import { checkoutOperation } from './routes/checkout.ts';
 import { optimiseOperation } from './routes/optimise.ts';
+import { payoutOperation } from './routes/payout.ts';
 import { queryOperation } from './routes/query.ts';
 import { refundSearchOperation } from './routes/refund-search.ts';
 import { refundOperation } from './routes/refund.ts';
@@ -95,6 +96,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     summary: 'The payment methods to offer for an order, ranked by approval rate',
     doc: 'optimise.md',
     why: 'JSON: our own operation, answered like the other non-payment operations',
+  },
+  {
+    path: '/v1/payout',
+    operation: payoutOperation,
+    summary: "A payout to a beneficiary's bank account, paid from the available balance",
+    doc: 'payout.md',
+    why: 'JSON, as the interface defines the payout answer: the request echoed with the amounts (integers in minor units), fees, rate and status',
   },
 ];
 

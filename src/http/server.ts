@@ -13,6 +13,7 @@ import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
 import { optimiseRoutes } from './routes/optimise.ts';
+import { payoutRoutes } from './routes/payout.ts';
 import { sandboxRoutes } from './routes/sandbox.ts';
 import { healthRoutes, type Readiness } from './routes/health.ts';
 import { openApiRoutes } from './routes/openapi.ts';
@@ -81,6 +82,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   checkoutRoutes(app, deps, directory);
   if (deps.config.mode === 'sandbox') sandboxRoutes(app, deps, directory);
   optimiseRoutes(app, deps);
+  payoutRoutes(app, deps);
   assetRoutes(app);
   openApiRoutes(app);
   return { app, directory, readiness };

@@ -6,6 +6,7 @@ import type {
   CaptureAnswer,
   OptimiseAnswer,
   PaymentAnswer,
+  PayoutAnswer,
   QueryAnswer,
   RefundAnswer,
   RefundSearchAnswer,
@@ -21,6 +22,7 @@ import type {
   CheckoutOrder,
   Keys,
   OptimiseRequest,
+  PayoutRequest,
   QuerySelection,
   RefundOrder,
   RefundSearchSelection,
@@ -166,5 +168,13 @@ export class AcquiroClient {
   /** The payment methods the account can offer for an order, best approval rate first (POST /v1/optimisePaymentMethods). */
   optimisePaymentMethods(order: OptimiseRequest): Promise<OptimiseAnswer> {
     return this.call<OptimiseAnswer>('/v1/optimisePaymentMethods', order);
+  }
+
+  /**
+   * A payout from the account's available balance (POST /v1/payout). An unfunded payout resolves
+   * with status FAILED (failure_type INSUFFICIENT_FUNDS); repeat the same request_id to read it again.
+   */
+  payout(request: PayoutRequest): Promise<PayoutAnswer> {
+    return this.call<PayoutAnswer>('/v1/payout', request);
   }
 }

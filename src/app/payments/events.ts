@@ -19,6 +19,7 @@ export const EVENT_TYPES = [
   'subscription.cancelled',
   'payout.completed',
   'payout.failed',
+  'payout.returned',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
