@@ -5,7 +5,10 @@
 // afterwards. A new operation (payouts, subscription cycles) joins the run by adding an actor to
 // ACTORS, and its invariants to checks.ts.
 import { randomUUID } from 'node:crypto';
+import type { Deps } from '../../src/app/context.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { cardPayment } from '../../test/support/fixtures.ts';
+import { ACH_BENEFICIARY } from '../../test/support/payouts.ts';
 import type { MerchantKeys } from '../../test/support/signed-fetch.ts';
 
 /** An answer the gateway gave (HTTP status and parsed body), after any retries. */
@@ -28,6 +31,8 @@ export class Book {
   readonly captures = new Set<string>();
   /** refund_reference_ids answered refund_status 1, with their transaction. */
   readonly refunds = new Map<string, string>();
+  /** request_id → transaction_id of every payout answered PROCESSING or COMPLETED. */
+  readonly payouts = new Map<string, string>();
   /** transaction_id → every distinct Idempotency-Key a refund of it was sent with. */
   readonly refundKeys = new Map<string, Set<string>>();
   /** Anything a client saw that must never happen (a 500, a hang, two answers to one request that disagree). */
@@ -57,6 +62,8 @@ export interface Actor {
   readonly name: string;
   /** How often it is picked, relative to the others. */
   readonly weight: number;
+  /** Set-up before the load, in the run's own process (funding a balance, say). */
+  prepare?(deps: Deps, merchants: Merchants): Promise<void>;
   act(ctx: ActorContext): Promise<void>;
 }
 
@@ -144,6 +151,33 @@ export const ACTORS: readonly Actor[] = [
       const txn = await pay(ctx, merchant);
       if (!txn) return;
       await Promise.all([refundTwice(ctx, merchant, txn, '4.00'), refundTwice(ctx, merchant, txn, '6.00')]);
+    },
+  },
+  {
+    // A payout from a funded balance, sent to both gateways at once with one request_id: one payout.
+    name: 'payout',
+    weight: 1,
+    async prepare(deps, merchants) {
+      const account = ['--merchant-id', merchants.auto.merchant_id, '--account-id', merchants.auto.account_id];
+      const funded = await runCommand(['balance', 'topup', ...account, '--currency', 'USD', '--amount', '1000000.00'], deps);
+      if (funded.exitCode !== 0) throw new Error(`balance topup failed: ${funded.stderr}`);
+    },
+    async act(ctx) {
+      const merchant = ctx.merchants.auto;
+      const body = {
+        request_id: randomUUID(),
+        payment_currency: 'USD',
+        payment_amount: '5.00',
+        payment_method: 'LOCAL',
+        reason: 'Chaos',
+        reference: 'CHAOS',
+        beneficiary: ACH_BENEFICIARY,
+      };
+      const answers = await Promise.all([0, 1].map((gateway) => ctx.call(merchant, '/v1/payout', body, { gateway })));
+      const ids = new Set(answers.filter((a) => a?.status === 200 && a.body.transaction_id).map((a) => String(a!.body.transaction_id)));
+      if (ids.size > 1) ctx.book.anomalies.push(`one payout request_id answered as ${[...ids].join(' and ')}`);
+      const accepted = answers.find((a) => a?.status === 200 && ['PROCESSING', 'COMPLETED'].includes(String(a.body.status)));
+      if (accepted) ctx.book.payouts.set(body.request_id, String(accepted.body.transaction_id));
     },
   },
 ];

@@ -14,7 +14,7 @@ import { createLogger } from '../../src/logging.ts';
 import { openTestDatabase } from '../../test/support/gateway.ts';
 import { postSigned } from '../../test/support/signed-fetch.ts';
 import { ACTORS, Book, pickActor, type Actor, type ActorContext, type Answered, type Merchants } from './actors.ts';
-import { findAnomalies, sweep, waitingOnProcessor } from './checks.ts';
+import { findAnomalies, sweep, total, waitingOnProcessor } from './checks.ts';
 import { Fleet, type KillFigures } from './fleet.ts';
 
 export interface ChaosOptions {
@@ -44,7 +44,7 @@ export interface ChaosFigures {
   readonly outcomes: Record<string, number>;
   /** Requests sent again after a cut connection or a 503. */
   readonly retries: number;
-  readonly acknowledged: { payments: number; captures: number; refunds: number };
+  readonly acknowledged: { payments: number; captures: number; refunds: number; payouts: number };
   readonly stuckKeys: number;
   /** Items the workers left waiting on the processor, finished by the final sweep. */
   readonly sweptAfterDrain: number;
@@ -81,6 +81,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     auto: await createMerchant(deps, 'Chaos auto', limits),
     manual: await createMerchant(deps, 'Chaos manual', { ...limits, captureMode: 'manual' }),
   };
+  const actors = options.actors ?? ACTORS;
+  for (const actor of actors) await actor.prepare?.(deps, merchants);
   const fleet = await Fleet.start(env, { gateways: 2, workers: 2, logDir });
   try {
     print(`fleet up at ${elapsed(started)} s; logs in ${logDir}`);
@@ -122,7 +124,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
     const operations: Record<string, number> = {};
     let stopping = false;
-    const actors = options.actors ?? ACTORS;
     const lanes = Array.from({ length: options.lanes }, async () => {
       while (!stopping) {
         const actor = pickActor(actors);
@@ -153,8 +154,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     // The workers, no longer killed, finish what waits on the processor; the sweep does the rest.
     const drainUntil = Date.now() + options.drainMs;
     while (Date.now() < drainUntil) {
-      const waiting = await waitingOnProcessor(testDb.database);
-      if (waiting.payments + waiting.operations + waiting.refunds === 0) break;
+      if (total(await waitingOnProcessor(testDb.database)) === 0) break;
       await sleep(1_000);
     }
     const exits = fleet.unexpectedExits();
@@ -177,7 +177,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       requests,
       outcomes,
       retries,
-      acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size },
+      acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size, payouts: book.payouts.size },
       stuckKeys: book.stuckKeys,
       sweptAfterDrain,
       anomalies,
@@ -205,7 +205,8 @@ export function describeFigures(figures: ChaosFigures): string {
     ...kills.restartFailures.map((why) => `  restart failed: ${why}`),
     `operations: ${Object.entries(figures.operations).map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `requests: ${figures.requests} (${Object.entries(figures.outcomes).map(([what, n]) => `${what} ${n}`).join(', ')}), ${figures.retries} sent again`,
-    `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds; ` +
+    `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds, ` +
+      `${figures.acknowledged.payouts} payouts; ` +
       `${figures.stuckKeys} Idempotency-Keys held by a killed request (4017)`,
     `left waiting for the final sweep: ${figures.sweptAfterDrain}`,
     `anomalies: ${figures.anomalies.length}`,

@@ -5,36 +5,41 @@ import type { Database } from '../../src/db/client.ts';
 import { PERIODIC_TASKS } from '../../src/jobs/tasks.ts';
 import type { Book } from './actors.ts';
 
-/** Far enough ahead that every lease a killed worker held has run out, short of any expiry day. */
+/** Far enough ahead that every lease a killed worker held has run out; 10 rounds stay short of any expiry day. */
 const SWEEP_AHEAD_MS = 10 * 60_000;
 
 export interface Waiting {
   readonly payments: number;
   readonly operations: number;
   readonly refunds: number;
+  readonly payouts: number;
 }
 
 export async function waitingOnProcessor(database: Database): Promise<Waiting> {
-  const [row] = await database.query<{ payments: number; operations: number; refunds: number }>(
+  const [row] = await database.query<Waiting>(
     `SELECT (SELECT count(*)::int FROM payments WHERE status = 'processing') AS payments,
             (SELECT count(*)::int FROM payment_operations WHERE status = 'pending') AS operations,
-            (SELECT count(*)::int FROM refunds WHERE status = 'pending') AS refunds`,
+            (SELECT count(*)::int FROM refunds WHERE status = 'pending') AS refunds,
+            (SELECT count(*)::int FROM payouts WHERE status = 'PROCESSING') AS payouts`,
   );
   return row!;
 }
 
-const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds;
+export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts;
 
 /**
  * Runs every periodic task of the workers, in this process, on a clock moved past every lease
- * and recheck time, until nothing waits on the processor (or 10 rounds). The same code `acquiro
+ * and recheck time (10 minutes further each round), until nothing waits on the processor (or 10 rounds). The same code `acquiro
  * worker` runs; only the wait for leases of killed workers to run out is skipped.
  */
 export async function sweep(now: Deps): Promise<number> {
-  const deps: Deps = { ...now, clock: { now: () => new Date(now.clock.now().getTime() + SWEEP_AHEAD_MS) } };
+  // Each round a step further: a task that asks again in a few seconds (the payout rail) finds it due.
+  let ahead = 0;
+  const deps: Deps = { ...now, clock: { now: () => new Date(now.clock.now().getTime() + ahead) } };
   const database = deps.database;
   const before = total(await waitingOnProcessor(database));
   for (let round = 0; round < 10 && total(await waitingOnProcessor(database)) > 0; round++) {
+    ahead += SWEEP_AHEAD_MS;
     for (const task of PERIODIC_TASKS) await task.run(deps);
   }
   return before - total(await waitingOnProcessor(database));
@@ -67,6 +72,11 @@ export async function findAnomalies(database: Database, book: Book): Promise<str
     if (n > keys) found.push(`payment ${payment_id} has ${n} refunds from ${keys} Idempotency-Keys: a double refund`);
   }
 
+  // Double payouts: one request_id, one payout.
+  for (const row of await database.query<{ request_id: string; n: number }>(`SELECT request_id, count(*)::int AS n FROM payouts GROUP BY account_id, request_id HAVING count(*) > 1`)) {
+    found.push(`payout request_id ${row.request_id} paid ${row.n} times`);
+  }
+
   // Acknowledged writes lost: every success a client was told of is in the database as such.
   const paid = new Map(
     (await database.query<{ order_no: string; id: string; status: string }>(`SELECT order_no, id, status FROM payments WHERE order_no = ANY($1)`, [[...book.payments.keys()]])).map(
@@ -87,5 +97,11 @@ export async function findAnomalies(database: Database, book: Book): Promise<str
     (await database.query<{ id: string }>(`SELECT id FROM refunds WHERE id = ANY($1) AND status = 'succeeded'`, [[...book.refunds.keys()]])).map((row) => row.id),
   );
   for (const [id, transactionId] of book.refunds) if (!refunded.has(id)) found.push(`refund ${id} of ${transactionId} acknowledged, not stored as succeeded`);
+  const paidOut = new Map(
+    (await database.query<{ request_id: string; id: string }>(`SELECT request_id, id FROM payouts WHERE request_id = ANY($1) AND status IN ('PROCESSING', 'COMPLETED')`, [[...book.payouts.keys()]])).map(
+      (row) => [row.request_id, row.id],
+    ),
+  );
+  for (const [requestId, id] of book.payouts) if (paidOut.get(requestId) !== id) found.push(`payout ${id} (request_id ${requestId}) acknowledged, not stored as accepted`);
   return found;
 }
