@@ -82,6 +82,8 @@ export interface ServerOptions {
   readonly readyWithinMs?: number;
   /** Gives up the start: the process is killed and the start throws. */
   readonly signal?: AbortSignal;
+  /** A command the server runs under (the bench's valgrind), in the same process. */
+  readonly wrapper?: readonly string[];
 }
 
 /**
@@ -94,8 +96,10 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   const port = options.port ?? (await freePort());
   const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
   const entry = options.acquiroArgs ? [join(ROOT, 'bin/acquiro.js'), ...options.acquiroArgs] : [join(ROOT, 'src/main.ts')];
+  // A wrapper (the bench's valgrind) runs the same command under it, in the same process.
+  const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child = track(
-    spawn(process.execPath, [...startFlags(), ...entry], {
+    spawn(command!, [...wrapperArgs, ...startFlags(), ...entry], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
