@@ -9,7 +9,7 @@ import { TEST_DB } from '../support/gateway.ts';
 // Real processes on a PostgreSQL schema of the run's own: once, in the PostgreSQL project.
 describe.runIf(TEST_DB === 'postgres')('chaos', () => {
   it('loses and doubles nothing while processes are killed', async () => {
-    const figures = await runChaos({ loadMs: 12_000, quietMs: 4_000, minKills: 5, meanKillGapMs: 1_200, lanes: 4, drainMs: 0, print: (line) => console.log(line) });
+    const figures = await runChaos({ loadMs: 12_000, quietMs: 4_000, minKills: 5, meanKillGapMs: 1_200, lanes: 4, drainMs: 0 });
     const text = describeFigures(figures);
     expect(figures.anomalies, text).toEqual([]);
     expect(figures.checksFire, 'the checks find a forged acknowledgement and refunds without keys').toBe(true);
