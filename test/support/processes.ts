@@ -49,6 +49,13 @@ export function acquiro(args: readonly string[], env: Record<string, string>): P
   });
 }
 
+/** `acquiro <args> --json`, parsed; throws with its stderr unless it exits 0. */
+export async function acquiroJson(args: readonly string[], env: Record<string, string>): Promise<Record<string, any>> {
+  const run = await acquiro([...args, '--json'], env);
+  if (run.code !== 0) throw new Error(`acquiro ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, any>;
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
