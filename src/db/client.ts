@@ -85,8 +85,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     connectionTimeoutMillis: 5_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  // An idle client that loses its server must not crash the process; the next query reports it.
+  // A client that loses its server (PostgreSQL restarted or crashed) must not crash the process,
+  // idle in the pool or checked out between two statements: the next query on it fails and is
+  // answered 503 (src/db/unavailable.ts), and the pool drops it on release and connects anew.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const prepared = options.prepared ?? true;
   const statement = (text: string, params: unknown[] | undefined, name: string | undefined) =>

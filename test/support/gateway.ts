@@ -27,9 +27,10 @@ export interface TestDatabase {
   readonly another: () => Promise<Database>;
 }
 
-export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
+/** `backend`: the vitest project's unless named (the chaos runner, outside vitest, names PostgreSQL). */
+export async function openTestDatabase(poolSize = 10, backend: 'pglite' | 'postgres' = TEST_DB): Promise<TestDatabase> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  if (TEST_DB === 'pglite') {
+  if (backend === 'pglite') {
     const lease = await borrowPglite();
     await lease.client.exec(`CREATE SCHEMA ${schema}`);
     const shared = await openDatabase({ pglite: lease.client, searchPath: schema });
