@@ -8,6 +8,11 @@ import type { Vault } from './vault.ts';
 
 export interface Clock {
   now(): Date;
+  /**
+   * Calls `listener` whenever this clock jumps forward (the sandbox's test clock after
+   * `acquiro clock advance`), so waiting work can look again at once; answers how to stop.
+   */
+  onAdvance?(listener: () => void): () => void;
 }
 
 export const systemClock: Clock = { now: () => new Date() };
@@ -21,12 +26,17 @@ export interface Connectors {
 export interface Deps {
   readonly config: Config;
   readonly database: Database;
+  /**
+   * Business time: due charges, dunning, settlement, payout dates, expiries of payments,
+   * authorisations and shoppers' sessions, ids and stamps. In the sandbox it runs ahead of the
+   * wall clock by what `acquiro clock advance` added (src/app/clock/business-clock.ts).
+   */
   readonly clock: Clock;
   /**
-   * The real time, for security timers (portal sessions, lockouts, one-time links): never the
-   * sandbox's business clock, which may be moved. Absent: the system clock.
+   * Wall time, never moved by the test clock: security timers (secret keys' grace period, staff
+   * sessions, rate limits) and `notify_time`, which receivers compare with their own clock.
    */
-  readonly wallClock?: Clock;
+  readonly wallClock: Clock;
   readonly vault: Vault;
   readonly connectors: Connectors;
   readonly log: Logger;

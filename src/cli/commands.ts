@@ -10,6 +10,7 @@ import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
 import { balanceCommands } from './commands/balance.ts';
+import { clockCommands } from './commands/clock.ts';
 import { demoCommands } from './commands/demo.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
@@ -38,6 +39,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   notificationCommands(program, deps, io);
   ledgerCommands(program, deps, io);
   balanceCommands(program, deps, io);
+  clockCommands(program, deps, io);
   storefrontCommands(program, deps, io);
   paymentCommands(program, deps, io);
   demoCommands(program, deps, io);

@@ -2,7 +2,7 @@
 import { CommanderError } from 'commander';
 import type { Deps } from '../app/context.ts';
 
-export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'> & Partial<Pick<Deps, 'connectors' | 'log'>>;
+export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> & Partial<Pick<Deps, 'connectors' | 'log'>>;
 
 export interface Output {
   out(text: string): void;

@@ -4,7 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult } from '../db/ownership.ts';
-import { createDeps } from '../gateway.ts';
+import { createDeps, releaseDeps } from '../gateway.ts';
 import { createLogger } from '../logging.ts';
 import { runWorker } from '../jobs/worker.ts';
 import { serve } from '../serve.ts';
@@ -23,8 +23,12 @@ function finish(result: CommandResult): never {
 async function runHere(config: Config, argv: readonly string[]): Promise<CommandResult> {
   const database = await openReachableDatabase(config);
   try {
-    const deps = await createDeps({ config, database, log: createLogger('warn') });
-    return await runCommand(argv, deps, { stdin: readStdin });
+    const deps = await createDeps({ config, database, log: createLogger('warn'), watchClock: false });
+    try {
+      return await runCommand(argv, deps, { stdin: readStdin });
+    } finally {
+      await releaseDeps(deps);
+    }
   } finally {
     await database.close();
   }

@@ -8,7 +8,7 @@ import type { OrderRecord } from '../domain/order.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
@@ -334,3 +334,11 @@ export const portalAuditLog = pgTable('portal_audit_log', {
   hash: text('hash').notNull(),
 });
 export type AuditRow = typeof portalAuditLog.$inferSelect;
+
+// The sandbox's test clock (0014_sandbox_clock.sql): one row, business time's lead on the wall clock.
+export const sandboxClock = pgTable('sandbox_clock', {
+  id: boolean('id').primaryKey().default(true),
+  offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
+  /** The wall-clock time of the last advance (the database's own clock). */
+  advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
+});

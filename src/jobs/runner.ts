@@ -20,6 +20,13 @@ const MAX_ERROR_BACKOFF_MS = 30_000;
 
 export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Workers {
   const stopping = new AbortController();
+  // A jump of business time (the sandbox's test clock) wakes every sleeping task: whatever fell
+  // due is taken at once, not after the task's interval.
+  let woken = new AbortController();
+  const unsubscribe = deps.clock.onAdvance?.(() => {
+    woken.abort();
+    woken = new AbortController();
+  });
   const loops = tasks.map(async (task) => {
     let failures = 0;
     while (!stopping.signal.aborted) {
@@ -33,11 +40,12 @@ export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Worker
       }
       if (handled > 0 && failures === 0) continue;
       const pause = failures > 0 ? Math.min(MAX_ERROR_BACKOFF_MS, task.intervalMs * 2 ** failures) : task.intervalMs;
-      await sleep(pause, undefined, { signal: stopping.signal }).catch(() => {});
+      await sleep(pause, undefined, { signal: AbortSignal.any([stopping.signal, woken.signal]) }).catch(() => {});
     }
   });
   return {
     async stop() {
+      unsubscribe?.();
       stopping.abort();
       await Promise.all(loops);
     },

@@ -5,7 +5,7 @@
 import { runCommand } from '../cli/commands.ts';
 import type { Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
-import { createDeps } from '../gateway.ts';
+import { createDeps, releaseDeps } from '../gateway.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';
 import { openReachableDatabase } from '../startup.ts';
@@ -32,6 +32,7 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
     return {
       async stop() {
         await workers.stop();
+        await releaseDeps(deps);
         await database.close();
         await ownership?.release();
       },

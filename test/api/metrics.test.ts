@@ -2,7 +2,7 @@
 // notification queue, the sweepers' backlogs and the database pool; loopback-only by default.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardPayment } from '../support/fixtures.ts';
-import { startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
+import { FakeClock, startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
 
 let test: TestGateway;
 beforeAll(async () => {
@@ -70,6 +70,9 @@ describe('GET /metrics', () => {
     expect(sample(text, 'acquiro_db_pool_max')).toBe(10);
     expect(sample(text, 'acquiro_db_pool_connections')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'acquiro_db_pool_waiting')).toBe(0);
+    const inUse = sample(text, 'acquiro_db_pool_in_use');
+    expect(inUse).toBeGreaterThanOrEqual(0);
+    expect(inUse).toBe(sample(text, 'acquiro_db_pool_connections')! - sample(text, 'acquiro_db_pool_idle')!);
   });
 
   it('is refused to addresses outside ACQUIRO_METRICS_ALLOW', async () => {
@@ -77,6 +80,43 @@ describe('GET /metrics', () => {
     expect(refused.statusCode).toBe(403);
     expect(refused.body).not.toContain('acquiro_');
     expect((await scrape('::1')).statusCode).toBe(200);
+  });
+});
+
+describe('the sweepers queues', () => {
+  const QUEUES = ['unknown_payments', 'abandoned_payments', 'expiring_authorisations', 'pending_operations', 'pending_refunds', 'due_notifications'];
+
+  it('shows each queue: what it holds, what is due and no worker holds, and how late the oldest is', async () => {
+    const clock = new FakeClock(new Date());
+    const own = await startTestGateway({ clock });
+    try {
+      const get = async () => (await own.gateway.server.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+      const empty = await get();
+      for (const queue of QUEUES) {
+        expect(sample(empty, 'acquiro_sweeper_queue_items', { queue }), queue).toBe(0);
+        expect(sample(empty, 'acquiro_sweeper_queue_due', { queue }), queue).toBe(0);
+        expect(sample(empty, 'acquiro_sweeper_queue_oldest_due_seconds', { queue }), queue).toBe(0);
+      }
+
+      // A manual-capture authorisation waits for its capture; its event waits for a worker (none runs here).
+      const client = await own.merchant({ captureMode: 'manual' });
+      const paid = await client.post('/v1/authorise', cardPayment(client.ids, { notify_url: 'http://127.0.0.1:9/hook' }));
+      expect(paid.body.payment_status).toBe('2000');
+      const held = await get();
+      expect(sample(held, 'acquiro_sweeper_queue_items', { queue: 'expiring_authorisations' })).toBe(1);
+      expect(sample(held, 'acquiro_sweeper_queue_due', { queue: 'expiring_authorisations' })).toBe(0);
+      expect(sample(held, 'acquiro_sweeper_queue_due', { queue: 'due_notifications' })).toBe(1);
+
+      // Nine days on, the authorisation is two days past the simulator's seven-day expiry.
+      clock.advance(9 * 86_400_000);
+      const late = await get();
+      expect(sample(late, 'acquiro_sweeper_queue_due', { queue: 'expiring_authorisations' })).toBe(1);
+      expect(sample(late, 'acquiro_sweeper_queue_oldest_due_seconds', { queue: 'expiring_authorisations' })).toBeCloseTo(2 * 86_400, -2);
+      expect(sample(late, 'acquiro_notifications_oldest_due_seconds')).toBeCloseTo(9 * 86_400, -2);
+      expect(sample(late, 'acquiro_sweeper_queue_oldest_due_seconds', { queue: 'due_notifications' })).toBeCloseTo(9 * 86_400, -2);
+    } finally {
+      await own.close();
+    }
   });
 });
 

@@ -18,10 +18,10 @@ const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
 export class AccountDirectory {
-  readonly #deps: Pick<Deps, 'database' | 'vault' | 'clock'>;
+  readonly #deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>;
   readonly #cache = new Map<string, { expires: number; value: Promise<SigningAccount | null> }>();
 
-  constructor(deps: Pick<Deps, 'database' | 'vault' | 'clock'>) {
+  constructor(deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>) {
     this.#deps = deps;
   }
 
@@ -56,7 +56,8 @@ export class AccountDirectory {
   }
 
   async #load(merchantId: string, accountId: string): Promise<SigningAccount | null> {
-    const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.clock.now());
+    // Keys' grace periods are security timers: the wall clock's, never the test clock's.
+    const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.wallClock.now());
     if (!found) return null;
     const secrets = found.keys.map((key) => this.#deps.vault.open({ ciphertext: key.secretCiphertext, keyId: key.vaultKeyId }, key.id));
     return { account: found.account, secrets, disabled: found.account.status !== 'active' || found.merchantStatus !== 'active' };

@@ -43,13 +43,14 @@ export function returnTarget(payment: PaymentRow): string | undefined {
 }
 
 /** return_url (or cancel_url) with the signed outcome; undefined when the payment has neither. */
-export async function returnUrlOf(deps: Pick<Deps, 'clock'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
+export async function returnUrlOf(deps: Pick<Deps, 'wallClock'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
   const target = returnTarget(payment);
   if (!target) return undefined;
   const signing = await directory.find(payment.merchantId, payment.accountId);
   if (!signing) return undefined;
   const url = new URL(target);
-  for (const [name, value] of Object.entries(outcomeFields(payment, deps.clock.now()))) url.searchParams.set(name, value);
+  // return_time is the wall clock's: the merchant checks its age against its own clock.
+  for (const [name, value] of Object.entries(outcomeFields(payment, deps.wallClock.now()))) url.searchParams.set(name, value);
   url.searchParams.delete('encryption_data');
   url.searchParams.set('encryption_data', sign(Object.fromEntries(url.searchParams), signing.secrets[0]!));
   return url.href;
@@ -60,7 +61,7 @@ export async function returnUrlOf(deps: Pick<Deps, 'clock'>, directory: AccountD
  * issuer page): back to the hosted page when the payment began there (it shows a refusal with
  * another try, or sends the shopper on), else to the merchant; undefined when there is nowhere.
  */
-export async function shopperNextUrl(deps: Pick<Deps, 'clock' | 'vault' | 'config' | 'database'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
+export async function shopperNextUrl(deps: Pick<Deps, 'wallClock' | 'vault' | 'config' | 'database'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
   if (payment.kind === 'checkout') {
     const session = await findSessionOfPayment(deps.database.db, payment.id);
     if (session?.handedOffAt) return pageUrlOf(deps, session);

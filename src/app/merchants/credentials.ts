@@ -84,7 +84,7 @@ export async function createAccount(deps: Pick<Deps, 'database' | 'vault' | 'con
  * can deploy the new key without a window of refused requests.
  */
 export async function rotateKey(
-  deps: Pick<Deps, 'database' | 'vault' | 'config' | 'clock'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'config' | 'wallClock'>,
   merchantId: string,
   accountId: string,
 ): Promise<Credentials & { previous_key_expires_at: string }> {
@@ -95,7 +95,8 @@ export async function rotateKey(
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
     if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
-    const expiresAt = new Date(deps.clock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
+    // A security timer: the grace period runs on the wall clock, whatever the test clock says.
+    const expiresAt = new Date(deps.wallClock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
     // Keys already in their grace period keep their own expiry; only the current key starts one.
     await tx.update(accountKeys).set({ expiresAt }).where(and(eq(accountKeys.accountId, accountId), isNull(accountKeys.expiresAt)));
     const secret = await addKey(tx, deps, accountId);

@@ -14,7 +14,7 @@ export interface DemoCredentials extends Credentials {
   readonly query_ips: readonly string[];
 }
 
-type DemoDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'>;
+type DemoDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'>;
 
 export async function createDemoMerchant(deps: DemoDeps): Promise<DemoCredentials> {
   const created = await createMerchant(deps, DEMO_MERCHANT_NAME);
@@ -38,7 +38,7 @@ export async function findDemoMerchant(deps: DemoDeps): Promise<DemoCredentials 
   const db = deps.database.db;
   const demo = await findMerchantAccountByName(db, DEMO_MERCHANT_NAME);
   if (!demo) return null;
-  const found = await findAccountWithKeys(db, demo.merchantId, demo.accountId, deps.clock.now());
+  const found = await findAccountWithKeys(db, demo.merchantId, demo.accountId, deps.wallClock.now());
   const key = found?.keys[0];
   if (!key) return null;
   return {

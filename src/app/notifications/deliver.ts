@@ -1,8 +1,9 @@
 // Delivers the outbox to merchants (docs/notifications.md): claim due events with a lease, send each one
 // outside any transaction, record the attempt and schedule the next one. A worker that dies
 // between claim and record leaves its lease to run out; the event is then due again (the receiver
-// may see that notify_id twice, which is why it stays the same). Every time is the injected
-// clock's, so a test runs the three-day schedule by moving it.
+// may see that notify_id twice, which is why it stays the same). The schedule runs on business
+// time (the injected clock), so a test runs the three-day schedule by moving it; notify_time is
+// the wall clock's, so receivers' 300-second check holds after the sandbox's clock is advanced.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.ts';
 import { sign, type SignedBody } from '../../domain/signature.ts';
@@ -18,7 +19,7 @@ import {
 import { nextAttemptAt } from './schedule.ts';
 import { ATTEMPT_TIMEOUT_MS, networkTransport, sendNotification, type Sent, type Transport } from './transport.ts';
 
-export type DeliveryDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock'> & Partial<Pick<Deps, 'log'>>;
+export type DeliveryDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> & Partial<Pick<Deps, 'log'>>;
 
 export interface DeliveryOptions {
   readonly transport?: Transport;
@@ -38,7 +39,7 @@ export interface AttemptResult extends AttemptRecord {
 
 /** One round of the worker task: answers how many attempts it made. */
 export async function deliverDueNotifications(deps: DeliveryDeps, options: DeliveryOptions = {}): Promise<number> {
-  const claims = await claimDue(deps.database.db, lease(deps), options.batchSize ?? BATCH_SIZE);
+  const claims = await claimDue(deps.database.db, lease(deps), notifyTime(deps), options.batchSize ?? BATCH_SIZE);
   const secrets = new Map<string, Promise<string>>();
   const secretOf = (accountId: string) => {
     if (!secrets.has(accountId)) secrets.set(accountId, signingSecret(deps, accountId));
@@ -55,7 +56,7 @@ export type ReplayResult = AttemptResult | { readonly refused: 'in_flight' | 'no
  * signature. Its retry schedule starts over, so a replay that fails is retried like a new event.
  */
 export async function replayNotification(deps: DeliveryDeps, notifyId: string, options: DeliveryOptions = {}): Promise<ReplayResult> {
-  const claim = await claimForReplay(deps.database.db, notifyId, lease(deps));
+  const claim = await claimForReplay(deps.database.db, notifyId, lease(deps), notifyTime(deps));
   if (claim) return attempt(deps, claim, (accountId) => signingSecret(deps, accountId), options);
   const [row] = await deps.database.query<{ notify_url: string | null }>('SELECT notify_url FROM events WHERE id = $1', [notifyId]);
   return { refused: !row ? 'not_found' : row.notify_url === null ? 'no_target' : 'in_flight' };
@@ -65,6 +66,11 @@ export async function replayNotification(deps: DeliveryDeps, notifyId: string, o
 export function notificationBody(claim: Pick<Claim, 'id' | 'payload' | 'notifyTime'>, secret: string): Record<string, unknown> {
   const body = { ...claim.payload, notify_id: claim.id, notify_time: claim.notifyTime };
   return { ...body, encryption_data: sign(body as SignedBody, secret) };
+}
+
+/** Unix seconds on the wall clock: what the receiver compares with its own clock. */
+function notifyTime(deps: DeliveryDeps): number {
+  return Math.floor(deps.wallClock.now().getTime() / 1000);
 }
 
 function lease(deps: DeliveryDeps): Lease {

@@ -28,10 +28,10 @@ type ClaimedRow = { id: string; account_id: string; type: string; payload: Recor
 const RETURNING = sql`RETURNING e.id, e.account_id, e.type, e.payload, e.notify_url, e.attempts, e.failures`;
 
 /** Leases up to `limit` due events; rows another worker holds are skipped, never waited for. */
-export function claimDue(db: Executor, lease: Lease, limit: number): Promise<Claim[]> {
+export function claimDue(db: Executor, lease: Lease, notifyTime: number, limit: number): Promise<Claim[]> {
   return db.transaction(async (tx) => {
     const rows = await leaseDue<ClaimedRow>(tx, QUEUES.dueNotifications, lease, limit);
-    return openAttempts(tx, rows, lease, 'schedule');
+    return openAttempts(tx, rows, lease, notifyTime, 'schedule');
   });
 }
 
@@ -39,7 +39,7 @@ export function claimDue(db: Executor, lease: Lease, limit: number): Promise<Cla
  * Leases one event for a replay, whatever its status, and restarts its schedule. Null when it
  * does not exist, has no notify_url, or another attempt holds it right now.
  */
-export function claimForReplay(db: Executor, id: string, lease: Lease): Promise<Claim | null> {
+export function claimForReplay(db: Executor, id: string, lease: Lease, notifyTime: number): Promise<Claim | null> {
   return db.transaction(async (tx) => {
     const rows = await rowsOf<ClaimedRow>(
       tx,
@@ -47,12 +47,13 @@ export function claimForReplay(db: Executor, id: string, lease: Lease): Promise<
           WHERE e.id = ${id} AND e.notify_url IS NOT NULL AND (e.locked_until IS NULL OR e.locked_until <= ${lease.now.toISOString()}::timestamptz)
           ${RETURNING}`,
     );
-    const [claim] = await openAttempts(tx, rows, lease, 'replay');
+    const [claim] = await openAttempts(tx, rows, lease, notifyTime, 'replay');
     return claim ?? null;
   });
 }
 
-async function openAttempts(tx: Tx, rows: ClaimedRow[], lease: Lease, trigger: 'schedule' | 'replay'): Promise<Claim[]> {
+/** `notifyTime` is the wall clock's (Unix seconds); the lease and startedAt are business time. */
+async function openAttempts(tx: Tx, rows: ClaimedRow[], lease: Lease, notifyTime: number, trigger: 'schedule' | 'replay'): Promise<Claim[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);
   // An attempt still `sending` belonged to a worker whose lease ran out: it never reported.
@@ -60,7 +61,6 @@ async function openAttempts(tx: Tx, rows: ClaimedRow[], lease: Lease, trigger: '
     .update(notificationAttempts)
     .set({ outcome: 'abandoned' })
     .where(and(inArray(notificationAttempts.eventId, ids), eq(notificationAttempts.outcome, 'sending')));
-  const notifyTime = Math.floor(lease.now.getTime() / 1000);
   const opened = await tx
     .insert(notificationAttempts)
     .values(rows.map((row) => ({ eventId: row.id, attempt: row.attempts, trigger, notifyTime, startedAt: lease.now })))

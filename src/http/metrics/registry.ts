@@ -3,7 +3,8 @@
 // pool are read when Prometheus scrapes (one statement), so nothing is written for them.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Deps } from '../../app/context.ts';
-import { readBacklog, type Backlog } from '../../db/repositories/backlog.ts';
+import { scheduleOf } from '../../connectors/port.ts';
+import { readBacklog, type Backlog, type QueueName } from '../../db/repositories/backlog.ts';
 
 export interface GatewayMetrics {
   readonly contentType: string;
@@ -16,7 +17,18 @@ export interface GatewayMetrics {
 // Buckets around this gateway's latencies: a few milliseconds on the hot path, seconds for batches.
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10];
 
-export function createMetrics(deps: Pick<Deps, 'database'>): GatewayMetrics {
+const DAY_MS = 86_400_000;
+
+/** A queue's label: `unknownPayments` → `unknown_payments`. */
+const queueLabel = (name: QueueName) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** Authorisations are due to expire from now less the shortest expiry of the registered connectors. */
+function authorisationsDueBy(deps: Pick<Deps, 'connectors'>, now: Date): Date {
+  const days = (deps.connectors.names?.() ?? []).map((name) => deps.connectors.get(name)).filter((c) => c !== undefined).map((c) => scheduleOf(c).authorisationExpiryDays);
+  return days.length ? new Date(now.getTime() - Math.min(...days) * DAY_MS) : new Date(0);
+}
+
+export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): GatewayMetrics {
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'acquiro' });
   // Process CPU, memory, event-loop delay (nodejs_eventloop_lag_*), GC, handles.
@@ -37,8 +49,15 @@ export function createMetrics(deps: Pick<Deps, 'database'>): GatewayMetrics {
   });
 
   const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
+  const perQueue = (name: string, help: string) => new Gauge({ name, help, labelNames: ['queue'] as const, registers: [registry] });
+  const queueGauges = {
+    items: perQueue('acquiro_sweeper_queue_items', 'Rows a sweeper queue holds, due or not'),
+    due: perQueue('acquiro_sweeper_queue_due', 'Rows of a sweeper queue due now that no worker holds: its backlog'),
+    oldestDueSeconds: perQueue('acquiro_sweeper_queue_oldest_due_seconds', 'How long past its due time the oldest row of that backlog has waited (business time)'),
+  };
+  const notificationsOldestDue = gauge('acquiro_notifications_oldest_due_seconds', 'How long past its due time the oldest notification attempt has waited');
   const databaseUp = gauge('acquiro_database_up', '1 when the database answered this scrape');
-  const backlogGauges: Record<keyof Backlog, Gauge> = {
+  const backlogGauges: Record<Exclude<keyof Backlog, 'queues'>, Gauge> = {
     notificationsPending: gauge('acquiro_notifications_pending', 'Events not yet delivered to their notify_url'),
     notificationsOldestSeconds: gauge('acquiro_notifications_oldest_age_seconds', 'Age of the oldest undelivered event'),
     paymentsUnknown: gauge('acquiro_payments_outcome_unknown', 'Payments waiting for the processor to say what became of them'),
@@ -49,6 +68,7 @@ export function createMetrics(deps: Pick<Deps, 'database'>): GatewayMetrics {
   const poolGauges = deps.database.poolStats
     ? {
         total: gauge('acquiro_db_pool_connections', 'Open connections in the database pool'),
+        inUse: gauge('acquiro_db_pool_in_use', 'Connections of the pool running a query or a transaction'),
         idle: gauge('acquiro_db_pool_idle', 'Idle connections in the database pool'),
         waiting: gauge('acquiro_db_pool_waiting', 'Queries waiting for a free connection'),
         max: gauge('acquiro_db_pool_max', 'Largest size of the database pool'),
@@ -65,14 +85,22 @@ export function createMetrics(deps: Pick<Deps, 'database'>): GatewayMetrics {
       // One statement per scrape fills every backlog gauge; while the database is away the last
       // figures stay and acquiro_database_up says they are stale.
       try {
-        const backlog = await readBacklog(deps.database);
-        for (const key of Object.keys(backlogGauges) as (keyof Backlog)[]) backlogGauges[key].set(backlog[key]);
+        const now = deps.clock.now();
+        const backlog = await readBacklog(deps.database, now, authorisationsDueBy(deps, now));
+        for (const key of Object.keys(backlogGauges) as (keyof typeof backlogGauges)[]) backlogGauges[key].set(backlog[key]);
+        for (const [name, queue] of Object.entries(backlog.queues) as [QueueName, Backlog['queues'][QueueName]][]) {
+          for (const key of Object.keys(queueGauges) as (keyof typeof queueGauges)[]) queueGauges[key].set({ queue: queueLabel(name) }, queue[key]);
+        }
+        notificationsOldestDue.set(backlog.queues.dueNotifications.oldestDueSeconds);
         databaseUp.set(1);
       } catch {
         databaseUp.set(0);
       }
       const stats = deps.database.poolStats?.();
-      if (stats && poolGauges) for (const key of Object.keys(poolGauges) as (keyof PoolStats)[]) poolGauges[key].set(stats[key]);
+      if (stats && poolGauges) {
+        const figures = { ...stats, inUse: stats.total - stats.idle };
+        for (const key of Object.keys(poolGauges) as (keyof typeof figures)[]) poolGauges[key].set(figures[key]);
+      }
       return registry.metrics();
     },
   };

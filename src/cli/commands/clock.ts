@@ -1,0 +1,29 @@
+// `acquiro clock advance|show`: the sandbox's test clock (docs/sandbox.md, Test clock). An advance
+// moves business time forward for every server, worker and command on this database, with no
+// restart; what falls due is taken within seconds. Refused in live mode.
+import type { Command } from 'commander';
+import { advanceTestClock, formatInstant, testClockNow } from '../../app/clock/test-clock.ts';
+import { positiveInt, usageError, type CommandDeps, type Output } from '../io.ts';
+
+const HOUR_MS = 3_600_000;
+
+export function clockCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const clock = program.command('clock').description("the sandbox's test clock: business time (due charges, expiries, settlement), never the wall clock");
+  clock
+    .command('advance')
+    .description('move business time forward for every process on this database (refused in live mode)')
+    .option('--days <n>', 'whole days to move forward', positiveInt('--days'))
+    .option('--hours <n>', 'whole hours to move forward', positiveInt('--hours'))
+    .action(async (opts: { days?: number; hours?: number }) => {
+      if (opts.days === undefined && opts.hours === undefined) throw usageError('say how far: --days N or --hours N (positive whole numbers)');
+      const ms = ((opts.days ?? 0) * 24 + (opts.hours ?? 0)) * HOUR_MS;
+      if (!Number.isSafeInteger(ms)) throw usageError('that is further than the clock can go');
+      io.out(`${formatInstant(await advanceTestClock(deps, ms))}\n`);
+    });
+  clock
+    .command('show')
+    .description('print business time now, as ISO 8601 with a numeric offset')
+    .action(async () => {
+      io.out(`${formatInstant(await testClockNow(deps))}\n`);
+    });
+}
