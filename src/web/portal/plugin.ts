@@ -14,6 +14,8 @@ import { authRoutes } from './auth-routes.ts';
 import { accountRoutes } from './pages/account.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, cookieOptions } from './cookies.ts';
 import { narrowLayout } from './layout.ts';
+import { transactionActionRoutes } from './pages/transaction-actions.ts';
+import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
 
 /** Registers the portal; give it `{ prefix: '/portal' }`. */
@@ -50,5 +52,7 @@ export function portalPlugin(deps: Deps) {
     authRoutes(app, deps);
     accountRoutes(app, deps);
     transactionsRoutes(app, deps);
+    transactionRoutes(app, deps);
+    transactionActionRoutes(app, deps);
   };
 }
