@@ -46,7 +46,7 @@ describe('portal transactions search', () => {
     expect(all).not.toContain(foreign.transaction_id);
   });
 
-  it.each([
+  it.each<[string, () => string, () => Txn[]]>([
     ['transaction_id', () => `transaction_id=${usd.transaction_id}`, () => [usd]],
     ['order_no', () => `order_no=${encodeURIComponent(eur.order_no)}`, () => [eur]],
     ['status', () => 'status=failed', () => [declined]],
@@ -57,7 +57,7 @@ describe('portal transactions search', () => {
     ['payment method', () => 'method=card&status=captured&currency=EUR', () => [eur]],
     ['date range (today)', () => `from=${new Date().toISOString().slice(0, 10)}&to=${new Date().toISOString().slice(0, 10)}&currency=EUR`, () => [eur]],
     ['date range (the past)', () => 'from=2020-01-01&to=2020-01-02', () => []],
-  ] as const)('filters by %s', async (_name, query, expected) => {
+  ])('filters by %s', async (_name, query, expected) => {
     expect(await search(query())).toEqual(expected().map((t) => t.transaction_id));
   });
 

@@ -14,6 +14,8 @@ import { authRoutes } from './auth-routes.ts';
 import { accountRoutes } from './pages/account.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, cookieOptions } from './cookies.ts';
 import { narrowLayout } from './layout.ts';
+import { balancesRoutes } from './pages/balances.ts';
+import { reportsRoutes } from './pages/reports.ts';
 import { transactionActionRoutes } from './pages/transaction-actions.ts';
 import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
@@ -54,5 +56,7 @@ export function portalPlugin(deps: Deps) {
     transactionsRoutes(app, deps);
     transactionRoutes(app, deps);
     transactionActionRoutes(app, deps);
+    balancesRoutes(app, deps);
+    reportsRoutes(app, deps);
   };
 }
