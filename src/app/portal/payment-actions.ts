@@ -3,7 +3,7 @@
 // transaction's own row (found under the member's merchant) and calls that same use case, so the
 // rules and the refusals are the API's: no second path to money. A refusal keeps its catalogue
 // code and message, as the API would answer it.
-import { AppError, codeText } from '../../domain/errors.ts';
+import { codeText } from '../../domain/errors.ts';
 import { exponentOf } from '../../domain/money.ts';
 import { merchantEvent } from '../../db/repositories/portal-transactions.ts';
 import type { PaymentRow } from '../../db/schema.ts';
@@ -15,6 +15,7 @@ import type { Deps } from '../context.ts';
 import { replayNotification } from '../notifications/deliver.ts';
 import { refund } from '../refund/refund.ts';
 import { review } from '../review/review.ts';
+import { asRefusal } from './api-refusal.ts';
 import { PortalRefusal } from './refusal.ts';
 import { merchantTransaction } from './transactions.ts';
 
@@ -34,18 +35,6 @@ export interface ActionOutcome {
 
 function orderOf(payment: PaymentRow): OrderRef {
   return { transactionId: payment.id, orderNo: payment.orderNo, currency: payment.currency, amount: payment.amount };
-}
-
-/** The use case's refusal as the member sees it: the API's code and message, beside its field. */
-async function asRefusal<T>(run: () => Promise<T>): Promise<T> {
-  try {
-    return await run();
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    // A field's bad value is bad input (400); anything else is the transaction's state (409).
-    const status = error.http === 404 ? 404 : error.field ? 400 : 409;
-    throw new PortalRefusal(error.info, { ...(error.field ? { field: error.field } : {}), status });
-  }
 }
 
 function outcomeText(status: ActionOutcome['status'], reason?: string): ActionOutcome {

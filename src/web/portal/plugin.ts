@@ -16,6 +16,7 @@ import { CSRF_COOKIE, SESSION_COOKIE, cookieOptions } from './cookies.ts';
 import { narrowLayout } from './layout.ts';
 import { balancesRoutes } from './pages/balances.ts';
 import { reportsRoutes } from './pages/reports.ts';
+import { settingsRoutes } from './pages/settings.ts';
 import { transactionActionRoutes } from './pages/transaction-actions.ts';
 import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
@@ -58,5 +59,6 @@ export function portalPlugin(deps: Deps) {
     transactionActionRoutes(app, deps);
     balancesRoutes(app, deps);
     reportsRoutes(app, deps);
+    settingsRoutes(app, deps);
   };
 }
