@@ -267,6 +267,14 @@ export const checkoutSessions = pgTable('checkout_sessions', {
 });
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
+// The sandbox's test clock (0014_sandbox_clock.sql): one row, business time's lead on the wall clock.
+export const sandboxClock = pgTable('sandbox_clock', {
+  id: boolean('id').primaryKey().default(true),
+  offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
+  /** The wall-clock time of the last advance (the database's own clock). */
+  advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
+});
+
 // The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
 const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
@@ -334,11 +342,3 @@ export const portalAuditLog = pgTable('portal_audit_log', {
   hash: text('hash').notNull(),
 });
 export type AuditRow = typeof portalAuditLog.$inferSelect;
-
-// The sandbox's test clock (0014_sandbox_clock.sql): one row, business time's lead on the wall clock.
-export const sandboxClock = pgTable('sandbox_clock', {
-  id: boolean('id').primaryKey().default(true),
-  offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
-  /** The wall-clock time of the last advance (the database's own clock). */
-  advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
-});

@@ -6,6 +6,7 @@ import { expireAuthorisations } from '../app/capture/expire-authorisations.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
+import { endExpiredSessions } from '../app/portal/sessions.ts';
 import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
 
@@ -25,4 +26,6 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
   // Uncaptured authorisations are voided when their connector's expiry passes.
   { name: 'expire-authorisations', intervalMs: 60_000, run: (deps) => expireAuthorisations(deps) },
+  // Portal sessions past their idle or absolute limit (refused on use anyway): their rows go.
+  { name: 'end-expired-portal-sessions', intervalMs: 300_000, run: (deps) => endExpiredSessions(deps) },
 ];

@@ -54,7 +54,7 @@ describe('portal settlement report', () => {
     const answer = await staff.get(`/portal/reports/settlement.csv?from=${today}&to=${today}&currency=USD`);
     expect(answer.status).toBe(200);
     expect(answer.headers['content-type']).toMatch(/^text\/csv/);
-    expect(answer.body).toBe(`day,currency,captured,refunded,fees,net\r\n${today},USD,150.00,30.00,3.00,117.00\r\n`);
+    expect(answer.body).toBe(`"day","currency","captured","refunded","fees","net"\r\n"${today}","USD","150.00","30.00","3.00","117.00"\r\n`);
   });
 
   it('draws the charts as inline SVG: volume, approval rate, decline reasons', async () => {

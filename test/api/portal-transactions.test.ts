@@ -103,12 +103,13 @@ describe('portal transactions CSV export', () => {
     expect(answer.headers['content-type']).toMatch(/^text\/csv/);
     expect(answer.headers['content-disposition']).toMatch(/^attachment; filename="transactions-/);
     const lines = answer.body.trim().split('\r\n');
-    expect(lines[0]).toMatch(/^created_at,transaction_id,order_no,/);
+    expect(lines[0]).toMatch(/^"created_at","transaction_id","order_no",/);
     expect(lines).toHaveLength(4);
     const probeLine = lines.find((line) => line.includes(probe.transaction_id))!;
     expect(probeLine).toContain(`"'=HYPERLINK(""x"")`);
+    expect(probeLine).not.toMatch(/(^|,)"[=+\-@]/);
     expect(answer.body).not.toContain(foreign.transaction_id);
-    expect(answer.body).toContain(',12.34,');
+    expect(answer.body).toContain(',"12.34",');
   });
 
   it('is written to the audit log', async () => {

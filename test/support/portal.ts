@@ -47,6 +47,16 @@ export function nextCode(member: TestMember, clock: Clock = systemClock): string
   return totpCode(member.totpSecret!, new Date(use * TOTP_PERIOD_SECONDS * 1000));
 }
 
+/** nextCode, waiting for the next time step when both codes of the window are used (real time only). */
+export async function freshCode(member: TestMember, clock: Clock = systemClock): Promise<string> {
+  for (;;) {
+    const step = Math.floor(clock.now().getTime() / 1000 / TOTP_PERIOD_SECONDS);
+    if (member.lastStep === undefined || member.lastStep < step + 1) return nextCode(member, clock);
+    if (clock !== systemClock) throw new Error('both codes of the window are used: advance the clock 30 s');
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+}
+
 export interface PortalAnswer {
   readonly status: number;
   readonly headers: Record<string, string | string[] | number | undefined>;
@@ -142,11 +152,11 @@ export async function signInBrowser(page: Page, baseUrl: string, member: TestMem
   await page.waitForLoadState();
   if (page.url().endsWith('/portal/enrol')) {
     member.totpSecret = (await page.locator('#totp-secret').innerText()).replace(/\s/g, '');
-    await page.getByLabel('Code from the app').fill(nextCode(member, clock));
+    await page.getByLabel('Code from the app').fill(await freshCode(member, clock));
     await page.getByRole('button', { name: 'Turn on' }).click();
     await page.getByRole('link', { name: 'Continue' }).click();
   } else if (page.url().endsWith('/portal/second-factor')) {
-    await page.getByLabel('Code').fill(nextCode(member, clock));
+    await page.getByLabel('Code').fill(await freshCode(member, clock));
     await page.getByRole('button', { name: 'Verify' }).click();
   }
   await page.waitForURL(`${baseUrl}/portal/transactions`);

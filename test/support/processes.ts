@@ -32,8 +32,8 @@ export function tempDataDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'acquiro-test-')), 'data');
 }
 
-/** Runs `acquiro <args>` to completion with Node 24 (the one running the tests). */
-export function acquiro(args: readonly string[], env: Record<string, string>): Promise<Run> {
+/** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
+export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = track(
       spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
@@ -41,6 +41,7 @@ export function acquiro(args: readonly string[], env: Record<string, string>): P
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
       }),
     );
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));

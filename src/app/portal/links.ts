@@ -9,14 +9,13 @@ import type { Deps } from '../context.ts';
 import { appendAudit } from './audit.ts';
 import { hashPassword, passwordProblem, tokenId } from './credentials.ts';
 import { PortalRefusal } from './refusal.ts';
-import { wallClockOf } from './timers.ts';
 
 type LinkDeps = Pick<Deps, 'database' | 'wallClock'>;
 
 /** The member a link is for while it is usable (the page asks before showing the form). */
 export async function linkMember(deps: LinkDeps, token: string | undefined): Promise<PortalUserRow | undefined> {
   if (!token || token.length > 100) return undefined;
-  const userId = await linkHolder(deps.database.db, tokenId(token), wallClockOf(deps).now());
+  const userId = await linkHolder(deps.database.db, tokenId(token), deps.wallClock.now());
   const member = userId ? await memberById(deps.database.db, userId) : undefined;
   return member?.status === 'disabled' ? undefined : member;
 }
@@ -25,7 +24,7 @@ export async function setPasswordWithLink(deps: LinkDeps, command: { token: stri
   const weak = passwordProblem(command.password);
   if (weak) throw new PortalRefusal(weak, { field: 'password' });
   const passwordHash = await hashPassword(command.password);
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   const gone = () => new PortalRefusal('this link has been used, replaced or has expired: ask for a new one', { status: 404 });
   return runUnitOfWork(deps.database, {
     lock: async (tx) => {

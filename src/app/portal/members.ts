@@ -23,7 +23,7 @@ import type { Deps } from '../context.ts';
 import { appendAudit } from './audit.ts';
 import { hashPassword, newToken, passwordProblem, tokenId } from './credentials.ts';
 import { PortalRefusal, type Actor } from './refusal.ts';
-import { LINK_LIFETIME_MS, wallClockOf } from './timers.ts';
+import { LINK_LIFETIME_MS } from './timers.ts';
 
 type MemberDeps = Pick<Deps, 'database' | 'wallClock' | 'config'>;
 
@@ -52,6 +52,8 @@ export interface CreateMember {
   /** Set at once (`--password-stdin`); without it the member is invited with a link. */
   readonly password?: string;
   readonly actor: Actor;
+  /** The inviting member's role: an admin may not make an owner. */
+  readonly actorRole?: Role;
 }
 
 export interface CreatedMember {
@@ -66,13 +68,14 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
   if (problem) throw new PortalRefusal(problem, { field: 'email' });
   if (!isRole(command.role)) throw new PortalRefusal('the role is one of owner, admin, operator, viewer', { field: 'role' });
   const role: Role = command.role;
+  if (command.actorRole === 'admin' && role === 'owner') throw new PortalRefusal('only an owner may make an owner', { field: 'role', status: 403 });
   if (command.password !== undefined) {
     const weak = passwordProblem(command.password);
     if (weak) throw new PortalRefusal(weak, { field: 'password' });
   }
   if (!(await merchantExists(deps.database.db, command.merchantId))) throw new PortalRefusal(`no merchant ${command.merchantId}`, { field: 'merchant_id', status: 404 });
   const passwordHash = command.password === undefined ? null : await hashPassword(command.password);
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
     const entry = MEMBER_MACHINE.enter(passwordHash ? 'active' : 'invited');
     const member = await insertMember(tx, { id: newId('PU', at.getTime()), merchantId: command.merchantId, email, role, passwordHash, at }, entry);
@@ -114,7 +117,7 @@ async function changeMember<T>(
   action: string,
   decide: (member: PortalUserRow, at: Date) => { apply: (tx: Tx, member: PortalUserRow) => Promise<T>; detail?: Record<string, string> },
 ): Promise<T> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberOf(tx, command.merchantId, command.userId, { lock: true }),
     check: (member) => {

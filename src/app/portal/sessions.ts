@@ -2,7 +2,7 @@
 // minutes or past its absolute limit (wall clock), or when its member is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteExpiredSessions, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -11,7 +11,7 @@ import { appendAudit, recordAudit } from './audit.ts';
 import { newRecoveryCodes, newTotpSecret, passwordMatches, recoveryCodeHash, tokenId, totpStep, totpUri } from './credentials.ts';
 import type { Actor } from './refusal.ts';
 import { afterVerdict, isLocked, promote } from './sign-in.ts';
-import { IDLE_TIMEOUT_MS, REAUTH_FRESH_MS, TOUCH_EVERY_MS, wallClockOf } from './timers.ts';
+import { IDLE_TIMEOUT_MS, REAUTH_FRESH_MS, TOUCH_EVERY_MS } from './timers.ts';
 
 type SessionDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
 
@@ -25,7 +25,7 @@ export async function sessionOf(deps: SessionDeps, token: string | undefined): P
   if (!token || token.length > 100) return undefined;
   const found = await sessionWithMember(deps.database.db, tokenId(token));
   if (!found) return undefined;
-  const now = wallClockOf(deps).now().getTime();
+  const now = deps.wallClock.now().getTime();
   const { session, member } = found;
   if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS || member.status !== 'active') {
     await deleteSession(deps.database.db, session.id);
@@ -35,12 +35,17 @@ export async function sessionOf(deps: SessionDeps, token: string | undefined): P
   return found;
 }
 
+/** Deletes the rows of sessions past their limits (the periodic task); answers how many. */
+export function endExpiredSessions(deps: Pick<Deps, 'database' | 'wallClock'>): Promise<number> {
+  return deleteExpiredSessions(deps.database.db, deps.wallClock.now(), IDLE_TIMEOUT_MS);
+}
+
 export function actorOf(open: OpenSession, ip: string): Actor {
   return { userId: open.member.id, email: open.member.email, ip };
 }
 
 export async function signOut(deps: SessionDeps, open: OpenSession, ip: string): Promise<void> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   await deps.database.db.transaction(async (tx) => {
     await deleteSession(tx, open.session.id);
     await appendAudit(tx, { merchantId: open.member.merchantId, ...actorOf(open, ip), action: 'sign-out', outcome: 'ok' }, at);
@@ -49,7 +54,7 @@ export async function signOut(deps: SessionDeps, open: OpenSession, ip: string):
 
 /** Ends every session of the member, this one included. */
 export async function signOutEverywhere(deps: SessionDeps, open: OpenSession, ip: string): Promise<number> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
     const ended = await deleteSessionsOf(tx, open.member.id);
     await appendAudit(tx, { merchantId: open.member.merchantId, ...actorOf(open, ip), action: 'sign-out.everywhere', outcome: 'ok', detail: { sessions: String(ended) } }, at);
@@ -58,7 +63,7 @@ export async function signOutEverywhere(deps: SessionDeps, open: OpenSession, ip
 }
 
 export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow): boolean {
-  return session.reauthAt !== null && wallClockOf(deps).now().getTime() - session.reauthAt.getTime() < REAUTH_FRESH_MS;
+  return session.reauthAt !== null && deps.wallClock.now().getTime() - session.reauthAt.getTime() < REAUTH_FRESH_MS;
 }
 
 /**
@@ -66,7 +71,7 @@ export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow
  * count toward the lockout like a sign-in's. True when the session is fresh again.
  */
 export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<boolean> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   const passwordOk = await passwordMatches(open.member.passwordHash ?? '', attempt.password);
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, open.member.id, { lock: true }),
@@ -112,7 +117,7 @@ export type EnrolmentResult = { readonly ok: true; readonly recoveryCodes: reado
  * new token. A member already enrolled replaces its secret (My account).
  */
 export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, attempt: { code: string; ip: string }): Promise<EnrolmentResult> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   if (!open.session.pendingTotpSecret) return { ok: false };
   const secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
   const step = totpStep(secret, attempt.code, at, null);

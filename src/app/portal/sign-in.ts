@@ -5,7 +5,7 @@
 // row's key changes), so no token seen before sign-in is ever a signed-in session.
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
-import { deleteSession, insertSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteSession, insertSession } from '../../db/repositories/portal-sessions.ts';
 import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
@@ -13,7 +13,7 @@ import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
 import { DUMMY_HASH, newToken, passwordMatches, recoveryCodeHash, tokenId, totpStep } from './credentials.ts';
 import { emailProblem } from './members.ts';
-import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS, wallClockOf } from './timers.ts';
+import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS } from './timers.ts';
 
 type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
 
@@ -49,7 +49,7 @@ interface PasswordCheck {
 
 /** Step one: e-mail and password. */
 export async function signIn(deps: SignInDeps, attempt: { email: string; password: string; ip: string }): Promise<SignInResult> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   const found = await memberByEmail(deps.database.db, attempt.email.trim());
   // The hash is checked even for an unknown address, so the answer takes as long either way.
   const matches = await passwordMatches(found?.passwordHash ?? DUMMY_HASH, attempt.password);
@@ -104,7 +104,7 @@ export async function completeSecondFactor(
   deps: SignInDeps,
   attempt: { session: PortalSessionRow; code: string; ip: string },
 ): Promise<SignInResult> {
-  const at = wallClockOf(deps).now();
+  const at = deps.wallClock.now();
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, attempt.session.userId, { lock: true }),
     check: (member) => ({ change: member! }),
@@ -130,11 +130,12 @@ export async function completeSecondFactor(
   });
 }
 
-/** The pending session ends; an active one with a new token replaces it (fresh for re-authentication). */
+/**
+ * The pending session ends; an active one with a new token replaces it. Signing in does not count
+ * as re-authentication: a sensitive action asks again.
+ */
 export async function promote(tx: Tx, pending: PortalSessionRow, member: PortalUserRow, at: Date): Promise<string> {
   SESSION_MACHINE.move(pending.status, 'active');
   await deleteSession(tx, pending.id);
-  const token = await openSession(tx, member, 'active', at);
-  await updateSession(tx, tokenId(token), SESSION_MACHINE.stay('active'), { reauthAt: at });
-  return token;
+  return openSession(tx, member, 'active', at);
 }

@@ -1,6 +1,5 @@
 // The portal's security timers, all on the wall clock (deps.wallClock), never the sandbox's
-// business clock: a session or a lockout must not outlive its real time because a test moved days.
-import { systemClock, type Clock, type Deps } from '../context.ts';
+// business clock: a test clock advanced by days must not end sessions or lockouts early.
 
 export const IDLE_TIMEOUT_MS = 15 * 60_000;
 export const SESSION_LIMIT_MS = 12 * 60 * 60_000;
@@ -13,7 +12,3 @@ export const LOCKOUT_MS = 15 * 60_000;
 export const LINK_LIFETIME_MS = 24 * 60 * 60_000;
 /** last_seen_at is written at most this often: a page view a second does not write a row a second. */
 export const TOUCH_EVERY_MS = 30_000;
-
-export function wallClockOf(deps: Pick<Deps, 'wallClock'>): Clock {
-  return deps.wallClock ?? systemClock;
-}

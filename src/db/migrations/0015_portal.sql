@@ -88,8 +88,9 @@ CREATE TRIGGER portal_audit_log_no_truncate BEFORE TRUNCATE ON portal_audit_log
   FOR EACH STATEMENT EXECUTE FUNCTION portal_audit_log_refuse_change();
 
 -- The table belongs to a role that cannot log in; the role running the gateway (the one that runs
--- these migrations) keeps SELECT and INSERT only. The migrating role needs CREATEROLE the first
--- time (or the role created beforehand by an administrator, docs/portal.md).
+-- these migrations) keeps SELECT and INSERT only. The migrating role needs CREATEROLE, or an
+-- administrator creates acquiro_audit_owner beforehand and grants it WITH ADMIN OPTION
+-- (docs/portal.md, "Audit log").
 DO $$
 BEGIN
   IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'acquiro_audit_owner') THEN
@@ -97,8 +98,19 @@ BEGIN
   END IF;
 END
 $$;
+-- A new owner must be able to create in the schema; it keeps that right only while taking it.
+DO $$
+BEGIN
+  EXECUTE format('GRANT CREATE ON SCHEMA %I TO acquiro_audit_owner', current_schema());
+END
+$$;
 GRANT acquiro_audit_owner TO CURRENT_USER;
 ALTER TABLE portal_audit_log OWNER TO acquiro_audit_owner;
 REVOKE ALL ON portal_audit_log FROM CURRENT_USER;
 GRANT SELECT, INSERT ON portal_audit_log TO CURRENT_USER;
 REVOKE acquiro_audit_owner FROM CURRENT_USER;
+DO $$
+BEGIN
+  EXECUTE format('REVOKE CREATE ON SCHEMA %I FROM acquiro_audit_owner', current_schema());
+END
+$$;

@@ -5,7 +5,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
 import { PortalRefusal } from '../../app/portal/refusal.ts';
-import { confirmEnrolment, enrolmentOf, signOut } from '../../app/portal/sessions.ts';
+import { confirmEnrolment, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
 import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import type { Html } from '../html.ts';
@@ -15,6 +15,12 @@ import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
 
 const HOME = '/portal/transactions';
+
+/** Enrolment at sign-in (required for owners and admins), or a signed-in member's own choice (confirmed by password). */
+function enrolMode(open: OpenSession) {
+  const signedIn = open.session.status === 'active';
+  return { required: open.session.status === 'enrol', ...(signedIn ? { confirm: { current: open.member.totpSecret !== null } } : {}) };
+}
 
 export function authRoutes(app: FastifyInstance, deps: Deps): void {
   const page = (reply: FastifyReply, title: string, main: Html, status = 200) =>
@@ -65,16 +71,20 @@ export function authRoutes(app: FastifyInstance, deps: Deps): void {
     const open = request.portal;
     if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
     const enrolment = await enrolmentOf(deps, open);
-    return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, required: open.session.status === 'enrol' }));
+    return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open) }));
   });
 
   app.post('/enrol', post, async (request, reply) => {
     const open = request.portal;
     if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
-    const result = await confirmEnrolment(deps, open, { code: (formOf(request).code ?? '').slice(0, 40), ip: request.ip });
+    const form = formOf(request);
+    // A signed-in member replacing (or adding) its second factor confirms it is them first.
+    const confirmed = open.session.status !== 'active' || (await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }));
+    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const };
     if (!result.ok) {
       const enrolment = await enrolmentOf(deps, open);
-      return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, required: open.session.status === 'enrol', error: 'That code is not right: check the key and try again.' }), 400);
+      const error = confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
+      return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open), error }), 400);
     }
     if (result.token) setSessionCookie(reply, deps, result.token);
     return page(reply, 'Recovery codes', recoveryCodesPage(result.recoveryCodes, result.token ? HOME : '/portal/account'));

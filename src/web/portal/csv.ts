@@ -1,23 +1,18 @@
-// CSV files the portal hands out (transactions, settlement reports). RFC 4180 quoting, and a
-// cell a spreadsheet would read as a formula (starting with = + - @, a tab or a carriage return)
-// is prefixed with a single quote, so a shopper's e-mail or an order number cannot run in the
-// member's spreadsheet. Numbers we format ourselves (amounts) are written as they are.
+// CSV exports (RFC 4180: every cell quoted, CRLF line ends) that a spreadsheet opens as data,
+// never as formulas: a cell starting with = + - @ or a tab or carriage return is prefixed with an
+// apostrophe (OWASP "CSV injection"). Twenty lines, so no library for it.
 const FORMULA_START = /^[=+\-@\t\r]/;
+/** A plain number (a refund's -10.50) is data, not a formula: left as it is. */
+const PLAIN_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
 
-/** A text cell: neutralised, then quoted when it holds a comma, quote or line break. */
-export function csvCell(value: string | number | null | undefined): string {
-  if (value === null || value === undefined) return '';
-  if (typeof value === 'number') return String(value);
-  const safe = FORMULA_START.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+export function csvCell(value: unknown): string {
+  const text = value === null || value === undefined ? '' : value instanceof Date ? value.toISOString() : String(value);
+  const safe = FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+  return `"${safe.replace(/"/g, '""')}"`;
 }
 
-/** An amount we formatted (a decimal string, maybe negative): never a formula, kept numeric. */
-export function csvAmount(decimal: string): string {
-  if (!/^-?\d+(\.\d+)?$/.test(decimal)) throw new Error('not a decimal amount');
-  return decimal;
+export function toCsv(header: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  return [header, ...rows].map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }
 
-export function toCsv(header: readonly string[], rows: readonly (readonly string[])[]): string {
-  return [header.map(csvCell), ...rows].map((row) => row.join(',')).join('\r\n') + '\r\n';
-}
+export const CSV_TYPE = 'text/csv; charset=utf-8';

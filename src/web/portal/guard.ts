@@ -9,7 +9,6 @@ import type { Deps } from '../../app/context.ts';
 import { recordAudit } from '../../app/portal/audit.ts';
 import { PortalRefusal, type Actor } from '../../app/portal/refusal.ts';
 import { actorOf, isFresh, reauthenticate, type OpenSession } from '../../app/portal/sessions.ts';
-import { wallClockOf } from '../../app/portal/timers.ts';
 import { merchantName } from '../../db/repositories/checkout.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import type { Html } from '../html.ts';
@@ -84,6 +83,13 @@ export interface ActionSpec<R extends RouteGenericInterface> {
 
 const SIGN_IN = '/portal/sign-in';
 
+/** Every page and action declared through the guard, with the permission it needs (the permission tests walk it). */
+export const DECLARED = new Map<string, { readonly method: 'GET' | 'POST'; readonly path: string; readonly permission: Permission; readonly reauth: boolean }>();
+
+function declare(method: 'GET' | 'POST', path: string, permission: Permission, reauth: boolean): void {
+  DECLARED.set(`${method} /portal${path}`, { method, path: `/portal${path}`, permission, reauth });
+}
+
 /** Where a session that is not (yet) fully signed in goes. */
 function pendingStep(open: OpenSession | undefined): string | undefined {
   if (!open) return SIGN_IN;
@@ -123,11 +129,12 @@ export function sendFrame(deps: Deps, reply: FastifyReply, context: PortalContex
 }
 
 async function refuse(deps: Deps, request: FastifyRequest, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409) {
-  await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, wallClockOf(deps).now());
+  await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, deps.wallClock.now());
   return sendFrame(deps, reply, context, { title: 'Not allowed', main: refusalPage(reason), status });
 }
 
 export function portalPage<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: PageSpec<R>): void {
+  declare('GET', spec.path, spec.permission, false);
   app.get(spec.path, async (request, reply) => {
     const step = pendingStep(request.portal);
     if (step) return redirect(reply, step);
@@ -166,6 +173,7 @@ export function checkPost(app: FastifyInstance, deps: Deps) {
 
 export function portalAction<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: ActionSpec<R>): void {
   const action = spec.audit ?? spec.permission;
+  declare('POST', spec.path, spec.permission, spec.reauth !== undefined && spec.reauth !== false);
   app.post(spec.path, { preHandler: checkPost(app, deps) }, async (request, reply) => {
     const step = pendingStep(request.portal);
     if (step) return redirect(reply, step);
@@ -181,12 +189,12 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
         const fields = Object.entries(form).filter(([name]) => !name.startsWith('_'));
         return sendFrame(deps, reply, context, {
           title: 'Confirm it is you',
-          main: confirmPage({ action: `/portal${request.url.slice('/portal'.length).split('?', 1)[0]}`, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, failed: password !== undefined }),
+          main: confirmPage({ action: request.url.split('?', 1)[0]!, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, failed: password !== undefined }),
           status: password !== undefined ? 403 : 200,
         });
       }
     }
-    const at = () => wallClockOf(deps).now();
+    const at = () => deps.wallClock.now();
     const audit = (outcome: 'ok' | 'refused' | 'failed', target: string | null | undefined, detail?: Record<string, string>) =>
       recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: target ?? null, outcome, ...(detail ? { detail } : {}) }, at());
     let result: ActionResult;

@@ -14,6 +14,8 @@ import { authRoutes } from './auth-routes.ts';
 import { accountRoutes } from './pages/account.ts';
 import { CSRF_COOKIE, SESSION_COOKIE, cookieOptions } from './cookies.ts';
 import { narrowLayout } from './layout.ts';
+import { auditRoutes } from './pages/audit.ts';
+import { membersRoutes } from './pages/members.ts';
 import { balancesRoutes } from './pages/balances.ts';
 import { reportsRoutes } from './pages/reports.ts';
 import { settingsRoutes } from './pages/settings.ts';
@@ -55,6 +57,8 @@ export function portalPlugin(deps: Deps) {
     authRoutes(app, deps);
     accountRoutes(app, deps);
     transactionsRoutes(app, deps);
+    membersRoutes(app, deps);
+    auditRoutes(app, deps);
     transactionRoutes(app, deps);
     transactionActionRoutes(app, deps);
     balancesRoutes(app, deps);

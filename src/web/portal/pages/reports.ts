@@ -8,7 +8,7 @@ import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { formatAmount } from '../../../domain/money.ts';
 import { html, type Html } from '../../html.ts';
 import { barList, columnChart } from '../charts.ts';
-import { csvAmount, csvCell, toCsv } from '../csv.ts';
+import { CSV_TYPE, toCsv } from '../csv.ts';
 import { currencyField, dayField, DAY_MS, moneyText, queryOf } from '../forms.ts';
 import { portalPage } from '../guard.ts';
 import { may } from '../permissions.ts';
@@ -110,8 +110,8 @@ ${charts(activity, period.currency)}`;
       const period = periodOf(deps, request, context.member.merchantId);
       const days = (await settlementReport(deps, period.window)).filter((d) => !period.currency || d.currency === period.currency);
       await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action: 'reports.export', outcome: 'ok', detail: { from: period.values.from!, to: period.values.to! } }, deps.wallClock.now());
-      const rows = days.map((d) => [csvCell(d.day), csvCell(d.currency), ...[d.captured, d.refunded, d.fees, d.net].map((minor) => csvAmount(formatAmount(minor, d.currency)))]);
-      return { file: toCsv(CSV_HEADER, rows), name: `settlement-${period.values.from}-${period.values.to}.csv`, type: 'text/csv; charset=utf-8' };
+      const rows = days.map((d) => [d.day, d.currency, ...[d.captured, d.refunded, d.fees, d.net].map((minor) => formatAmount(minor, d.currency))]);
+      return { file: toCsv(CSV_HEADER, rows), name: `settlement-${period.values.from}-${period.values.to}.csv`, type: CSV_TYPE };
     },
   });
 }

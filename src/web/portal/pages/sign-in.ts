@@ -31,7 +31,11 @@ ${csrfField(form.csrfToken)}
 <form method="post" action="/portal/sign-out" class="cancel-form">${csrfField(form.csrfToken)}<button class="linklike" type="submit">Cancel and sign out</button></form>`;
 }
 
-export function enrolForm(form: { csrfToken: string; secret: string; uri: string; required: boolean; error?: string }): Html {
+/**
+ * `confirm`: a signed-in member changing its second factor proves it is them first: the password,
+ * and a code from the current app when one is set.
+ */
+export function enrolForm(form: { csrfToken: string; secret: string; uri: string; required: boolean; confirm?: { current: boolean }; error?: string }): Html {
   const grouped = form.secret.match(/.{1,4}/g)!.join(' ');
   return html`<h1>Set up two-step verification</h1>
 <p>${form.required ? 'Owners and admins protect the account with a second step at sign-in. ' : ''}Add this key to an authenticator app (any TOTP app: 6 digits, every 30 seconds), then enter the code it shows.</p>
@@ -42,6 +46,10 @@ ${alert(form.error)}
 <form method="post" action="/portal/enrol" data-submit-once>
 ${csrfField(form.csrfToken)}
 <div class="field"><label for="code">Code from the app</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7"></div>
+${form.confirm
+    ? html`<div class="field"><label for="enrol-password">Your password</label><input id="enrol-password" name="_reauth_password" type="password" autocomplete="current-password" required></div>
+${form.confirm.current ? html`<div class="field"><label for="enrol-current">Code from your current app</label><input id="enrol-current" name="_reauth_code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7"></div>` : ''}`
+    : ''}
 <button class="button" type="submit">Turn on</button>
 </form>`;
 }

@@ -8,7 +8,7 @@ import { formatAmount } from '../../../domain/money.ts';
 import { PAYMENT_STATUSES } from '../../../domain/payment.ts';
 import type { PaymentRow } from '../../../db/schema.ts';
 import { html, type Html } from '../../html.ts';
-import { csvAmount, csvCell, toCsv } from '../csv.ts';
+import { CSV_TYPE, toCsv } from '../csv.ts';
 import { moneyText, timeText } from '../forms.ts';
 import { portalPage } from '../guard.ts';
 import { may } from '../permissions.ts';
@@ -77,23 +77,23 @@ function pager(result: TransactionPage, values: Readonly<Record<string, string>>
 
 const CSV_HEADER = ['created_at', 'transaction_id', 'order_no', 'account_id', 'status', 'currency', 'amount', 'captured', 'refunded', 'payment_method', 'card_brand', 'card_last4', 'shopper_email', 'result_code', 'result_message'];
 
-function csvRow(p: PaymentRow): string[] {
+function csvRow(p: PaymentRow): (string | null)[] {
   return [
-    csvCell(p.createdAt.toISOString()),
-    csvCell(p.id),
-    csvCell(p.orderNo),
-    csvCell(p.accountId),
-    csvCell(p.status),
-    csvCell(p.currency),
-    csvAmount(formatAmount(p.amount, p.currency)),
-    csvAmount(formatAmount(p.capturedAmount, p.currency)),
-    csvAmount(formatAmount(p.refundedAmount, p.currency)),
-    csvCell(p.paymentMethod),
-    csvCell(p.cardBrand),
-    csvCell(p.cardLast4),
-    csvCell(p.shopperEmail),
-    csvCell(p.resultCode),
-    csvCell(p.resultMessage),
+    p.createdAt.toISOString(),
+    p.id,
+    p.orderNo,
+    p.accountId,
+    p.status,
+    p.currency,
+    formatAmount(p.amount, p.currency),
+    formatAmount(p.capturedAmount, p.currency),
+    formatAmount(p.refundedAmount, p.currency),
+    p.paymentMethod,
+    p.cardBrand,
+    p.cardLast4,
+    p.shopperEmail,
+    p.resultCode,
+    p.resultMessage,
   ];
 }
 
@@ -123,7 +123,7 @@ ${pager(result, values)}`;
       const { search } = parseSearch(request, context.member.merchantId);
       const rows = await exportTransactions(deps, search);
       await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action: 'transactions.export', outcome: 'ok', detail: { rows: String(rows.length) } }, deps.wallClock.now());
-      return { file: toCsv(CSV_HEADER, rows.map(csvRow)), name: `transactions-${deps.clock.now().toISOString().slice(0, 10)}.csv`, type: 'text/csv; charset=utf-8' };
+      return { file: toCsv(CSV_HEADER, rows.map(csvRow)), name: `transactions-${deps.clock.now().toISOString().slice(0, 10)}.csv`, type: CSV_TYPE };
     },
   });
 }
