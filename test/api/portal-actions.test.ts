@@ -28,7 +28,7 @@ beforeAll(async () => {
   manual = await gw.merchant({ captureMode: 'manual' });
   other = await gw.merchant();
   receiver = await startReceiver();
-  for (const client of [shop, manual]) {
+  for (const client of [shop, manual, other]) {
     const done = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', '127.0.0.1'], gw.gateway.deps);
     expect(done.exitCode).toBe(0);
   }
