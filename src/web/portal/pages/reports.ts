@@ -52,10 +52,17 @@ ${days.map(
 )}</tbody></table></div>`;
 }
 
-function charts(activity: Activity, currency: string | undefined): Html {
+/** Every UTC day of the window, so a quiet day shows as an empty bar rather than no bar at all. */
+function daysOf(window: Window): string[] {
+  const days: string[] = [];
+  for (let at = window.from.getTime(); at < window.before.getTime(); at += DAY_MS) days.push(new Date(at).toISOString().slice(0, 10));
+  return days;
+}
+
+function charts(activity: Activity, currency: string | undefined, window: Window): Html {
   const currencies = [...new Set(activity.days.map((d) => d.currency))].sort();
   const shown = currency ?? currencies[0];
-  const byDay = new Map<string, { approved: number; declined: number; volume: number }>();
+  const byDay = new Map<string, { approved: number; declined: number; volume: number }>(daysOf(window).map((day) => [day, { approved: 0, declined: 0, volume: 0 }]));
   for (const d of activity.days) {
     const day = byDay.get(d.day) ?? { approved: 0, declined: 0, volume: 0 };
     day.approved += d.approved;
@@ -97,7 +104,7 @@ ${periodForm(period.values)}
 <div class="actions">${exportLink}</div>
 ${settlementTable(filtered)}
 </section>
-${charts(activity, period.currency)}`;
+${charts(activity, period.currency, period.window)}`;
     },
   });
 
