@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
+import { postJson } from './load.ts';
 
 interface Account {
   readonly merchant_id: string;
@@ -14,10 +15,9 @@ async function post(url: string, path: string, account: Account, fields: Record<
   const body = { merchant_id: account.merchant_id, account_id: account.account_id, ...fields };
   const payload = JSON.stringify({ ...body, encryption_data: sign(body as never, account.secret) });
   const started = performance.now();
-  const response = await fetch(`${url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: payload });
-  const text = await response.text();
+  const { status, text } = await postJson(`${url}${path}`, payload);
   const ms = performance.now() - started;
-  if (response.status !== 200) throw new Error(`${path} answered ${response.status}: ${text.slice(0, 300)}`);
+  if (status !== 200) throw new Error(`${path} answered ${status}: ${text.slice(0, 300)}`);
   return { ms, body: text };
 }
 

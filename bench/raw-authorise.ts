@@ -1,9 +1,9 @@
 // The statements one card authorisation issues (the claim with its risk facts, the outcome), with the
-// texts and parameter builders the gateway uses, sent raw through node-postgres as named (prepared)
-// statements. The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
+// texts and parameter builders the gateway uses, sent raw through the engine's driver (node-postgres
+// as named, prepared, statements; PGlite as it runs them for the gateway). The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
 // Built from the same claimParams/outcomeParams as the gateway, so the two cannot drift apart.
 import { randomBytes } from 'node:crypto';
-import type pg from 'pg';
+import type { Database } from '../src/db/client.ts';
 import { journalRows } from '../src/db/repositories/ledger.ts';
 import { CLAIM_SQL, claimParams, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
 import { captureEntries } from '../src/domain/ledger.ts';
@@ -17,7 +17,7 @@ const REASONS: RiskReason[] = [
 ];
 const CAPTURED = PAYMENT_MACHINE.move('processing', 'captured');
 
-export async function rawAuthorisation(pool: pg.Pool, accountId: string, merchantId: string): Promise<void> {
+export async function rawAuthorisation(database: Database, accountId: string, merchantId: string): Promise<void> {
   const paymentId = id('T');
   const fingerprint = randomBytes(32).toString('base64url');
   const orderNo = `RAW-${paymentId}`;
@@ -40,7 +40,7 @@ export async function rawAuthorisation(pool: pg.Pool, accountId: string, merchan
     },
     { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
   );
-  await pool.query({ name: 'claim_payment', text: CLAIM_SQL, values: claim });
+  await database.query(CLAIM_SQL, claim, 'claim_payment');
   const outcome = outcomeParams({
     move: CAPTURED,
     now,
@@ -63,5 +63,5 @@ export async function rawAuthorisation(pool: pg.Pool, accountId: string, merchan
     ledger: journalRows('capture', captureEntries(1000), paymentId),
     event: { id: id('EV'), type: 'payment.captured', payload: { notify_type: 'payment.captured', transaction_id: paymentId } },
   });
-  await pool.query({ name: 'write_payment_outcome', text: OUTCOME_SQL, values: outcome });
+  await database.query(OUTCOME_SQL, outcome, 'write_payment_outcome');
 }

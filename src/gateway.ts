@@ -49,7 +49,7 @@ export async function createDeps(options: GatewayOptions & { database: Database 
     clock,
     wallClock,
     vault: Vault.fromConfig(config),
-    connectors: options.connectors ?? createConnectors(config),
+    connectors: options.connectors ?? createConnectors(config, [], clock),
     log: options.log ?? createLogger(config.logLevel),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
-import { createLogger, queryName, safeError } from './logging.ts';
+import { createLogger, queryName, redactLine, safeError } from './logging.ts';
 
 describe('what is logged of an error', () => {
   it('names a statement by what it writes or reads, identifiers only', () => {
@@ -40,5 +40,27 @@ describe('what is logged of an error', () => {
     expect(text).toContain('"msg":"error"');
     expect(text).toContain('"type":"SyntaxError"');
     expect(text).not.toContain('4111');
+  });
+});
+
+describe('redaction of card fields in a log object', () => {
+  const lines = (write: (log: ReturnType<typeof createLogger>) => void) => {
+    let text = '';
+    write(createLogger('info', new Writable({ write: (chunk, _encoding, done) => ((text += String(chunk)), done()) })));
+    return text;
+  };
+
+  it('masks a sensitive key at the first three depths, in objects and lists, and leaves the caller\'s object as it was', () => {
+    const body = { card: '4111111111111111', order: { pan: '4111111111111111', items: [{ cvc: '123' }] }, note: 'kept' };
+    const text = lines((log) => log.info({ body, security_code: '123', reqs: [{ secret_key: 'sk_live' }] }, 'line'));
+    expect(text).not.toMatch(/4111|sk_live/);
+    expect(text).toContain('"security_code":"[redacted]"');
+    expect(text).toContain('"body":{"card":"[redacted]","order":{"pan":"[redacted]","items":[{"cvc":"123"}]},"note":"kept"}');
+    expect(body.card).toBe('4111111111111111');
+  });
+
+  it('hands back a line with nothing to mask as it is, without copying it', () => {
+    const line = { method: 'POST', url: '/v1/authorise', status: 200, ms: 3, account: 'A1', nested: { a: { b: 1 } } };
+    expect(redactLine(line)).toBe(line);
   });
 });

@@ -4,11 +4,15 @@ import type { FeeSchedule } from '../domain/ledger.ts';
 import { MEMBER_MACHINE, SESSION_MACHINE, type MemberStatus, type Role, type SessionStatus } from '../domain/members.ts';
 import type { RiskReason } from '../domain/risk.ts';
 import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
+import { PAYOUT_MACHINE, type PayoutStatus } from '../domain/payouts/status.ts';
+import type { PayoutFeeSchedule } from '../domain/payouts/fees.ts';
 import type { OrderRecord } from '../domain/order.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
-import { bigint, bigserial, boolean, check, integer, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, bigserial, boolean, check, date, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { CHARGE_MACHINE, SUBSCRIPTION_MACHINE, type ChargeStatus, type DunningSettings, type SubscriptionStatus } from '../domain/subscriptions/subscription.ts';
+import type { Interval } from '../domain/subscriptions/schedule.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
@@ -34,8 +38,12 @@ export const accounts = pgTable('accounts', {
   feeBps: integer('fee_bps').notNull().default(0),
   /** Per currency: a fixed part in minor units plus basis points (0009); else fee_bps alone. */
   fees: jsonb('fees').$type<FeeSchedule>().notNull().default({}),
+  /** Payout fees per source currency (0013); a currency without one pays the sandbox default. */
+  payoutFees: jsonb('payout_fees').$type<PayoutFeeSchedule>().notNull().default({}),
   riskSettings: jsonb('risk_settings').$type<Record<string, unknown>>().notNull().default({}),
   storefrontDomains: text('storefront_domains').array().notNull().default([]),
+  /** How declined recurring charges are retried (0012; docs/subscriptions.md). */
+  dunning: jsonb('dunning').$type<DunningSettings>().notNull().default({}),
   createdAt: createdAt(),
 });
 
@@ -122,6 +130,8 @@ export const payments = pgTable('payments', {
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
   /** When a sweeper next looks at a pending payment, on the injected clock; its lease (0008). */
   nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }),
+  /** The subscription this payment created (its recurring_id) (0012). */
+  subscriptionId: text('subscription_id'),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {
@@ -266,6 +276,118 @@ export const checkoutSessions = pgTable('checkout_sessions', {
   createdAt: createdAt(),
 });
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
+
+const clockTime = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+// 0012_subscriptions: recurring contracts and each attempt at their charges (docs/subscriptions.md).
+export const subscriptions = pgTable('subscriptions', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  merchantId: text('merchant_id').notNull(),
+  status: text('status').$type<SubscriptionStatus>().notNull(),
+  contractName: text('contract_name').notNull(),
+  contract: text('contract'),
+  priceId: text('price_id'),
+  interval: text('interval').$type<Interval>().notNull(),
+  intervalCount: integer('interval_count').notNull(),
+  billingCycles: integer('billing_cycles').notNull(),
+  promotionCycles: integer('promotion_cycles').notNull(),
+  contractStart: date('contract_start', { mode: 'string' }),
+  contractEnd: date('contract_end', { mode: 'string' }),
+  anchorAt: clockTime('anchor_at').notNull(),
+  firstAmount: money('first_amount').notNull(),
+  contractAmount: money('contract_amount').notNull(),
+  currency: text('currency').notNull(),
+  tokenId: text('token_id').notNull(),
+  networkTransactionId: text('network_transaction_id'),
+  notifyUrl: text('notify_url'),
+  firstPaymentId: text('first_payment_id').notNull(),
+  orderNoBase: text('order_no_base').notNull(),
+  cyclesPaid: integer('cycles_paid').notNull().default(1),
+  nextCycle: integer('next_cycle').notNull().default(2),
+  nextAttempt: integer('next_attempt').notNull().default(1),
+  nextDueAt: clockTime('next_due_at'),
+  nextChargeAt: clockTime('next_charge_at'),
+  lockedUntil: clockTime('locked_until'),
+  endedAt: clockTime('ended_at'),
+  createdAt: clockTime('created_at').notNull(),
+  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+}, () => [statusCheck('subscriptions', SUBSCRIPTION_MACHINE)]);
+
+export const subscriptionCharges = pgTable('subscription_charges', {
+  id: text('id').primaryKey(),
+  subscriptionId: text('subscription_id').notNull(),
+  accountId: text('account_id').notNull(),
+  cycle: integer('cycle').notNull(),
+  attempt: integer('attempt').notNull(),
+  orderNo: text('order_no').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  status: text('status').$type<ChargeStatus>().notNull(),
+  paymentId: text('payment_id'),
+  resultCode: text('result_code'),
+  resultMessage: text('result_message'),
+  dueAt: clockTime('due_at').notNull(),
+  nextCheckAt: clockTime('next_check_at'),
+  attempts: integer('attempts').notNull().default(0),
+  createdAt: clockTime('created_at').notNull(),
+  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+}, () => [statusCheck('subscription_charges', CHARGE_MACHINE)]);
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type SubscriptionChargeRow = typeof subscriptionCharges.$inferSelect;
+/** Payouts (0013): the request as echoed, the amounts in minor units, the rail's progress. */
+export const payouts = pgTable(
+  'payouts',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    merchantId: text('merchant_id').notNull(),
+    requestId: text('request_id').notNull(),
+    requestFingerprint: text('request_fingerprint').notNull(),
+    request: jsonb('request').$type<Record<string, unknown>>().notNull(),
+    shortReferenceId: text('short_reference_id').notNull(),
+    paymentMethod: text('payment_method').$type<'LOCAL' | 'SWIFT'>().notNull(),
+    clearingSystem: text('clearing_system').notNull(),
+    paymentDate: date('payment_date', { mode: 'string' }).notNull(),
+    paymentCurrency: text('payment_currency').notNull(),
+    sourceCurrency: text('source_currency').notNull(),
+    transferPayment: money('transfer_payment').notNull(),
+    transferSource: money('transfer_source').notNull(),
+    amountBeneficiaryReceives: money('amount_beneficiary_receives').notNull(),
+    amountPayerPays: money('amount_payer_pays').notNull(),
+    feeAmount: money('fee_amount').notNull(),
+    feeCurrency: text('fee_currency').notNull(),
+    feePaidBy: text('fee_paid_by').$type<'PAYER' | 'BENEFICIARY'>().notNull(),
+    fxRate: text('fx_rate').notNull(),
+    status: text('status').$type<PayoutStatus>().notNull(),
+    failureType: text('failure_type'),
+    failureReason: text('failure_reason'),
+    connector: text('connector').notNull(),
+    railReference: text('rail_reference'),
+    notifyUrl: text('notify_url'),
+    attempts: integer('attempts').notNull().default(0),
+    /** The rail task's due time and lease, on the injected clock (docs/payouts.md, Statuses). */
+    nextCheckAt: clockTime('next_check_at'),
+    createdAt: clockTime('created_at').notNull(),
+    updatedAt: clockTime('updated_at').notNull(),
+  },
+  (t) => [unique('payouts_request').on(t.accountId, t.requestId), statusCheck('payouts', PAYOUT_MACHINE)],
+);
+
+export type PayoutRow = typeof payouts.$inferSelect;
+
+/** Exchange rates payouts convert at (0013): payment-currency units per source-currency unit. */
+export const fxRates = pgTable(
+  'fx_rates',
+  {
+    sourceCurrency: text('source_currency').notNull(),
+    paymentCurrency: text('payment_currency').notNull(),
+    rate: text('rate').notNull(),
+    updatedAt: clockTime('updated_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.sourceCurrency, t.paymentCurrency] })],
+);
 
 // The sandbox's test clock (0014_sandbox_clock.sql): one row, business time's lead on the wall clock.
 export const sandboxClock = pgTable('sandbox_clock', {

@@ -1,5 +1,7 @@
+import cardValidator from 'card-validator';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkCard, maskPan } from './card.ts';
+import { checkCard, maskPan, numberVerdict } from './card.ts';
 
 const now = new Date('2026-11-22T00:00:00Z');
 const card = (overrides: Partial<{ number: string; expiryMonth: string; expiryYear: string; securityCode: string }> = {}) => ({
@@ -40,5 +42,29 @@ describe('card checks', () => {
   it('masks all but the first six and last four digits', () => {
     expect(maskPan('4111111111111111')).toBe('411111******1111');
     expect(maskPan('378282246310005')).toBe('378282*****0005');
+  });
+});
+
+describe('numberVerdict', () => {
+  // Few prefixes and many tails: most numbers share a kept verdict with an earlier one.
+  const prefixes = ['4', '41111111', '5555', '2221', '34', '37', '36', '6011', '65', '62', '6200', '35', '2200', '50', '6062', '636368', '0', '9'];
+  const numbers = fc
+    .tuple(fc.constantFrom(...prefixes), fc.integer({ min: 12, max: 19 }), fc.array(fc.integer({ min: 0, max: 9 }), { minLength: 19, maxLength: 19 }))
+    .map(([prefix, length, tail]) => (prefix + tail.join('')).slice(0, length));
+
+  it('answers as card-validator does for every number, though it asks it once per prefix, length and Luhn result', () => {
+    fc.assert(
+      fc.property(numbers, (pan) => {
+        const kept = numberVerdict(pan);
+        const fresh = cardValidator.number(pan);
+        expect({ isValid: kept.isValid, isPotentiallyValid: kept.isPotentiallyValid, type: kept.card?.type, code: kept.card?.code.size }).toEqual({
+          isValid: fresh.isValid,
+          isPotentiallyValid: fresh.isPotentiallyValid,
+          type: fresh.card?.type,
+          code: fresh.card?.code.size,
+        });
+      }),
+      { numRuns: 3_000 },
+    );
   });
 });

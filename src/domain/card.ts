@@ -1,6 +1,7 @@
 // Card data checks that need no I/O. The PAN lives only in memory: what leaves this module for
 // storage or answers is the masked form, the BIN, the last four digits and the brand.
 import cardValidator from 'card-validator';
+import luhn10 from 'card-validator/dist/luhn-10.js';
 
 export interface CardInput {
   readonly number: string;
@@ -38,6 +39,29 @@ const BRANDS: Record<string, string> = {
   verve: 'VERVE',
 };
 
+type NumberVerdict = ReturnType<typeof cardValidator.number>;
+
+// card-validator finds a number's brand by prefix patterns of at most 8 digits, and copies its
+// whole table of brands (a JSON round trip) on every call: the largest cost of a payment's own
+// code in the server's CPU profile (docs/performance.md). Its verdict depends only on those 8
+// digits, the length and the Luhn check, so it is asked once per combination and kept. The key
+// holds the BIN and the length, never the number.
+const BRAND_PREFIX_DIGITS = 8;
+const MAX_VERDICTS = 10_000;
+const verdicts = new Map<string, NumberVerdict>();
+
+/** card-validator's verdict on a number of digits, asked once per prefix, length and Luhn result. */
+export function numberVerdict(pan: string): NumberVerdict {
+  const key = `${pan.slice(0, BRAND_PREFIX_DIGITS)}:${pan.length}:${luhn10(pan) ? 'L' : ''}`;
+  let verdict = verdicts.get(key);
+  if (!verdict) {
+    if (verdicts.size >= MAX_VERDICTS) verdicts.clear();
+    verdict = cardValidator.number(pan);
+    verdicts.set(key, verdict);
+  }
+  return verdict;
+}
+
 /** How far ahead an expiry date may be before we call it a typo. */
 const MAX_YEARS_AHEAD = 20;
 
@@ -46,7 +70,7 @@ export function checkCard(input: CardInput, now: Date): CheckedCard | CardProble
   if (!/^\d{12,19}$/.test(pan)) {
     return { field: 'card', reason: 'invalid_card_number', detail: 'card must be 12 to 19 digits' };
   }
-  const verdict = cardValidator.number(pan);
+  const verdict = numberVerdict(pan);
   if (!verdict.isValid || !verdict.card) {
     return { field: 'card', reason: 'invalid_card_number', detail: 'card fails the Luhn or length check' };
   }

@@ -53,6 +53,8 @@ export const CODES = {
   idempotency_key_in_use: { code: '4017', message: 'A request with this Idempotency-Key is still being processed', http: 409 },
   method_unavailable: { code: '4018', message: 'payment_method not available for this order', http: 400 },
   unknown_field: { code: '4019', message: 'Unknown or ill-named field', http: 400 },
+  request_conflict: { code: '4060', message: 'request_id already used with different fields', http: 400 },
+  fx_rate_unavailable: { code: '4061', message: 'No exchange rate between the currencies', http: 400 },
   invalid_signature: { code: '4401', message: 'Invalid encryption_data', http: 401 },
   ip_not_allowed: { code: '4403', message: 'Caller IP is not registered for this account', http: 403 },
   account_not_found: { code: '4404', message: 'Unknown merchant_id/account_id', http: 404 },
@@ -75,6 +77,11 @@ export const CODES = {
   not_held_for_review: { code: '5011', message: 'Transaction is not held for review' },
   operation_in_progress: { code: '5012', message: 'Another operation on this transaction is in progress' },
   processor_refused: { code: '5013', message: 'Refused by the processor' },
+  // /v1/cancelsubscription: HTTP 200, cancel_status 0 (docs/api/cancelsubscription.md).
+  subscription_not_found: { code: '5014', message: 'Subscription not found' },
+  contract_name_mismatch: { code: '5015', message: 'contract_name does not match the subscription' },
+  subscription_ended: { code: '5016', message: 'Subscription already ended: every charge of its contract was taken' },
+  payout_not_cancellable: { code: '5060', message: 'Only a SCHEDULED payout can be cancelled' },
 
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;

@@ -13,6 +13,9 @@ export type IdPrefix =
   | 'CS' // hosted payment page (checkout) session
   | 'VD' // void of an authorisation
   | 'TU' // sandbox top-up of a balance
+  | 'RC' // subscription (recurring contract): a payment's recurring_id
+  | 'SC' // one attempt at a subscription's charge
+  | 'PO' // payout
   | 'PU' // portal user (a merchant's staff member)
   | 'J'; // ledger journal
 

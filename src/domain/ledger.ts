@@ -49,7 +49,8 @@ export type JournalKind =
   | 'settlement'
   | 'topup'
   | 'payout_reserve'
-  | 'payout_release';
+  | 'payout_release'
+  | 'payout_return';
 
 export function isBalanced(entries: readonly Entry[]): boolean {
   return entries.reduce((sum, entry) => sum + entry.amount, 0) === 0;
@@ -149,10 +150,22 @@ export function releaseReservationEntries(amount: number): Entry[] {
   ];
 }
 
-/** A completed payout: the reservation leaves the merchant's books as money paid out. */
-export function payoutEntries(amount: number): Entry[] {
+/**
+ * A completed payout: the reservation leaves the merchant's books, as money paid out to the
+ * beneficiary and, for `fee` of it, as our fee revenue (in the platform account).
+ */
+export function payoutEntries(amount: number, fee = 0): Entry[] {
   return [
     { book: 'merchant_reserved', amount },
-    { book: 'payouts_paid', amount: -amount },
+    { book: 'payouts_paid', amount: -(amount - fee) },
+    { book: 'fee_revenue', amount: -fee },
+  ];
+}
+
+/** A paid payout the beneficiary's bank sent back: what was sent returns to the available balance (the fee is kept). */
+export function payoutReturnEntries(amount: number): Entry[] {
+  return [
+    { book: 'payouts_paid', amount },
+    { book: 'merchant_available', amount: -amount },
   ];
 }

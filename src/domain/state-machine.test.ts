@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { OPERATION_MACHINE, REFUND_MACHINE } from './lifecycle.ts';
 import { PAYMENT_MACHINE } from './payment.ts';
+import { PAYOUT_MACHINE } from './payouts/status.ts';
 import { defineStateMachine, ForbiddenTransition, type StateMachine } from './state-machine.ts';
 
 // The table of docs/states.md, written out again: a change to the machine must change both.
@@ -16,6 +17,8 @@ const PAYMENT_MOVES = new Set([
   'partially_refunded→partially_refunded', 'partially_refunded→refunded',
 ]);
 const SETTLING_MOVES = new Set(['pending→succeeded', 'pending→failed']);
+// docs/payouts.md, Statuses.
+const PAYOUT_MOVES = new Set(['SCHEDULED→PROCESSING', 'SCHEDULED→CANCELLED', 'PROCESSING→COMPLETED', 'PROCESSING→FAILED', 'COMPLETED→RETURNED']);
 
 const pairs = (machine: StateMachine<string>) => machine.states.flatMap((from) => machine.states.map((to) => [from, to] as const));
 
@@ -23,6 +26,7 @@ describe.each([
   [PAYMENT_MACHINE, PAYMENT_MOVES],
   [REFUND_MACHINE, SETTLING_MOVES],
   [OPERATION_MACHINE, SETTLING_MOVES],
+  [PAYOUT_MACHINE, PAYOUT_MOVES],
 ] as const)('the $name machine', (machine: StateMachine<string>, allowed: Set<string>) => {
   it.each(pairs(machine))('%s → %s: allowed exactly when the table says', (from, to) => {
     if (allowed.has(`${from}→${to}`)) {

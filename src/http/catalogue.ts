@@ -8,9 +8,11 @@ import { CardPaymentRequest } from './requests/card-payment.ts';
 import type { Operation } from './operation.ts';
 import { authoriseOperation } from './routes/authorise.ts';
 import { cancelOperation } from './routes/cancel.ts';
+import { cancelSubscriptionOperation } from './routes/cancel-subscription.ts';
 import { captureOperation } from './routes/capture.ts';
 import { checkoutOperation } from './routes/checkout.ts';
 import { optimiseOperation } from './routes/optimise.ts';
+import { payoutOperation } from './routes/payout.ts';
 import { queryOperation } from './routes/query.ts';
 import { refundSearchOperation } from './routes/refund-search.ts';
 import { refundOperation } from './routes/refund.ts';
@@ -90,11 +92,25 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     why: READ_WHY,
   },
   {
+    path: '/v1/cancelsubscription',
+    operation: cancelSubscriptionOperation,
+    summary: 'End a subscription: no charge is started for it again',
+    doc: 'cancelsubscription.md',
+    why: 'JSON, as the interface defines it, whatever the request format (merchants often send it as XML)',
+  },
+  {
     path: '/v1/optimisePaymentMethods',
     operation: optimiseOperation,
     summary: 'The payment methods to offer for an order, ranked by approval rate',
     doc: 'optimise.md',
     why: 'JSON: our own operation, answered like the other non-payment operations',
+  },
+  {
+    path: '/v1/payout',
+    operation: payoutOperation,
+    summary: "A payout to a beneficiary's bank account, paid from the available balance",
+    doc: 'payout.md',
+    why: 'JSON, as the interface defines the payout answer: the request echoed with the amounts (integers in minor units), fees, rate and status',
   },
 ];
 

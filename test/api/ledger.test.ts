@@ -60,7 +60,7 @@ describe('acquiro ledger check', () => {
   it('passes on the books the operations wrote', async () => {
     const text = await acquiro('ledger', 'check');
     expect(text.exitCode).toBe(0);
-    expect(text.stdout).toMatch(/^ok: \d+ journals balance, 6 payments match their books, \d+ balances match their entries\n$/);
+    expect(text.stdout).toMatch(/^ok: \d+ journals balance, 6 payments match their books, \d+ balances match their entries, \d+ payouts match their books\n$/);
     const json = await acquiro('ledger', 'check', '--json');
     expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, payments: 6, violations: [] });
   });

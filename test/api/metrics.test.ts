@@ -84,7 +84,7 @@ describe('GET /metrics', () => {
 });
 
 describe('the sweepers queues', () => {
-  const QUEUES = ['unknown_payments', 'abandoned_payments', 'expiring_authorisations', 'pending_operations', 'pending_refunds', 'due_notifications'];
+  const QUEUES = ['unknown_payments', 'abandoned_payments', 'expiring_authorisations', 'pending_operations', 'pending_refunds', 'due_payouts', 'due_notifications'];
 
   it('shows each queue: what it holds, what is due and no worker holds, and how late the oldest is', async () => {
     const clock = new FakeClock(new Date());

@@ -56,7 +56,7 @@ describe('schema and migrations', () => {
           WHERE c.relname = $1 AND c.relnamespace = current_schema()::regnamespace AND k.conname = $2`,
         [name, check.name],
       );
-      const states = (text: string) => [...text.matchAll(/'([a-z_]+)'/g)].map((match) => match[1]).sort();
+      const states = (text: string) => [...text.matchAll(/'([A-Za-z_]+)'/g)].map((match) => match[1]).sort();
       const declared = (check.value as unknown as { queryChunks: { value: string[] }[] }).queryChunks.flatMap((chunk) => chunk.value).join('');
       expect(row, `${check.name} exists`).toBeDefined();
       expect(states(row!.def)).toEqual(states(declared));

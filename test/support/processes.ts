@@ -77,11 +77,13 @@ export interface RunningServer {
  * output goes to that file, as in production, instead of a pipe this process must keep draining
  * (a load generator that is busy would otherwise stall the server's log writes).
  */
-export async function startServer(env: Record<string, string>, options: { logFile?: string } = {}): Promise<RunningServer> {
+export async function startServer(env: Record<string, string>, options: { logFile?: string; wrapper?: readonly string[]; readyWithinMs?: number } = {}): Promise<RunningServer> {
   const port = await freePort();
   const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  // A wrapper (the bench's valgrind) runs the same command under it, in the same process.
+  const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child = track(
-    spawn(process.execPath, [...startFlags(), join(ROOT, 'src/main.ts')], {
+    spawn(command!, [...wrapperArgs, ...startFlags(), join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
@@ -96,14 +98,14 @@ export async function startServer(env: Record<string, string>, options: { logFil
   }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 60_000;
+  const deadline = Date.now() + (options.readyWithinMs ?? 60_000);
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server not ready in 60 s:\n${output}`);
+      throw new Error(`server not ready in ${(options.readyWithinMs ?? 60_000) / 1000} s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

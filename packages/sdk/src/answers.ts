@@ -194,6 +194,40 @@ export interface OptimiseAnswer extends Envelope {
   readonly payment_methods: readonly RankedMethod[];
 }
 
+export type PayoutStatus = 'SCHEDULED' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'RETURNED';
+
+/** A payout's answer (and its notifications' fields): the request echoed, and what it moves. */
+export interface PayoutAnswer {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly request_id: string;
+  readonly transaction_id: string;
+  readonly short_reference_id: string;
+  readonly payer_id: string;
+  readonly status: PayoutStatus;
+  /** Empty unless FAILED (or RETURNED). */
+  readonly failure_type: string;
+  readonly failure_reason: string;
+  readonly payment_currency: string;
+  readonly payment_amount: string;
+  readonly source_currency: string;
+  readonly source_amount: string;
+  readonly fx_rate: string;
+  /** Integers in minor units of payment_currency, source_currency and fee_currency. */
+  readonly amount_beneficiary_receives: number;
+  readonly amount_payer_pays: number;
+  readonly fee_amount: number;
+  readonly fee_currency: string;
+  readonly fee_paid_by: 'PAYER' | 'BENEFICIARY';
+  readonly payment_date: string;
+  /** ISO 8601 with a numeric offset. */
+  readonly created_at: string;
+  readonly last_updated_at: string;
+  readonly beneficiary: Readonly<Record<string, unknown>> & { readonly bank_details: Readonly<Record<string, string>> & { readonly local_clearing_system: string } };
+  readonly encryption_data: string;
+  readonly [field: string]: unknown;
+}
+
 /** The body of a notification to notify_url (docs/notifications.md). */
 export interface Notification {
   /** The same across retries: deduplicate on it. */
@@ -225,4 +259,18 @@ export interface ShopperReturn {
   readonly encryption_data: string;
   /** The return_url's own query parameters are kept (and signed) too. */
   readonly [parameter: string]: string;
+}
+
+/** The answer of POST /v1/cancelsubscription (docs/api/cancelsubscription.md). */
+export interface CancelSubscriptionAnswer {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly recurring_id: string;
+  readonly contract_name: string;
+  /** 1 cancelled (also on a repeat), 0 not: error_message says why (`5014:Subscription not found`, ...). */
+  readonly cancel_status: '0' | '1';
+  readonly error_message: string;
+  /** `Inactived` once cancelled; empty when the subscription was not found. */
+  readonly subscription_status: string;
+  readonly encryption_data: string;
 }

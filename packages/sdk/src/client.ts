@@ -3,9 +3,11 @@
 import type {
   ApmAnswer,
   CancelAnswer,
+  CancelSubscriptionAnswer,
   CaptureAnswer,
   OptimiseAnswer,
   PaymentAnswer,
+  PayoutAnswer,
   QueryAnswer,
   RefundAnswer,
   RefundSearchAnswer,
@@ -21,10 +23,12 @@ import type {
   CheckoutOrder,
   Keys,
   OptimiseRequest,
+  PayoutRequest,
   QuerySelection,
   RefundOrder,
   RefundSearchSelection,
   ReviewOrder,
+  SubscriptionCancellation,
 } from './requests.js';
 import { sign, verify } from './signature.js';
 
@@ -153,6 +157,15 @@ export class AcquiroClient {
     return this.call<RefundAnswer>('/v1/refund', { refund_orders: orders }, options);
   }
 
+  /**
+   * Ends a subscription (POST /v1/cancelsubscription): no charge is started for it again. Resolves
+   * with cancel_status 1 (also for a repeat), or 0 with error_message when the subscription is
+   * unknown to this account or contract_name does not match.
+   */
+  cancelSubscription(subscription: SubscriptionCancellation): Promise<CancelSubscriptionAnswer> {
+    return this.call<CancelSubscriptionAnswer>('/v1/cancelsubscription', subscription);
+  }
+
   /** The state of transactions (POST /v1/retrievalTrans); only from a registered IP address. */
   query(selection: QuerySelection): Promise<QueryAnswer> {
     return this.call<QueryAnswer>('/v1/retrievalTrans', joinKeys(selection));
@@ -166,5 +179,13 @@ export class AcquiroClient {
   /** The payment methods the account can offer for an order, best approval rate first (POST /v1/optimisePaymentMethods). */
   optimisePaymentMethods(order: OptimiseRequest): Promise<OptimiseAnswer> {
     return this.call<OptimiseAnswer>('/v1/optimisePaymentMethods', order);
+  }
+
+  /**
+   * A payout from the account's available balance (POST /v1/payout). An unfunded payout resolves
+   * with status FAILED (failure_type INSUFFICIENT_FUNDS); repeat the same request_id to read it again.
+   */
+  payout(request: PayoutRequest): Promise<PayoutAnswer> {
+    return this.call<PayoutAnswer>('/v1/payout', request);
   }
 }

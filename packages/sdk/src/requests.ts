@@ -235,3 +235,64 @@ export interface OptimiseRequest {
   readonly billing_country?: string;
   readonly device_type?: string;
 }
+
+/** Which subscription to cancel (POST /v1/cancelsubscription): its recurring_id and contract_name. */
+export interface SubscriptionCancellation {
+  /** The recurring_id of the payment that began the subscription. */
+  readonly recurring_id: string;
+  readonly contract_name: string;
+}
+
+/** The beneficiary's bank account (docs/payouts.md: which fields each rail needs). */
+export interface PayoutBankDetails {
+  readonly account_name: string;
+  readonly bank_country_code: string;
+  readonly account_currency: string;
+  readonly iban?: string;
+  readonly swift_code?: string;
+  readonly account_number?: string;
+  /** The country's local bank code (ABA routing number, sort code, BSB, IFSC, …). */
+  readonly bank_code?: string;
+  readonly bank_branch?: string;
+  readonly bank_name?: string;
+  readonly owner_document_number?: string;
+  readonly [field: string]: string | undefined;
+}
+
+export interface PayoutParty {
+  readonly entity_type: 'PERSONAL' | 'COMPANY';
+  /** PERSONAL: first_name and last_name; COMPANY: company_name. */
+  readonly first_name?: string;
+  readonly last_name?: string;
+  readonly company_name?: string;
+  /** YYYY-MM-DD. */
+  readonly date_of_birth?: string;
+  readonly address?: Readonly<Record<string, string>>;
+  readonly additional_info?: Readonly<Record<string, string>>;
+}
+
+export interface PayoutBeneficiary extends PayoutParty {
+  readonly bank_details: PayoutBankDetails;
+  readonly person_documents?: readonly { readonly file_type?: string; readonly file_url?: string; readonly labels?: readonly string[] }[];
+}
+
+/** A payout (POST /v1/payout): exactly one of payment_amount and source_amount. */
+export type PayoutRequest = {
+  /** A UUID, unique per account: repeat it to learn the payout's state, never to pay twice. */
+  readonly request_id: string;
+  readonly payment_currency: string;
+  readonly source_currency?: string;
+  readonly payment_method: 'LOCAL' | 'SWIFT';
+  readonly reason: string;
+  readonly reference: string;
+  readonly beneficiary: PayoutBeneficiary;
+  readonly payer?: PayoutParty;
+  readonly fee_paid_by?: 'PAYER' | 'BENEFICIARY';
+  readonly swift_charge_option?: 'SHARED' | 'PAYER';
+  /** YYYY-MM-DD, today (UTC) or later; a later day schedules the payout. */
+  readonly payment_date?: string;
+  readonly beneficiary_id?: string;
+  readonly client_data?: string;
+  readonly fund_source?: string;
+  readonly notify_url?: string;
+} & ({ readonly payment_amount: Decimal; readonly source_amount?: never } | { readonly source_amount: Decimal; readonly payment_amount?: never });

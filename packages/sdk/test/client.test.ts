@@ -63,6 +63,18 @@ describe('card payments', () => {
   });
 });
 
+describe('subscriptions', () => {
+  it('begins one with a payment and cancels it, typed, with a verified answer', async () => {
+    const paid = await auto.authorise(payment({ subscription: { contract_name: 'Gold plan', contract_amount: '25.00', interval: 'month' } }));
+    expect(paid).toMatchObject({ order_status: '1', contract_name: 'Gold plan', recurring_id: expect.stringMatching(/^RC/), recurring_deduction_period: '1 month' });
+    const cancelled = await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
+    expect(cancelled).toMatchObject({ recurring_id: paid.recurring_id, cancel_status: '1', error_message: '', subscription_status: 'Inactived' });
+    expect(await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' })).toEqual(cancelled);
+    const unknown = await manual.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
+    expect(unknown).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found' });
+  });
+});
+
 describe('the lifecycle of a manual-capture payment', () => {
   it('captures in part, refunds with an idempotency key, finds the refund and queries the payment', async () => {
     const paid = await manual.authorise(payment({ amount: '30.00' }));
@@ -139,5 +151,22 @@ describe('optimise payment methods', () => {
     expect(answer).toMatchObject({ return_status: '1', device_class: 'mobile', window_days: '90' });
     expect(answer.payment_methods.map((m) => m.payment_method)).toContain('card');
     expect(answer.payment_methods[0]!.rank).toBe('1');
+  });
+});
+
+describe('payouts', () => {
+  it('pays out from the available balance, answers the integer amounts, and refuses bad bank details with their code', async () => {
+    const credentials = (await gw.merchant()).credentials;
+    const topup = await runCommand(['balance', 'topup', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id, '--currency', 'EUR', '--amount', '500.00'], gw.gateway.deps);
+    expect(topup.exitCode).toBe(0);
+    const client = clientOf(credentials);
+    const beneficiary = { entity_type: 'COMPANY', company_name: 'Acme GmbH', bank_details: { account_name: 'Acme GmbH', bank_country_code: 'DE', account_currency: 'EUR', iban: 'DE89370400440532013000' } } as const;
+    const request = { request_id: crypto.randomUUID(), payment_currency: 'EUR', payment_amount: '100.00', payment_method: 'LOCAL', reason: 'Invoice', reference: 'INV-7', beneficiary } as const;
+    const answer = await client.payout(request);
+    expect(answer).toMatchObject({ status: 'PROCESSING', amount_beneficiary_receives: 10_000, amount_payer_pays: 10_150, fee_amount: 150, fee_currency: 'EUR' });
+    expect(answer.beneficiary.bank_details.local_clearing_system).toBe('SEPA');
+    expect((await client.payout(request)).transaction_id).toBe(answer.transaction_id);
+    const refused = await refusal(client.payout({ ...request, request_id: crypto.randomUUID(), beneficiary: { ...beneficiary, bank_details: { ...beneficiary.bank_details, iban: 'DE89370400440532013001' } } }));
+    expect(refused).toMatchObject({ problem: 'refused', status: 400, code: '4002', verified: true });
   });
 });

@@ -2,9 +2,10 @@
 // every payment's books agree with its row: the hold outstanding only while it is authorised or
 // held for review, the captured and refunded amounts as booked, refunds (pending and succeeded)
 // never above what was captured, and the state matching the amounts; every balance row (available,
-// reserved) equals the sum of its books' entries. docs/ledger.md.
+// reserved) equals the sum of its books' entries; every payout's reservation, payment, fee and
+// return are booked as its status says. docs/ledger.md.
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { balanceProblems, countBalances, countJournals, journalProblems, paymentBooks, type PaymentBooks } from '../../db/repositories/ledger-audit.ts';
+import { balanceProblems, countBalances, countJournals, countPayouts, journalProblems, paymentBooks, payoutProblems, type PaymentBooks } from '../../db/repositories/ledger-audit.ts';
 import type { Deps } from '../context.ts';
 
 export interface Violation {
@@ -20,6 +21,8 @@ export interface LedgerReport {
   readonly payments: number;
   /** Balance rows (account and currency), each equal to the sum of its entries when ok. */
   readonly balances: number;
+  /** Payouts, each with its reservation, payment, fee and return booked as its status says when ok. */
+  readonly payouts: number;
   /** The first violations found (at most `limit`). */
   readonly violations: readonly Violation[];
 }
@@ -37,6 +40,13 @@ export async function checkLedger(deps: Pick<Deps, 'database'>, limit = 100): Pr
       detail: `stored available ${b.stored_available} and reserved ${b.stored_reserved}, the entries say ${b.booked_available} and ${b.booked_reserved}`,
     });
   }
+  for (const p of await payoutProblems(db, limit)) {
+    violations.push({
+      id: p.id,
+      problem: 'payout',
+      detail: `a ${p.status} payout of ${p.amount_payer_pays} (fee ${p.fee_amount}) with ${p.reserved} reserved, ${p.paid} paid out and ${p.fee} fee booked${p.misplaced !== '0' ? `, ${p.misplaced} entries in another account or currency` : ''}`,
+    });
+  }
   let payments = 0;
   let after = '';
   for (;;) {
@@ -51,6 +61,7 @@ export async function checkLedger(deps: Pick<Deps, 'database'>, limit = 100): Pr
     journals: await countJournals(db),
     payments,
     balances: await countBalances(db),
+    payouts: await countPayouts(db),
     violations: violations.slice(0, limit),
   };
 }

@@ -7,10 +7,10 @@ import { setCurrencyFee, setStatus, showFees, type FeesView, type Status } from 
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { show, usageError, type CommandDeps, type Output } from '../io.ts';
 
-const sub = (program: Command, name: string, description: string): Command =>
+export const sub = (program: Command, name: string, description: string): Command =>
   program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
 
-function percentToBps(text: string): number {
+export function percentToBps(text: string): number {
   if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(text) || Number(text) > 100) throw usageError(`--percent ${text} is a percentage from 0 to 100 with at most two decimals`);
   return Math.round(Number(text) * 100);
 }

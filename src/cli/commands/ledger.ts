@@ -16,7 +16,7 @@ export function ledgerCommands(program: Command, deps: CommandDeps, io: Output):
       const report = await checkLedger(deps);
       show(io, Boolean(opts.json), report, () =>
         report.ok
-          ? `ok: ${report.journals} journals balance, ${report.payments} payments match their books, ${report.balances} balances match their entries`
+          ? `ok: ${report.journals} journals balance, ${report.payments} payments match their books, ${report.balances} balances match their entries, ${report.payouts} payouts match their books`
           : table(report.violations.map((v) => ({ id: v.id, problem: v.problem, detail: v.detail }))),
       );
       if (!report.ok) throw new CommanderError(1, 'acquiro.ledger', `the ledger check found violations (${report.violations.length} shown)`);

@@ -4,6 +4,7 @@
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it. That memory is per process: after a restart the processor "has no record".
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
 import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
@@ -14,6 +15,8 @@ import { simulateRefund, simulateRefundStatus } from './refunds.ts';
 export interface SimulatorOptions {
   /** Public base URL of the gateway: challenge and APM pages of the sandbox are served there. */
   readonly baseUrl: string;
+  /** The gateway's clock: a stored card is declined as expired once its expiry month is over on it. */
+  readonly now?: () => Date;
 }
 
 const MAX_REMEMBERED = 10_000;
@@ -51,12 +54,24 @@ export function createSimulator(options: SimulatorOptions): Connector {
     }
     if (!request.card) return err({ kind: 'unsupported', message: 'neither card nor payment method' });
     const behaviour = behaviourOf(request.card.pan);
+    // A stored card charged by the merchant (a subscription) after its expiry, on the clock.
+    if (request.initiator === 'merchant' && options.now && isExpired(request.card, options.now())) {
+      return ok({ status: 'declined', reason: 'expired_card', reference: reference(request.paymentId) });
+    }
     const external = request.authentication?.cavv ? `external: eci ${request.authentication.eci ?? ''}`.trim() : undefined;
     switch (behaviour.kind) {
       case 'approve':
         return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'decline':
         return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
+      case 'slow_later':
+        // The request is on its way: a worker stopped meanwhile leaves the processor without it.
+        if (request.initiator === 'merchant') await sleep(behaviour.delayMs, undefined, request.signal ? { signal: request.signal } : {}).catch(() => {});
+        if (request.signal?.aborted) return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
+        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
+      case 'approve_first':
+        if (request.initiator === 'merchant') return ok({ status: 'declined', reason: behaviour.later, reference: reference(request.paymentId) });
+        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'challenge':
         if (external) return ok(approve(request, external));
         return ok({
@@ -70,6 +85,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
         lost.set(request.paymentId, approve(request));
         return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
     }
+  }
+
+  /** Past the last day of the card's expiry month. */
+  function isExpired(card: { expiryMonth: number; expiryYear: number }, now: Date): boolean {
+    return now.getTime() >= Date.UTC(card.expiryYear, card.expiryMonth, 1);
   }
 
   const succeeded = (ref: string): Result<OperationOutcome> => ok({ status: 'succeeded', reference: ref });

@@ -30,13 +30,14 @@ export async function lockBalance(query: RawQuery, accountId: string, currency: 
   return toRow(row!);
 }
 
-/** Adds to (or, negative, takes from) the available balance, unconditionally: settlements and top-ups. */
-export async function creditAvailable(query: RawQuery, accountId: string, currency: string, amount: number): Promise<void> {
-  await query(`UPDATE account_balances SET available = available + $3, updated_at = now() WHERE account_id = $1 AND currency = $2`, [
-    accountId,
-    currency,
-    amount,
-  ]);
+/** Adds to (or, negative, takes from) the available balance, unconditionally: settlements, top-ups, returned payouts. */
+export async function creditAvailable(query: RawQuery, accountId: string, currency: string, amount: number): Promise<BalanceRow | null> {
+  const [row] = await query<RawBalance>(
+    `UPDATE account_balances SET available = available + $3, updated_at = now() WHERE account_id = $1 AND currency = $2
+      RETURNING currency, available::text AS available, reserved::text AS reserved`,
+    [accountId, currency, amount],
+  );
+  return row ? toRow(row) : null;
 }
 
 /** Moves `amount` from available to reserved if available covers it; null when it does not. */

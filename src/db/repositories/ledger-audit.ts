@@ -152,3 +152,49 @@ export async function feesCharged(db: Executor, accountId: string): Promise<Reco
   );
   return Object.fromEntries(rows.map((r) => [r.currency, Number(r.total)]));
 }
+
+/** A payout whose books disagree with its status (docs/ledger.md, rule 5). */
+export interface PayoutProblem {
+  readonly id: string;
+  readonly status: string;
+  readonly amount_payer_pays: string;
+  readonly fee_amount: string;
+  readonly reserved: string;
+  readonly paid: string;
+  readonly fee: string;
+  readonly misplaced: string;
+}
+
+/**
+ * Payouts whose entries (reference_id = the payout) disagree with their status: reserved is
+ * amount_payer_pays while SCHEDULED or PROCESSING and nothing after; paid out is the payer's
+ * amount less the fee while COMPLETED (nothing once RETURNED: it came back); the fee is revenue
+ * once COMPLETED (kept when RETURNED); every entry in the payout's account (or the platform's)
+ * and its source currency. Only the problems are read, at most `limit`.
+ */
+export async function payoutProblems(db: Executor, limit: number): Promise<PayoutProblem[]> {
+  return rowsOf<PayoutProblem>(
+    db,
+    sql`WITH books AS (
+          SELECT e.reference_id,
+                 coalesce(-sum(e.amount) FILTER (WHERE e.book = 'merchant_reserved'), 0) AS reserved,
+                 coalesce(-sum(e.amount) FILTER (WHERE e.book = 'payouts_paid'), 0) AS paid,
+                 coalesce(-sum(e.amount) FILTER (WHERE e.book = 'fee_revenue'), 0) AS fee,
+                 count(*) FILTER (WHERE e.currency <> p.source_currency OR (e.account_id <> p.account_id AND e.account_id <> ${PLATFORM_ACCOUNT_ID})) AS misplaced
+            FROM ledger_entries e JOIN payouts p ON p.id = e.reference_id GROUP BY e.reference_id)
+        SELECT p.id, p.status, p.amount_payer_pays::text AS amount_payer_pays, p.fee_amount::text AS fee_amount,
+               coalesce(b.reserved, 0)::text AS reserved, coalesce(b.paid, 0)::text AS paid, coalesce(b.fee, 0)::text AS fee,
+               coalesce(b.misplaced, 0)::text AS misplaced
+          FROM payouts p LEFT JOIN books b ON b.reference_id = p.id
+         WHERE coalesce(b.reserved, 0) <> CASE WHEN p.status IN ('SCHEDULED', 'PROCESSING') THEN p.amount_payer_pays ELSE 0 END
+            OR coalesce(b.paid, 0) <> CASE WHEN p.status = 'COMPLETED' THEN p.amount_payer_pays - p.fee_amount ELSE 0 END
+            OR coalesce(b.fee, 0) <> CASE WHEN p.status IN ('COMPLETED', 'RETURNED') THEN p.fee_amount ELSE 0 END
+            OR coalesce(b.misplaced, 0) > 0
+         ORDER BY p.id LIMIT ${limit}`,
+  );
+}
+
+export async function countPayouts(db: Executor): Promise<number> {
+  const [row] = await rowsOf<{ n: string }>(db, sql`SELECT count(*)::text AS n FROM payouts`);
+  return Number(row!.n);
+}

@@ -1,0 +1,30 @@
+// What the payout use case is given: a typed command its adapter built (HTTP parses /v1/payout's
+// body into one in src/http/requests/payout.ts). Amounts are Money; the request as the answer
+// echoes it is carried as `record`, and `identity` is what makes a repeat the same request.
+import type { FeePaidBy } from '../../domain/payouts/amounts.ts';
+import type { CheckedBankDetails } from '../../domain/payouts/bank-details.ts';
+import type { PayoutMethod } from '../../domain/payouts/clearing.ts';
+import type { Money } from '../../domain/money.ts';
+
+export interface PayoutCommand {
+  /** The merchant's UUID, unique per account: the idempotency key. */
+  readonly requestId: string;
+  /** The canonical text of every request field: a repeat with other fields is refused. */
+  readonly identity: string;
+  /** The request's fields as the answer echoes them (bank_code left out, defaults filled in). */
+  readonly record: Readonly<Record<string, unknown>>;
+  readonly method: PayoutMethod;
+  readonly paymentCurrency: string;
+  readonly sourceCurrency: string;
+  /** Exactly one: the transfer in the beneficiary's currency, or in the payer's before any fee. */
+  readonly amount: { readonly payment: Money } | { readonly source: Money };
+  readonly feePaidBy: FeePaidBy;
+  /** swift_charge_option PAYER: the account's SWIFT charge is added to the fee. */
+  readonly payerPaysSwiftCharge: boolean;
+  /** UTC day, YYYY-MM-DD, not before today. */
+  readonly paymentDate: string;
+  /** The beneficiary's bank details as checked (its rail among them). */
+  readonly bank: CheckedBankDetails;
+  readonly bankCountry: string;
+  readonly notifyUrl?: string;
+}

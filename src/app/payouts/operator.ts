@@ -1,0 +1,42 @@
+// What an operator does with payouts (`acquiro payouts list|show|cancel`): read an account's
+// payouts, and cancel a SCHEDULED one, which releases its reservation in the same unit of work.
+import { AppError } from '../../domain/errors.ts';
+import { PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
+import type { Transition } from '../../domain/state-machine.ts';
+import { listPayouts, lockPayout, movePayout, payoutById, type PayoutFilter } from '../../db/repositories/payouts.ts';
+import type { PayoutRow } from '../../db/schema.ts';
+import { runRawUnitOfWork } from '../../db/unit-of-work.ts';
+import type { Deps } from '../context.ts';
+import { fundsJournal, moveBalance, type FundsMovement } from '../balances/funds.ts';
+
+type OperatorDeps = Pick<Deps, 'database' | 'clock'>;
+
+export function payoutsOf(deps: OperatorDeps, accountId: string, filter: PayoutFilter): Promise<PayoutRow[]> {
+  return listPayouts(deps.database.db, accountId, filter);
+}
+
+/** One payout of the account; another account's is answered as unknown. */
+export async function payoutOf(deps: OperatorDeps, accountId: string, id: string): Promise<PayoutRow> {
+  const payout = await payoutById(deps.database.db, accountId, id);
+  if (!payout) throw new AppError('transaction_not_found', `no payout ${id} on account ${accountId}`);
+  return payout;
+}
+
+/** Cancels a SCHEDULED payout: CANCELLED, and its reservation back in the available balance. */
+export async function cancelPayout(deps: OperatorDeps, accountId: string, id: string): Promise<PayoutRow> {
+  const at = deps.clock.now();
+  return runRawUnitOfWork<PayoutRow | null, { move: Transition<PayoutStatus>; funds: FundsMovement }, PayoutRow>(deps.database, {
+    lock: (query) => lockPayout(query, id, accountId),
+    check(payout) {
+      if (!payout) throw new AppError('transaction_not_found', `no payout ${id} on account ${accountId}`);
+      if (payout.status !== 'SCHEDULED') throw new AppError('payout_not_cancellable', `payout ${id} is ${payout.status}: only a SCHEDULED payout can be cancelled`);
+      const funds = { accountId, currency: payout.sourceCurrency, amount: payout.amountPayerPays, key: payout.id };
+      return { change: { move: PAYOUT_MACHINE.move('SCHEDULED', 'CANCELLED'), funds } };
+    },
+    async change(query, { move, funds }) {
+      if (!(await moveBalance(query, 'payout_release', funds))) throw new Error(`payout ${id}: nothing reserved to release`);
+      return movePayout(query, id, move, { nextCheckAt: null, at });
+    },
+    journal: ({ funds }) => [fundsJournal('payout_release', funds, at)],
+  });
+}

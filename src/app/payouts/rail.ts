@@ -1,0 +1,154 @@
+// The rail task (`drive-payouts`): moves payouts on through the payout port of their connector,
+// never inside a transaction. Each due payout is leased (QUEUES.duePayouts), then:
+//   SCHEDULED on its payment_date → PROCESSING (a unit of work), then sent as below;
+//   PROCESSING → sent (createPayout, the payout's id as the rail's idempotency key) until the rail
+//     gives a reference, then asked (payoutStatus); its answer recorded as one unit of work:
+//     completed → COMPLETED (the reservation paid out, our fee booked), failed → FAILED (released);
+//   COMPLETED → asked again while the return window lasts: returned → RETURNED (credited back).
+// An answer that says nothing (timeout, network, unreadable) records nothing: the lease runs out
+// and the payout is asked again. docs/payouts.md, Statuses.
+import { withDeadline, type PayoutOutcome } from '../../connectors/port.ts';
+import { utcDay } from '../../domain/payouts/dates.ts';
+import { FAILURE_TYPES, isFailureType, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
+import type { Transition } from '../../domain/state-machine.ts';
+import { leaseDuePayouts, lockPayout, movePayout, type PayoutChanges } from '../../db/repositories/payouts.ts';
+import type { PayoutRow } from '../../db/schema.ts';
+import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
+import type { Deps } from '../context.ts';
+import { fundsJournal, moveBalance, type FundsKind, type FundsMovement } from '../balances/funds.ts';
+import { payoutEventPayload, type PayoutEventType } from './view.ts';
+
+/** How long a leased payout is held before another worker may ask about it. */
+export const PAYOUT_LEASE_MS = 30_000;
+/** The rail is asked again this soon about a payout it is still processing. */
+export const POLL_MS = 5_000;
+/** A completed payout is watched for a return this long after its payment date, asked hourly (first after 30 s). */
+export const RETURN_WINDOW_DAYS = 5;
+const FIRST_RETURN_CHECK_MS = 30_000;
+const RETURN_POLL_MS = 3_600_000;
+const CALL_TIMEOUT_MS = 10_000;
+
+export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
+
+export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
+  const leased = await leaseDuePayouts(deps.database.db, deps.clock.now(), limit, PAYOUT_LEASE_MS);
+  let moved = 0;
+  for (let payout of leased) {
+    if (payout.status === 'SCHEDULED') payout = await release(deps, payout);
+    if (payout.status !== 'PROCESSING' && payout.status !== 'COMPLETED') continue;
+    const after = await recordRail(deps, payout, await askRail(deps, payout));
+    if (after.status !== payout.status) moved += 1;
+  }
+  return moved;
+}
+
+/** A scheduled payout whose payment date has come: PROCESSING, due at once. */
+async function release(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
+  const at = deps.clock.now();
+  return runRawUnitOfWork<PayoutRow | null, Transition<PayoutStatus>, PayoutRow>(deps.database, {
+    lock: (query) => lockPayout(query, payout.id),
+    check: (locked) => (locked?.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked ?? payout }),
+    change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at }),
+  });
+}
+
+/** What the rail says about a payout: it is sent (again, under the same key) until the rail gives a reference. */
+export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer> {
+  const rail = deps.connectors.get(payout.connector)?.payouts;
+  if (!rail) {
+    deps.log.error({ payoutId: payout.id, connector: payout.connector }, 'no payout rail for this connector in this mode');
+    return { status: 'unknown' };
+  }
+  const request = payout.request as { beneficiary?: Record<string, unknown>; reference?: string };
+  const result = await withDeadline(
+    (signal) =>
+      payout.railReference
+        ? rail.payoutStatus({ payoutId: payout.id, reference: payout.railReference })
+        : rail.createPayout({
+            payoutId: payout.id,
+            amount: { minor: payout.amountBeneficiaryReceives, currency: payout.paymentCurrency },
+            beneficiary: request.beneficiary ?? {},
+            reference: request.reference ?? payout.shortReferenceId,
+            signal,
+          }),
+    CALL_TIMEOUT_MS,
+  );
+  if (result.ok) return result.value;
+  deps.log.warn({ payoutId: payout.id, error: result.error.kind }, 'payout outcome unknown');
+  return { status: 'unknown' };
+}
+
+interface RailChange {
+  readonly move: Transition<PayoutStatus>;
+  readonly changes: PayoutChanges;
+  readonly funds?: { readonly kind: FundsKind; readonly movement: FundsMovement };
+  readonly event?: PayoutEventType;
+}
+
+/** Records the rail's answer about a payout as one unit of work under the payout's lock. */
+export async function recordRail(deps: Deps, payout: PayoutRow, answer: RailAnswer): Promise<PayoutRow> {
+  if (answer.status === 'unknown') return payout;
+  const at = deps.clock.now();
+  return runRawUnitOfWork<PayoutRow | null, RailChange, PayoutRow>(deps.database, {
+    lock: (query) => lockPayout(query, payout.id),
+    check: (locked) => (locked ? decide(locked, answer, at) : { answer: payout }),
+    async change(query, change) {
+      if (change.funds && !(await moveBalance(query, change.funds.kind, change.funds.movement))) {
+        throw new Error(`payout ${payout.id}: the reservation is not there to ${change.funds.kind}`);
+      }
+      return movePayout(query, payout.id, change.move, change.changes);
+    },
+    journal: (change) => (change.funds ? [fundsJournal(change.funds.kind, change.funds.movement, at)] : []),
+    event: (change, row) =>
+      change.event ? { accountId: row.accountId, type: change.event, payload: payoutEventPayload(change.event, row), notifyUrl: row.notifyUrl } : undefined,
+  });
+}
+
+/** The check step: the payout's move for the rail's answer, or the payout as it is. */
+function decide(payout: PayoutRow, answer: PayoutOutcome, at: Date): Decision<RailChange, PayoutRow> {
+  const reference = 'reference' in answer && answer.reference ? answer.reference : null;
+  const movement = (amount: number, fee = 0): FundsMovement => ({ accountId: payout.accountId, currency: payout.sourceCurrency, amount, key: payout.id, fee });
+  const later = (ms: number) => new Date(at.getTime() + ms);
+  if (payout.status === 'PROCESSING') {
+    if (answer.status === 'processing') {
+      return { change: { move: PAYOUT_MACHINE.stay('PROCESSING'), changes: { railReference: reference, nextCheckAt: later(POLL_MS), at } } };
+    }
+    if (answer.status === 'failed') {
+      const failureType = isFailureType(answer.failureType) ? answer.failureType : 'REJECTED_BY_BANK';
+      return {
+        change: {
+          move: PAYOUT_MACHINE.move('PROCESSING', 'FAILED'),
+          changes: { railReference: reference, failureType, failureReason: answer.failureReason || FAILURE_TYPES[failureType], nextCheckAt: null, at },
+          funds: { kind: 'payout_release', movement: movement(payout.amountPayerPays) },
+          event: 'payout.failed',
+        },
+      };
+    }
+    // Completed (a rail that already reports a return has paid first: the return is recorded next).
+    return {
+      change: {
+        move: PAYOUT_MACHINE.move('PROCESSING', 'COMPLETED'),
+        changes: { railReference: reference, nextCheckAt: later(FIRST_RETURN_CHECK_MS), at },
+        funds: { kind: 'payout', movement: movement(payout.amountPayerPays, payout.feeAmount) },
+        event: 'payout.completed',
+      },
+    };
+  }
+  if (payout.status === 'COMPLETED') {
+    if (answer.status === 'returned') {
+      return {
+        change: {
+          move: PAYOUT_MACHINE.move('COMPLETED', 'RETURNED'),
+          changes: { failureType: 'RETURNED_BY_BANK', failureReason: answer.failureReason || FAILURE_TYPES.RETURNED_BY_BANK, nextCheckAt: null, at },
+          // What was sent comes back at the original rate; the fee is kept.
+          funds: { kind: 'payout_return', movement: movement(payout.amountPayerPays - payout.feeAmount) },
+          event: 'payout.returned',
+        },
+      };
+    }
+    const watchEnds = utcDay(payout.paymentDate).getTime() + RETURN_WINDOW_DAYS * 86_400_000;
+    const next = at.getTime() + RETURN_POLL_MS;
+    return { change: { move: PAYOUT_MACHINE.stay('COMPLETED'), changes: { nextCheckAt: next < watchEnds ? new Date(next) : null, at } } };
+  }
+  return { answer: payout };
+}

@@ -1,0 +1,14 @@
+// Payout dates are UTC days, `YYYY-MM-DD`: the payment date a payout is released on, and today
+// on the injected clock. The start of a day is the subscriptions' `utcDay`.
+export { utcDay } from '../subscriptions/schedule.ts';
+
+/** The UTC day of an instant, `YYYY-MM-DD`. */
+export function dayOf(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** A real calendar day written `YYYY-MM-DD` (no 30 February). */
+export function isDay(text: string): boolean {
+  const date = new Date(`${text}T00:00:00Z`);
+  return /^\d{4}-\d{2}-\d{2}$/.test(text) && !Number.isNaN(date.getTime()) && dayOf(date) === text;
+}
