@@ -7,15 +7,13 @@ import { ROLES, type Role } from '../../src/domain/members.ts';
 import { DECLARED } from '../../src/web/portal/guard.ts';
 import { may, PERMISSIONS, type Permission } from '../../src/web/portal/permissions.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, signIn, type PortalClient } from '../support/portal.ts';
+import { createMember, signIn } from '../support/portal.ts';
 
 let gw: TestGateway;
 let merchantId: string;
-const clients = new Map<Role, PortalClient>();
 beforeAll(async () => {
   gw = await startTestGateway();
   merchantId = (await gw.merchant()).credentials.merchant_id;
-  for (const role of ROLES) clients.set(role, await signIn(gw, await createMember(gw, merchantId, role)));
 });
 afterAll(() => gw?.close());
 
@@ -28,8 +26,9 @@ describe('portal permissions', () => {
     expect(routes().length).toBeGreaterThan(5);
   });
 
-  it.each(ROLES)('lets a %s reach exactly what its role allows', async (role) => {
-    const client = clients.get(role)!;
+  it.each(ROLES)('lets a %s reach exactly what its role allows', async (role: Role) => {
+    const member = await createMember(gw, merchantId, role);
+    const client = await signIn(gw, member);
     for (const route of routes()) {
       await client.get('/portal/account');
       const answer = route.method === 'GET' ? await client.get(concrete(route.path)) : await client.post(concrete(route.path), { role: 'viewer', email: `x${Date.now()}@shop.example` });
@@ -38,8 +37,8 @@ describe('portal permissions', () => {
       if (allowed) expect(answer.location ?? '').not.toBe('/portal/sign-in');
     }
     const refusals = await gw.database.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM portal_audit_log WHERE email = (SELECT email FROM portal_users WHERE merchant_id = $1 AND role = $2) AND outcome = 'refused' AND detail->>'reason' LIKE 'your role does not allow%'`,
-      [merchantId, role],
+      `SELECT count(*)::int AS n FROM portal_audit_log WHERE user_id = $1 AND outcome = 'refused' AND detail->>'reason' LIKE 'your role does not allow%'`,
+      [member.userId],
     );
     expect(refusals[0]!.n).toBe(routes().filter((route) => !may(role, route.permission)).length);
   });

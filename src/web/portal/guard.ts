@@ -128,7 +128,7 @@ export function sendFrame(deps: Deps, reply: FastifyReply, context: PortalContex
   );
 }
 
-async function refuse(deps: Deps, request: FastifyRequest, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409) {
+async function refuse(deps: Deps, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409) {
   await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, deps.wallClock.now());
   return sendFrame(deps, reply, context, { title: 'Not allowed', main: refusalPage(reason), status });
 }
@@ -139,7 +139,7 @@ export function portalPage<R extends RouteGenericInterface = RouteGenericInterfa
     const step = pendingStep(request.portal);
     if (step) return redirect(reply, step);
     const context = await contextOf(deps, request, reply, request.portal!);
-    if (!may(context.member.role, spec.permission)) return refuse(deps, request, reply, context, spec.permission, 'your role does not allow this page', 403);
+    if (!may(context.member.role, spec.permission)) return refuse(deps, reply, context, spec.permission, 'your role does not allow this page', 403);
     const title = typeof spec.title === 'string' ? spec.title : spec.title(request as FastifyRequest<R>);
     try {
       const main = await spec.render(context, request as FastifyRequest<R>);
@@ -179,7 +179,7 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
     if (step) return redirect(reply, step);
     const open = request.portal!;
     const context = await contextOf(deps, request, reply, open);
-    if (!may(context.member.role, spec.permission)) return refuse(deps, request, reply, context, action, 'your role does not allow this action', 403);
+    if (!may(context.member.role, spec.permission)) return refuse(deps, reply, context, action, 'your role does not allow this action', 403);
     const wantsReauth = typeof spec.reauth === 'function' ? await spec.reauth(request as FastifyRequest<R>, context) : spec.reauth === true;
     if (wantsReauth && !isFresh(deps, open.session)) {
       const form = formOf(request);
