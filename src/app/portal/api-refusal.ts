@@ -9,7 +9,7 @@ export async function asRefusal<T>(run: () => Promise<T>): Promise<T> {
     return await run();
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    const status = error.http === 404 ? 404 : error.field ? 400 : 409;
+    const status = error.http === 404 || error.codeName.endsWith('_not_found') ? 404 : error.field ? 400 : 409;
     throw new PortalRefusal(error.info, { ...(error.field ? { field: error.field } : {}), status });
   }
 }

@@ -17,8 +17,10 @@ import { narrowLayout } from './layout.ts';
 import { auditRoutes } from './pages/audit.ts';
 import { membersRoutes } from './pages/members.ts';
 import { balancesRoutes } from './pages/balances.ts';
+import { payoutsRoutes } from './pages/payouts.ts';
 import { reportsRoutes } from './pages/reports.ts';
 import { settingsRoutes } from './pages/settings.ts';
+import { subscriptionsRoutes } from './pages/subscriptions.ts';
 import { transactionActionRoutes } from './pages/transaction-actions.ts';
 import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
@@ -64,5 +66,7 @@ export function portalPlugin(deps: Deps) {
     balancesRoutes(app, deps);
     reportsRoutes(app, deps);
     settingsRoutes(app, deps);
+    subscriptionsRoutes(app, deps);
+    payoutsRoutes(app, deps);
   };
 }
