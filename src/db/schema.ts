@@ -397,6 +397,26 @@ export const sandboxClock = pgTable('sandbox_clock', {
   advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
 });
 
+// Many processes on one database (0016_many_processes.sql): who is running, and the version of
+// each cache every process keeps.
+export const processHeartbeats = pgTable('process_heartbeats', {
+  id: text('id').primaryKey(),
+  role: text('role').$type<'gateway' | 'worker'>().notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  beatAt: timestamp('beat_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+export const cacheVersions = pgTable('cache_versions', {
+  name: text('name').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
+// Owned by the sandbox simulator (src/connectors/simulator/memory.ts); empty in live mode.
+export const simulatorLostAnswers = pgTable('simulator_lost_answers', {
+  paymentId: text('payment_id').primaryKey(),
+  outcome: jsonb('outcome').notNull(),
+  rememberedAt: timestamp('remembered_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
 // The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
 const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 

@@ -1,7 +1,7 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
 import { and, eq } from 'drizzle-orm';
-import { assertConnectorForMode, createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { assertConnectorForMode, createAccount, createMerchant, listMerchants, revokePreviousKeys, rotateKey } from '../../app/merchants/credentials.ts';
 import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
 import { addQueryIp, listQueryIps, removeQueryIp } from '../../db/repositories/query-ips.ts';
 import { accounts } from '../../db/schema.ts';
@@ -80,9 +80,8 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
       show(io, Boolean(opts.json), created, () => `account_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
 
-  program
-    .command('keys')
-    .description('secret keys')
+  const keys = program.command('keys').description('secret keys');
+  keys
     .command('rotate')
     .description('issue a new secret key; the previous one keeps working for ACQUIRO_KEY_GRACE_HOURS (default 24 h)')
     .requiredOption('--merchant-id <id>')
@@ -91,6 +90,16 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
       const rotated = await rotateKey(deps, opts.merchantId, opts.accountId);
       show(io, Boolean(opts.json), rotated, () => `secret_key  ${rotated.secret_key}\nprevious key works until ${rotated.previous_key_expires_at}`);
+    });
+  keys
+    .command('revoke')
+    .description('stop the previous keys now (their grace period ends); only the current key works, on every process within a second')
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--account-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const revoked = await revokePreviousKeys(deps, opts.merchantId, opts.accountId);
+      show(io, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
     });
 
   const ips = program.command('ips').description('IP addresses allowed to call the query operation');
