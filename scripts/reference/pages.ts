@@ -30,6 +30,8 @@ function cardOutcome(card: TestCard): string {
   if (risk && risk.score >= DEFAULT_RISK_SETTINGS.reviewScore) return `\`3\` ${code('review_pending')}`;
   switch (card.behaviour.kind) {
     case 'approve':
+    case 'approve_first':
+    case 'slow_later':
       return `\`1\` ${code('success')}`;
     case 'decline':
       return `\`0\` ${code(DECLINE_CODES[card.behaviour.reason])}`;

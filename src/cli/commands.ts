@@ -20,6 +20,8 @@ import { payoutCommands } from './commands/payouts.ts';
 import { riskCommands } from './commands/risk.ts';
 import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
+import { subscriptionCommands } from './commands/subscriptions.ts';
+import { userCommands } from './commands/users.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -42,9 +44,11 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   clockCommands(program, deps, io);
   storefrontCommands(program, deps, io);
   paymentCommands(program, deps, io);
+  subscriptionCommands(program, deps, io);
   payoutCommands(program, deps, io);
   demoCommands(program, deps, io);
   signingCommands(program, io);
+  userCommands(program, deps, io);
 
   program
     .command('vault')

@@ -1,6 +1,7 @@
 // Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
 // when the two disagree.
 import type { FeeSchedule } from '../domain/ledger.ts';
+import { MEMBER_MACHINE, SESSION_MACHINE, type MemberStatus, type Role, type SessionStatus } from '../domain/members.ts';
 import type { RiskReason } from '../domain/risk.ts';
 import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
 import { PAYOUT_MACHINE, type PayoutStatus } from '../domain/payouts/status.ts';
@@ -10,6 +11,8 @@ import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, check, date, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { CHARGE_MACHINE, SUBSCRIPTION_MACHINE, type ChargeStatus, type DunningSettings, type SubscriptionStatus } from '../domain/subscriptions/subscription.ts';
+import type { Interval } from '../domain/subscriptions/schedule.ts';
 
 const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
@@ -39,6 +42,8 @@ export const accounts = pgTable('accounts', {
   payoutFees: jsonb('payout_fees').$type<PayoutFeeSchedule>().notNull().default({}),
   riskSettings: jsonb('risk_settings').$type<Record<string, unknown>>().notNull().default({}),
   storefrontDomains: text('storefront_domains').array().notNull().default([]),
+  /** How declined recurring charges are retried (0012; docs/subscriptions.md). */
+  dunning: jsonb('dunning').$type<DunningSettings>().notNull().default({}),
   createdAt: createdAt(),
 });
 
@@ -125,6 +130,8 @@ export const payments = pgTable('payments', {
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
   /** When a sweeper next looks at a pending payment, on the injected clock; its lease (0008). */
   nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }),
+  /** The subscription this payment created (its recurring_id) (0012). */
+  subscriptionId: text('subscription_id'),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {
@@ -272,6 +279,63 @@ export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
 const clockTime = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
+// 0012_subscriptions: recurring contracts and each attempt at their charges (docs/subscriptions.md).
+export const subscriptions = pgTable('subscriptions', {
+  id: text('id').primaryKey(),
+  accountId: text('account_id').notNull(),
+  merchantId: text('merchant_id').notNull(),
+  status: text('status').$type<SubscriptionStatus>().notNull(),
+  contractName: text('contract_name').notNull(),
+  contract: text('contract'),
+  priceId: text('price_id'),
+  interval: text('interval').$type<Interval>().notNull(),
+  intervalCount: integer('interval_count').notNull(),
+  billingCycles: integer('billing_cycles').notNull(),
+  promotionCycles: integer('promotion_cycles').notNull(),
+  contractStart: date('contract_start', { mode: 'string' }),
+  contractEnd: date('contract_end', { mode: 'string' }),
+  anchorAt: clockTime('anchor_at').notNull(),
+  firstAmount: money('first_amount').notNull(),
+  contractAmount: money('contract_amount').notNull(),
+  currency: text('currency').notNull(),
+  tokenId: text('token_id').notNull(),
+  networkTransactionId: text('network_transaction_id'),
+  notifyUrl: text('notify_url'),
+  firstPaymentId: text('first_payment_id').notNull(),
+  orderNoBase: text('order_no_base').notNull(),
+  cyclesPaid: integer('cycles_paid').notNull().default(1),
+  nextCycle: integer('next_cycle').notNull().default(2),
+  nextAttempt: integer('next_attempt').notNull().default(1),
+  nextDueAt: clockTime('next_due_at'),
+  nextChargeAt: clockTime('next_charge_at'),
+  lockedUntil: clockTime('locked_until'),
+  endedAt: clockTime('ended_at'),
+  createdAt: clockTime('created_at').notNull(),
+  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+}, () => [statusCheck('subscriptions', SUBSCRIPTION_MACHINE)]);
+
+export const subscriptionCharges = pgTable('subscription_charges', {
+  id: text('id').primaryKey(),
+  subscriptionId: text('subscription_id').notNull(),
+  accountId: text('account_id').notNull(),
+  cycle: integer('cycle').notNull(),
+  attempt: integer('attempt').notNull(),
+  orderNo: text('order_no').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  status: text('status').$type<ChargeStatus>().notNull(),
+  paymentId: text('payment_id'),
+  resultCode: text('result_code'),
+  resultMessage: text('result_message'),
+  dueAt: clockTime('due_at').notNull(),
+  nextCheckAt: clockTime('next_check_at'),
+  attempts: integer('attempts').notNull().default(0),
+  createdAt: clockTime('created_at').notNull(),
+  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+}, () => [statusCheck('subscription_charges', CHARGE_MACHINE)]);
+
+export type SubscriptionRow = typeof subscriptions.$inferSelect;
+export type SubscriptionChargeRow = typeof subscriptionCharges.$inferSelect;
 /** Payouts (0013): the request as echoed, the amounts in minor units, the rail's progress. */
 export const payouts = pgTable(
   'payouts',
@@ -332,3 +396,91 @@ export const sandboxClock = pgTable('sandbox_clock', {
   /** The wall-clock time of the last advance (the database's own clock). */
   advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
 });
+
+// Many processes on one database (0016_many_processes.sql): who is running, and the version of
+// each cache every process keeps.
+export const processHeartbeats = pgTable('process_heartbeats', {
+  id: text('id').primaryKey(),
+  role: text('role').$type<'gateway' | 'worker'>().notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  beatAt: timestamp('beat_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+export const cacheVersions = pgTable('cache_versions', {
+  name: text('name').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
+// Owned by the sandbox simulator (src/connectors/simulator/memory.ts); empty in live mode.
+export const simulatorLostAnswers = pgTable('simulator_lost_answers', {
+  paymentId: text('payment_id').primaryKey(),
+  outcome: jsonb('outcome').notNull(),
+  rememberedAt: timestamp('remembered_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+// The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
+const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const portalUsers = pgTable('portal_users', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  email: text('email').notNull(),
+  role: text('role').$type<Role>().notNull(),
+  status: text('status').$type<MemberStatus>().notNull(),
+  passwordHash: text('password_hash'),
+  totpSecret: text('totp_secret'),
+  totpKeyId: text('totp_key_id'),
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+  failedAttempts: integer('failed_attempts').notNull().default(0),
+  lockedUntil: stamp('locked_until'),
+  createdAt: stamp('created_at').notNull(),
+  updatedAt: stamp('updated_at').notNull(),
+}, () => [statusCheck('portal_users', MEMBER_MACHINE)]);
+export type PortalUserRow = typeof portalUsers.$inferSelect;
+
+export const portalSessions = pgTable('portal_sessions', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull(),
+  status: text('status').$type<SessionStatus>().notNull(),
+  createdAt: stamp('created_at').notNull(),
+  lastSeenAt: stamp('last_seen_at').notNull(),
+  expiresAt: stamp('expires_at').notNull(),
+  reauthAt: stamp('reauth_at'),
+  pendingTotpSecret: text('pending_totp_secret'),
+  pendingTotpKeyId: text('pending_totp_key_id'),
+}, () => [statusCheck('portal_sessions', SESSION_MACHINE)]);
+export type PortalSessionRow = typeof portalSessions.$inferSelect;
+
+export const portalLinks = pgTable('portal_links', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull(),
+  expiresAt: stamp('expires_at').notNull(),
+  usedAt: stamp('used_at'),
+  createdAt: stamp('created_at').notNull(),
+});
+
+export const portalRecoveryCodes = pgTable(
+  'portal_recovery_codes',
+  {
+    userId: text('user_id').notNull(),
+    codeHash: text('code_hash').notNull(),
+    usedAt: stamp('used_at'),
+    createdAt: stamp('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+export const portalAuditLog = pgTable('portal_audit_log', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey(),
+  at: stamp('at').notNull(),
+  merchantId: text('merchant_id'),
+  userId: text('user_id'),
+  email: text('email').notNull(),
+  action: text('action').notNull(),
+  target: text('target'),
+  outcome: text('outcome').$type<'ok' | 'refused' | 'failed'>().notNull(),
+  ip: text('ip').notNull(),
+  detail: jsonb('detail').$type<Record<string, string>>().notNull().default({}),
+  prevHash: text('prev_hash').notNull(),
+  hash: text('hash').notNull(),
+});
+export type AuditRow = typeof portalAuditLog.$inferSelect;

@@ -77,8 +77,14 @@ export const CODES = {
   not_held_for_review: { code: '5011', message: 'Transaction is not held for review' },
   operation_in_progress: { code: '5012', message: 'Another operation on this transaction is in progress' },
   processor_refused: { code: '5013', message: 'Refused by the processor' },
+  // /v1/cancelsubscription: HTTP 200, cancel_status 0 (docs/api/cancelsubscription.md).
+  subscription_not_found: { code: '5014', message: 'Subscription not found' },
+  contract_name_mismatch: { code: '5015', message: 'contract_name does not match the subscription' },
+  subscription_ended: { code: '5016', message: 'Subscription already ended: every charge of its contract was taken' },
   payout_not_cancellable: { code: '5060', message: 'Only a SCHEDULED payout can be cancelled' },
 
+  // The database is away (restarting, failing over): nothing was stored; the same request may be sent again.
+  database_unavailable: { code: '9503', message: 'Service temporarily unavailable: try again shortly', http: 503 },
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;
 

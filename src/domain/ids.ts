@@ -13,7 +13,10 @@ export type IdPrefix =
   | 'CS' // hosted payment page (checkout) session
   | 'VD' // void of an authorisation
   | 'TU' // sandbox top-up of a balance
+  | 'RC' // subscription (recurring contract): a payment's recurring_id
+  | 'SC' // one attempt at a subscription's charge
   | 'PO' // payout
+  | 'PU' // portal user (a merchant's staff member)
   | 'J'; // ledger journal
 
 // Randomness is drawn 4 KiB at a time: one system call serves 256 ids.

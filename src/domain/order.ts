@@ -1,6 +1,7 @@
 // An order in domain terms, and what a payment keeps of it (its OrderRecord), shared by the use
 // cases' commands, the repositories and the encoders of answers and pages.
 import type { Money } from './money.ts';
+import type { SubscriptionTerms } from './subscriptions/subscription.ts';
 
 /** The order, in domain terms. */
 export interface OrderDetails {
@@ -15,6 +16,8 @@ export interface OrderDetails {
   readonly requestThreeDS: boolean;
   readonly storeCard: boolean;
   readonly authentication?: { eci?: string | undefined; cavv?: string | undefined; xid?: string | undefined; dsTransId?: string | undefined };
+  /** The recurring contract the payment begins, when approved (docs/subscriptions.md). */
+  readonly subscription?: SubscriptionTerms;
 }
 
 /**

@@ -8,6 +8,7 @@ import { CardPaymentRequest } from './requests/card-payment.ts';
 import type { Operation } from './operation.ts';
 import { authoriseOperation } from './routes/authorise.ts';
 import { cancelOperation } from './routes/cancel.ts';
+import { cancelSubscriptionOperation } from './routes/cancel-subscription.ts';
 import { captureOperation } from './routes/capture.ts';
 import { checkoutOperation } from './routes/checkout.ts';
 import { optimiseOperation } from './routes/optimise.ts';
@@ -89,6 +90,13 @@ export const CATALOGUE: readonly CatalogueEntry[] = [
     summary: 'Refunds, by refund_reference_id, transaction_id, order_no or time window (registered IPs only)',
     doc: 'refund-search.md',
     why: READ_WHY,
+  },
+  {
+    path: '/v1/cancelsubscription',
+    operation: cancelSubscriptionOperation,
+    summary: 'End a subscription: no charge is started for it again',
+    doc: 'cancelsubscription.md',
+    why: 'JSON, as the interface defines it, whatever the request format (merchants often send it as XML)',
   },
   {
     path: '/v1/optimisePaymentMethods',

@@ -6,6 +6,8 @@ import { expireAuthorisations } from '../app/capture/expire-authorisations.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
+import { billSubscriptions } from '../app/subscriptions/bill.ts';
+import { endExpiredSessions } from '../app/portal/sessions.ts';
 import { drivePayouts } from '../app/payouts/rail.ts';
 import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
@@ -26,6 +28,11 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
   // Uncaptured authorisations are voided when their connector's expiry passes.
   { name: 'expire-authorisations', intervalMs: 60_000, run: (deps) => expireAuthorisations(deps) },
+  // Subscriptions' charges as they fall due, and their retries (docs/subscriptions.md): within
+  // seconds of the due time, or of a clock advance.
+  { name: 'bill-subscriptions', intervalMs: 2_000, run: (deps) => billSubscriptions(deps) },
+  // Portal sessions past their idle or absolute limit (refused on use anyway): their rows go.
+  { name: 'end-expired-portal-sessions', intervalMs: 300_000, run: (deps) => endExpiredSessions(deps) },
   // Payouts: scheduled ones released on their date, processing ones sent and asked (docs/payouts.md).
   { name: 'drive-payouts', intervalMs: 5_000, run: (deps) => drivePayouts(deps) },
 ];

@@ -112,6 +112,10 @@ describe('selecting by order_no or transaction_id', () => {
       is3ds: '0',
       antifraud_provider: 'acquiro',
       fraud_check_result: expect.arrayContaining([{ check_items: 'blocklist', status: 'pass' }]),
+      contract_name: '',
+      recurring_id: '',
+      recurring_deduction_period: '',
+      recurring_deduction_time: '',
     });
     expect(unknown).toMatchObject({ order_no: 'ORD-unknown', transaction_id: '', query_result: '0', payment_status: '', fraud_check_result: [] });
     expect(last).toMatchObject({ transaction_id: authorised.transaction_id, payment_status: '2000', service: 'shipping-plus', is3ds: '1' });

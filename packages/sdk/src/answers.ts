@@ -260,3 +260,17 @@ export interface ShopperReturn {
   /** The return_url's own query parameters are kept (and signed) too. */
   readonly [parameter: string]: string;
 }
+
+/** The answer of POST /v1/cancelsubscription (docs/api/cancelsubscription.md). */
+export interface CancelSubscriptionAnswer {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly recurring_id: string;
+  readonly contract_name: string;
+  /** 1 cancelled (also on a repeat), 0 not: error_message says why (`5014:Subscription not found`, ...). */
+  readonly cancel_status: '0' | '1';
+  readonly error_message: string;
+  /** `Inactived` once cancelled; empty when the subscription was not found. */
+  readonly subscription_status: string;
+  readonly encryption_data: string;
+}

@@ -3,6 +3,7 @@
 import type {
   ApmAnswer,
   CancelAnswer,
+  CancelSubscriptionAnswer,
   CaptureAnswer,
   OptimiseAnswer,
   PaymentAnswer,
@@ -27,6 +28,7 @@ import type {
   RefundOrder,
   RefundSearchSelection,
   ReviewOrder,
+  SubscriptionCancellation,
 } from './requests.js';
 import { sign, verify } from './signature.js';
 
@@ -153,6 +155,15 @@ export class AcquiroClient {
   /** Refunds captured money, in part and more than once (POST /v1/refund, up to 50). */
   refund(orders: readonly RefundOrder[], options: CallOptions = {}): Promise<RefundAnswer> {
     return this.call<RefundAnswer>('/v1/refund', { refund_orders: orders }, options);
+  }
+
+  /**
+   * Ends a subscription (POST /v1/cancelsubscription): no charge is started for it again. Resolves
+   * with cancel_status 1 (also for a repeat), or 0 with error_message when the subscription is
+   * unknown to this account or contract_name does not match.
+   */
+  cancelSubscription(subscription: SubscriptionCancellation): Promise<CancelSubscriptionAnswer> {
+    return this.call<CancelSubscriptionAnswer>('/v1/cancelsubscription', subscription);
   }
 
   /** The state of transactions (POST /v1/retrievalTrans); only from a registered IP address. */

@@ -32,12 +32,14 @@ export type {
   RefundSearchSelection,
   ReviewOrder,
   Subscription,
+  SubscriptionCancellation,
   TimeWindow,
 } from './requests.js';
 export type {
   ApmAnswer,
   CancelAnswer,
   CancelResult,
+  CancelSubscriptionAnswer,
   CaptureAnswer,
   CaptureResult,
   Envelope,

@@ -236,6 +236,13 @@ export interface OptimiseRequest {
   readonly device_type?: string;
 }
 
+/** Which subscription to cancel (POST /v1/cancelsubscription): its recurring_id and contract_name. */
+export interface SubscriptionCancellation {
+  /** The recurring_id of the payment that began the subscription. */
+  readonly recurring_id: string;
+  readonly contract_name: string;
+}
+
 /** The beneficiary's bank account (docs/payouts.md: which fields each rail needs). */
 export interface PayoutBankDetails {
   readonly account_name: string;

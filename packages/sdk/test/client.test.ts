@@ -63,6 +63,18 @@ describe('card payments', () => {
   });
 });
 
+describe('subscriptions', () => {
+  it('begins one with a payment and cancels it, typed, with a verified answer', async () => {
+    const paid = await auto.authorise(payment({ subscription: { contract_name: 'Gold plan', contract_amount: '25.00', interval: 'month' } }));
+    expect(paid).toMatchObject({ order_status: '1', contract_name: 'Gold plan', recurring_id: expect.stringMatching(/^RC/), recurring_deduction_period: '1 month' });
+    const cancelled = await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
+    expect(cancelled).toMatchObject({ recurring_id: paid.recurring_id, cancel_status: '1', error_message: '', subscription_status: 'Inactived' });
+    expect(await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' })).toEqual(cancelled);
+    const unknown = await manual.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
+    expect(unknown).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found' });
+  });
+});
+
 describe('the lifecycle of a manual-capture payment', () => {
   it('captures in part, refunds with an idempotency key, finds the refund and queries the payment', async () => {
     const paid = await manual.authorise(payment({ amount: '30.00' }));

@@ -27,6 +27,7 @@ import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } 
 import type { Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
+import { openOnApproval } from '../subscriptions/open.ts';
 import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 
 export type OperationKind = PaymentOperationRow['kind'];
@@ -145,7 +146,10 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
     check: (rows) => decideOperation(rows, answer, now),
     async change(tx, change) {
       const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
-      const payment = change.paymentMove ? await transitionPayment(tx, change.payment.id, change.paymentMove, now, change.paymentChanges) : change.payment;
+      // A review approval's capture is the payment's approval: a subscription it carries begins here.
+      const payment = change.paymentMove
+        ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, now, change.paymentChanges))
+        : change.payment;
       return { status: change.status, payment, operation };
     },
     journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),

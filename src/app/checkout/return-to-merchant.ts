@@ -12,6 +12,7 @@ import type { PaymentRow } from '../../db/schema.ts';
 import type { AccountDirectory } from '../accounts/directory.ts';
 import type { Deps } from '../context.ts';
 import { maskedCard, resultInfo } from '../payments/events.ts';
+import { recurringFields } from '../subscriptions/payment-fields.ts';
 import { findSessionOfPayment } from '../../db/repositories/checkout.ts';
 import { pageUrlOf } from './session.ts';
 
@@ -30,6 +31,7 @@ export function outcomeFields(payment: PaymentRow, now: Date): Record<string, st
     card: maskedCard(payment),
     token_id: payment.tokenId ?? '',
     threeds_result: payment.threedsResult ?? '',
+    ...recurringFields(payment),
     return_time: String(Math.floor(now.getTime() / 1000)),
   };
 }

@@ -59,7 +59,7 @@ export function storedOrderDetails(payment: PaymentRow): OrderDetails {
 export function storedOrder(order: OrderDetails): StoredOrder {
   const { merchantId: _m, accountId: _a, orderNo: _o, amount: _amount, ...rest } = order as OrderDetails & Record<string, unknown>;
   const kept: Record<string, unknown> = {};
-  for (const key of ['shopperEmail', 'shopperIp', 'billingCountry', 'notifyUrl', 'requestThreeDS', 'storeCard', 'authentication'] as const) {
+  for (const key of ['shopperEmail', 'shopperIp', 'billingCountry', 'notifyUrl', 'requestThreeDS', 'storeCard', 'authentication', 'subscription'] as const) {
     if (rest[key] !== undefined) kept[key] = rest[key];
   }
   return kept as unknown as StoredOrder;

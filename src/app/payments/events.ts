@@ -5,6 +5,7 @@ import { maskFrom } from '../../domain/card.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
+import { recurringFields } from '../subscriptions/payment-fields.ts';
 
 /** Every `notify_type` a merchant can receive. docs/notifications.md shows each one. */
 export const EVENT_TYPES = [
@@ -16,6 +17,7 @@ export const EVENT_TYPES = [
   'refund.succeeded',
   'refund.failed',
   'subscription.charged',
+  'subscription.charge_failed',
   'subscription.cancelled',
   'payout.completed',
   'payout.failed',
@@ -56,5 +58,6 @@ export function paymentEventPayload(type: EventType, payment: PaymentRow): Recor
     risk_action: payment.riskAction ?? '',
     risk_score: payment.riskScore === null ? '' : String(payment.riskScore),
     threeds_result: payment.threedsResult ?? '',
+    ...recurringFields(payment),
   };
 }

@@ -19,6 +19,7 @@ import { insertCardToken } from '../../db/repositories/tokens.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { openOnApproval, termsOf } from '../subscriptions/open.ts';
 import { paymentEventPayload, type PaymentEventType } from './events.ts';
 
 export const DECLINE_CODES: Record<DeclineReason, CodeName> = {
@@ -71,6 +72,9 @@ export async function recordAuthorisation(
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
   let payment = context.current ?? (await findPayment(deps.database.db, context.account.id, context.paymentId));
+  // A payment that begins a subscription creates it with its approval, in one transaction: the
+  // unit of work's path, not the hot path's single statement.
+  if (payment && termsOf(payment)) return recordLaterOutcome(deps, context, outcome);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     if (!payment) throw new Error(`payment ${context.paymentId} not found`);
     const decision = decideOutcome(deps, payment, context, outcome);
@@ -114,7 +118,7 @@ export async function recordLaterOutcome(
     async change(tx, { move, next, token }) {
       if (token) await insertCardToken(tx, context.account.id, token);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
-      return transitionPayment(tx, next.id, move, now, columns);
+      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, now, columns));
     },
     journal: (_change, written) => journalsFor(context.account, written, now),
     event: ({ event }, written) =>
@@ -145,7 +149,10 @@ function decideOutcome(
   if (change.status === payment.status && payment.status !== 'processing' && payment.resultCode) return { answer: payment };
   const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
   const next = { ...payment, ...change } as PaymentRow;
-  const token = context.cardToStore && outcome.status === 'approved' ? sealCard(deps, context.cardToStore) : undefined;
+  // The card is kept when the payment is approved; a payment that begins a subscription keeps it
+  // already when a challenge is required: the card number is gone by the time the challenge ends.
+  const keepsCard = outcome.status === 'approved' || (outcome.status === 'action_required' && outcome.action === 'authenticate' && termsOf(payment) !== undefined);
+  const token = context.cardToStore && keepsCard && !payment.tokenId ? sealCard(deps, context.cardToStore) : undefined;
   if (token) next.tokenId = token.id;
   const event = eventFor(next.status as PaymentStatus);
   return { change: { move, next, ...(token ? { token } : {}), ...(event ? { event } : {}) } };

@@ -13,6 +13,7 @@ import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type Outcome, 
 import { assertNoLiveOperation, claimOperation, executeOperation, outcomeOf, type OperationKind, type OperationOrigin } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
+import { openOnApproval } from '../subscriptions/open.ts';
 
 export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
@@ -46,7 +47,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
         resultCode: CODES.success.code,
         resultMessage: CODES.success.message,
       });
-      return { payment: approved };
+      return { payment: await openOnApproval(tx, deps.clock.now(), change.approve, approved) };
     },
     event: (change, { payment }) =>
       'approve' in change

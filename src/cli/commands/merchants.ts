@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import ipaddr from 'ipaddr.js';
 import { and, asc, eq } from 'drizzle-orm';
-import { assertConnectorForMode, createAccount, createMerchant, listMerchants, rotateKey } from '../../app/merchants/credentials.ts';
+import { assertConnectorForMode, createAccount, createMerchant, listMerchants, revokePreviousKeys, rotateKey } from '../../app/merchants/credentials.ts';
 import { addQueryIp } from '../../db/repositories/query-ips.ts';
 import { accountIps, accounts } from '../../db/schema.ts';
 import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
@@ -87,9 +87,8 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
       show(io, Boolean(opts.json), created, () => `account_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
 
-  program
-    .command('keys')
-    .description('secret keys')
+  const keys = program.command('keys').description('secret keys');
+  keys
     .command('rotate')
     .description('issue a new secret key; the previous one keeps working for ACQUIRO_KEY_GRACE_HOURS (default 24 h)')
     .requiredOption('--merchant-id <id>')
@@ -98,6 +97,16 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
       const rotated = await rotateKey(deps, opts.merchantId, opts.accountId);
       show(io, Boolean(opts.json), rotated, () => `secret_key  ${rotated.secret_key}\nprevious key works until ${rotated.previous_key_expires_at}`);
+    });
+  keys
+    .command('revoke')
+    .description('stop the previous keys now (their grace period ends); only the current key works, on every process within a second')
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--account-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const revoked = await revokePreviousKeys(deps, opts.merchantId, opts.accountId);
+      show(io, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
     });
 
   const ips = program.command('ips').description('IP addresses allowed to call the query operation');

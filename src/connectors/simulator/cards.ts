@@ -4,6 +4,10 @@ import type { DeclineReason } from '../port.ts';
 
 export type CardBehaviour =
   | { readonly kind: 'approve' }
+  /** Approved; a merchant-initiated charge reaches the processor only after `delayMs` (a slow network). */
+  | { readonly kind: 'slow_later'; readonly delayMs: number }
+  /** Approved when the shopper pays; every later merchant-initiated charge of the stored card is declined. */
+  | { readonly kind: 'approve_first'; readonly later: DeclineReason }
   | { readonly kind: 'decline'; readonly reason: DeclineReason }
   | { readonly kind: 'challenge' }
   | { readonly kind: 'timeout' };
@@ -24,6 +28,16 @@ export const TEST_CARDS: readonly TestCard[] = [
   { number: '4000000000000127', behaviour: { kind: 'decline', reason: 'incorrect_cvc' }, description: 'declined: incorrect CVC' },
   { number: '4000000000009979', behaviour: { kind: 'decline', reason: 'lost_or_stolen' }, description: 'declined: lost or stolen card' },
   { number: '4000000000000119', behaviour: { kind: 'decline', reason: 'processor_error' }, description: 'declined: processor error' },
+  {
+    number: '4000000000000341',
+    behaviour: { kind: 'approve_first', later: 'insufficient_funds' },
+    description: 'approved; every later charge of the stored card (a subscription\'s) declined: insufficient funds',
+  },
+  {
+    number: '4000000000000416',
+    behaviour: { kind: 'slow_later', delayMs: 10_000 },
+    description: 'approved; every later charge of the stored card reaches the processor only after 10 s (a window to stop a worker in)',
+  },
   { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
   {
     number: '4000000000000259',

@@ -42,7 +42,14 @@ export async function accountIpList(db: Executor, accountId: string): Promise<st
 /** Every process's account directory forgets what it cached (LISTEN acquiro_accounts). */
 export const ACCOUNTS_CHANNEL = 'acquiro_accounts';
 
-/** Tells every process, when the caller's transaction commits, that an account changed. */
+/**
+ * Tells every process, when the caller's transaction commits, that an account or its keys
+ * changed: NOTIFY for the processes that listen, and the version row (cache_versions) for those
+ * that cannot (behind a transaction pooler) and read it once a second.
+ */
 export async function announceAccountChange(db: Executor): Promise<void> {
-  await db.execute(sql`SELECT pg_notify(${ACCOUNTS_CHANNEL}, '')`);
+  await db.execute(
+    sql`WITH bumped AS (UPDATE cache_versions SET version = version + 1 WHERE name = 'accounts' RETURNING version)
+        SELECT pg_notify(${ACCOUNTS_CHANNEL}, version::text) FROM bumped`,
+  );
 }

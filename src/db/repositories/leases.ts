@@ -16,7 +16,7 @@ export interface Lease {
 }
 
 export interface LeaseQueue {
-  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'payouts';
+  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts';
   /** The rows the queue holds: a constant predicate on the table's own columns. */
   readonly holds: string;
   /** The column of the time a row falls due (NULL: due at once). */
@@ -101,6 +101,22 @@ export const QUEUES = {
   pendingOperations: { table: 'payment_operations', holds: `status = 'pending'`, dueColumn: 'next_check_at', leaseColumn: 'next_check_at', countsAttempts: true },
   /** Refunds the processor settles later, or whose answer was lost. */
   pendingRefunds: { table: 'refunds', holds: `status = 'pending'`, dueColumn: 'next_check_at', leaseColumn: 'next_check_at', countsAttempts: true },
+  /** Active subscriptions whose next charge is due (next_charge_at; NULL while an attempt is open). */
+  dueSubscriptions: {
+    table: 'subscriptions',
+    holds: `status = 'Active' AND next_charge_at IS NOT NULL`,
+    dueColumn: 'next_charge_at',
+    leaseColumn: 'locked_until',
+    countsAttempts: false,
+  },
+  /** Claimed attempts at a subscription's charge, not yet recorded (new, or their worker died, or their payment still pending). */
+  pendingSubscriptionCharges: {
+    table: 'subscription_charges',
+    holds: `status = 'pending'`,
+    dueColumn: 'next_check_at',
+    leaseColumn: 'next_check_at',
+    countsAttempts: true,
+  },
   /**
    * Payouts the rail task moves on: scheduled ones on their payment_date, processing ones to ask
    * the rail about, completed ones still watched for a return (docs/payouts.md).

@@ -136,6 +136,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     riskReasons: null,
     threedsResult: null,
     networkTransactionId: null,
+    subscriptionId: null,
     expiresAt: null,
     nextCheckAt: nextCheckFor(CLAIMED, claim.now, null),
     version: Number(stamps.version),

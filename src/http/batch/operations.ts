@@ -11,6 +11,7 @@ import { refund, type RefundOrder } from '../../app/refund/refund.ts';
 import { review, type ReviewOrder } from '../../app/review/review.ts';
 import { checkAmount, checkCurrency, compile, CurrencyCode, Decimal, Text } from '../requests/validation.ts';
 import type { AccountRow } from '../../db/schema.ts';
+import { CHARGE_ORDER_NO } from '../../domain/subscriptions/subscription.ts';
 import { refundFields } from '../encoders/refund.ts';
 import { outcomeFields, refusedFields } from './outcome.ts';
 import { runBatch, type BatchAnswer } from './run.ts';
@@ -21,7 +22,12 @@ export const REFUND_LIMIT = 50;
 export const REVIEW_LIMIT = 100;
 
 const TransactionId = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: 'the transaction_id the gateway gave' });
-const OrderNo = Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: '1 to 64 printable characters without spaces' });
+// A merchant's order_no, or a subscription's recurring charge's (`ORD-1 R2-1`, docs/subscriptions.md).
+const OrderNo = Text({
+  max: 80,
+  pattern: `^[\\x21-\\x7e]{1,64}$|${CHARGE_ORDER_NO.source}`,
+  hint: '1 to 64 printable characters without spaces',
+});
 
 /** The fields every batch order carries. */
 const OrderFields = {

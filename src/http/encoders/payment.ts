@@ -1,5 +1,6 @@
 // The direct payment answer (`respon`): every field docs/api/authorise.md lists, empty when it does not apply.
 import { maskedCard, resultInfo } from '../../app/payments/events.ts';
+import { recurringFields } from '../../app/subscriptions/payment-fields.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
@@ -22,11 +23,7 @@ export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
     // query's four-digit code (2000 authorised, not captured; 3000 captured; ...).
     payment_status: PAYMENT_STATUS_CODES[payment.status as PaymentStatus],
     result_info: resultInfo(payment),
-    contract_name: record.subscription?.contract_name ?? '',
-    // No subscription is created yet (the subscriptions capability will fill these from its own rows).
-    recurring_id: '',
-    recurring_deduction_period: '',
-    recurring_deduction_time: '',
+    ...recurringFields(payment),
     note: record.note ?? '',
     token_id: payment.tokenId ?? '',
     connector: payment.connector,

@@ -6,6 +6,7 @@ import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import { readAnswer } from './read.ts';
+import { recurringFields } from '../../app/subscriptions/payment-fields.ts';
 
 export const QUERY_LIST = 'orders_list';
 /** Our own risk engine (src/domain/risk.ts) makes the fraud checks. */
@@ -32,6 +33,7 @@ export function queriedOrder(payment: PaymentRow): Record<string, unknown> {
     is3ds: payment.threedsResult ? '1' : '0',
     antifraud_provider: payment.riskAction ? ANTIFRAUD_PROVIDER : '',
     fraud_check_result: (payment.riskReasons ?? []).map((reason) => ({ check_items: reason.name, status: reason.status })),
+    ...recurringFields(payment),
   };
 }
 
@@ -51,5 +53,9 @@ function unknownOrder(field: QueryKey, key: string): Record<string, unknown> {
     is3ds: '',
     antifraud_provider: '',
     fraud_check_result: [],
+    contract_name: '',
+    recurring_id: '',
+    recurring_deduction_period: '',
+    recurring_deduction_time: '',
   };
 }

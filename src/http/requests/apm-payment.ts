@@ -95,6 +95,8 @@ export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now
   if (card) throw invalid(card, `no ${card} with payment_method ${method.name}`);
   const parsed = apmPaymentRequest.parse(body);
   const order = orderDetails(parsed as Parameters<typeof orderDetails>[0], now);
+  // A subscription charges a stored card again; an APM leaves no card to charge.
+  if (order.subscription) throw invalid('subscription', `a card payment: ${method.name} cannot be charged again by the merchant`);
   if (parsed.person?.address_country) checkCountry(parsed.person.address_country, 'person.address_country');
   if (parsed.person?.fiscal_country) checkCountry(parsed.person.fiscal_country, 'person.fiscal_country');
   if (parsed.person?.birth_date) checkBirthDate(parsed.person.birth_date, now, 'person.birth_date');

@@ -4,6 +4,9 @@
 // request's own fields are beside it: card-payment.ts, apm-payment.ts, checkout.ts.
 import Type, { type Static } from 'typebox';
 import type { OrderDetails } from '../../app/payments/command.ts';
+import { AppError } from '../../domain/errors.ts';
+import type { Interval } from '../../domain/subscriptions/schedule.ts';
+import type { SubscriptionTerms } from '../../domain/subscriptions/subscription.ts';
 import {
   checkAmount,
   checkBreakdownAmount,
@@ -164,8 +167,8 @@ export const OrderFields = {
       interval_count: Type.Optional(Integer),
       billing_cycle: Type.Optional(Integer),
       promotion_cycle: Type.Optional(Integer),
-      contract_start: Type.Optional(Text({ max: 19, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}', hint: 'YYYY-MM-DD' })),
-      contract_end: Type.Optional(Text({ max: 19, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}', hint: 'YYYY-MM-DD' })),
+      contract_start: Type.Optional(Text({ max: 10, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', hint: 'a date YYYY-MM-DD' })),
+      contract_end: Type.Optional(Text({ max: 10, pattern: '^[0-9]{4}-[0-9]{2}-[0-9]{2}$', hint: 'a date YYYY-MM-DD' })),
       price_id: Type.Optional(Name),
     }),
   ),
@@ -199,6 +202,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
     if (owner.registration_ip) checkIp(owner.registration_ip, `account_owner[${i}].registration_ip`);
   });
   const mpi = body.additional_information?.find((info) => info.mpi_info?.cavv)?.mpi_info;
+  const subscription = body.subscription ? subscriptionTerms(body.subscription, currency, now) : undefined;
   return {
     merchantId: body.merchant_id,
     accountId: body.account_id,
@@ -209,11 +213,55 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
     ...(body.billing_country ? { billingCountry: body.billing_country } : {}),
     ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
     requestThreeDS: body.open3d === '1',
-    storeCard: body.token_flag === '1',
+    // A subscription charges the card again later: it is kept in the vault whatever token_flag says.
+    storeCard: body.token_flag === '1' || subscription !== undefined,
+    ...(subscription ? { subscription } : {}),
     ...(mpi
       ? { authentication: { eci: mpi.eci, cavv: mpi.cavv, xid: mpi.xid, dsTransId: mpi.dsTransID } }
       : {}),
   };
+}
+
+type SubscriptionBody = NonNullable<OrderBody['subscription']>;
+
+/** The `subscription` object's rules (docs/subscriptions.md): any field present makes the three terms required. */
+function subscriptionTerms(body: SubscriptionBody, currency: string, now: Date): SubscriptionTerms {
+  for (const field of ['contract_name', 'contract_amount', 'interval'] as const) {
+    if (body[field] === undefined) throw new AppError('missing_field', `subscription.${field} is required with a subscription`, { field: `subscription.${field}` });
+  }
+  const count = (field: 'interval_count' | 'billing_cycle' | 'promotion_cycle', min: number, fallback: number) => {
+    const text = body[field];
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value) || value < min || value > MAX_CYCLES) throw invalid(`subscription.${field}`, `an integer from ${min} to ${MAX_CYCLES}`);
+    return value;
+  };
+  const start = body.contract_start === undefined ? undefined : checkDay(body.contract_start, 'subscription.contract_start');
+  const end = body.contract_end === undefined ? undefined : checkDay(body.contract_end, 'subscription.contract_end');
+  if (end !== undefined && end < now.toISOString().slice(0, 10)) throw invalid('subscription.contract_end', 'a date not before today (UTC)');
+  if (start !== undefined && end !== undefined && end < start) throw invalid('subscription.contract_end', 'a date not before contract_start');
+  return {
+    contractName: body.contract_name!,
+    ...(body.contract ? { contract: body.contract } : {}),
+    ...(body.price_id ? { priceId: body.price_id } : {}),
+    contractAmountMinor: checkAmount(body.contract_amount!, currency, 'subscription.contract_amount'),
+    interval: body.interval as Interval,
+    intervalCount: count('interval_count', 1, 1),
+    billingCycles: count('billing_cycle', 0, 0),
+    promotionCycles: count('promotion_cycle', 0, 0),
+    ...(start ? { contractStart: start } : {}),
+    ...(end ? { contractEnd: end } : {}),
+  };
+}
+
+/** Cycle counts beyond this are refused: 10,000 daily charges are 27 years. */
+const MAX_CYCLES = 10_000;
+
+/** A real `YYYY-MM-DD` day. */
+function checkDay(text: string, field: string): string {
+  const day = new Date(`${text}T00:00:00Z`);
+  if (Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) throw invalid(field, 'a real date YYYY-MM-DD');
+  return text;
 }
 
 function checkItems(items: string, currency: string): void {

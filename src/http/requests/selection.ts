@@ -5,6 +5,7 @@
 import { AppError } from '../../domain/errors.ts';
 import type { Selection } from '../../app/batch/selection.ts';
 import { invalid } from './validation.ts';
+import { CHARGE_ORDER_NO } from '../../domain/subscriptions/subscription.ts';
 
 export const KEYS_LIMIT = 100;
 const MAX_PAGE = 100_000;
@@ -26,7 +27,9 @@ function keysOf(value: unknown, field: string): string[] {
   if (keys.length > KEYS_LIMIT) {
     throw new AppError('batch_limit', `${field} holds ${keys.length} values: at most ${KEYS_LIMIT} per request`, { field });
   }
-  if (keys.some((key) => !/^[\x21-\x7e]{1,64}$/.test(key))) throw invalid(field, 'a comma-separated list of values without spaces, each 1 to 64 characters');
+  // A subscription's recurring charge has the one order_no with a space (`ORD-1 R2-1`, docs/subscriptions.md).
+  const isKey = (key: string) => /^[\x21-\x7e]{1,64}$/.test(key) || (field === 'order_no' && CHARGE_ORDER_NO.test(key));
+  if (!keys.every(isKey)) throw invalid(field, 'a comma-separated list of values without spaces, each 1 to 64 characters');
   return keys;
 }
 

@@ -1,0 +1,127 @@
+// The billing sweeper (periodic task `bill-subscriptions`). Each round:
+//   1. open  — lease the Active subscriptions whose next charge is due; under each one's lock,
+//              claim the attempt (a subscription_charges row, unique per subscription, cycle and
+//              attempt) and mark the subscription as having an attempt open;
+//   2. charge — lease the claimed attempts not yet recorded; charge each as a merchant-initiated
+//              payment of the stored card (merchantInitiatedCharge → authoriseCard), outside any
+//              transaction, under the attempt's own order_no: the payment's id is the processor's
+//              idempotency key, so a retry after a crash finds the payment instead of charging
+//              again; then record what it became (recordCharge).
+// A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
+// one only after it is paid: every missed cycle is taken, in order.
+import { AppError } from '../../domain/errors.ts';
+import { UNKNOWN_AFTER_MS } from '../../domain/payment.ts';
+import { amountOfCycle, dueAt } from '../../domain/subscriptions/schedule.ts';
+import { chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
+import { newId } from '../../domain/ids.ts';
+import { accountById } from '../../db/repositories/checkout.ts';
+import { findPaymentByOrderNo } from '../../db/repositories/payments.ts';
+import {
+  claimCharge,
+  findSubscription,
+  leaseDueSubscriptions,
+  leasePendingCharges,
+  lockSubscription,
+  transitionSubscription,
+} from '../../db/repositories/subscriptions.ts';
+import type { PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
+import { authoriseCard } from '../authorise/authorise-card.ts';
+import type { Deps } from '../context.ts';
+import { merchantInitiatedCharge } from '../payments/command.ts';
+import { recordCharge, type ChargeResult } from './record-charge.ts';
+
+/** Longer than a processor call can take, so a lease only runs out when its worker is gone. */
+const LEASE_MS = UNKNOWN_AFTER_MS * 2;
+
+export async function billSubscriptions(deps: Deps, limit = 50): Promise<number> {
+  const opened = await openDueCharges(deps, limit);
+  const recorded = await chargePending(deps, limit);
+  return opened + recorded;
+}
+
+async function openDueCharges(deps: Deps, limit: number): Promise<number> {
+  const due = await leaseDueSubscriptions(deps.database.db, deps.clock.now(), limit, LEASE_MS);
+  let opened = 0;
+  for (const subscription of due) if (await openCharge(deps, subscription)) opened += 1;
+  return opened;
+}
+
+/** Claims the subscription's next attempt, if it is still Active and due (a cancel may have come since the lease). */
+async function openCharge(deps: Pick<Deps, 'database' | 'clock'>, leased: SubscriptionRow): Promise<SubscriptionChargeRow | null> {
+  const now = deps.clock.now();
+  return runUnitOfWork<SubscriptionRow | null, SubscriptionRow, SubscriptionChargeRow | null>(deps.database, {
+    lock: (tx) => lockSubscription(tx, leased.accountId, leased.id),
+    check(subscription) {
+      if (!subscription || subscription.status !== 'Active' || !subscription.nextChargeAt || subscription.nextChargeAt > now) return { answer: null };
+      return { change: subscription };
+    },
+    async change(tx, subscription) {
+      const cycle = subscription.nextCycle;
+      const plan = planOf({ ...subscription, contractStart: subscription.contractStart ?? undefined, contractEnd: subscription.contractEnd ?? undefined }, subscription.anchorAt);
+      const due = dueAt(plan, cycle) ?? subscription.nextChargeAt!;
+      const minor = amountOfCycle(
+        { firstAmountMinor: subscription.firstAmount, contractAmountMinor: subscription.contractAmount, promotionCycles: subscription.promotionCycles },
+        cycle,
+      );
+      const charge = await claimCharge(tx, {
+        id: newId('SC', now.getTime()),
+        subscriptionId: subscription.id,
+        accountId: subscription.accountId,
+        cycle,
+        attempt: subscription.nextAttempt,
+        orderNo: chargeOrderNo(subscription.orderNoBase, cycle, subscription.nextAttempt),
+        amount: minor,
+        currency: subscription.currency,
+        dueAt: due,
+        nextCheckAt: null,
+        createdAt: now,
+      });
+      // An attempt is open: nothing else is due until it is recorded.
+      await transitionSubscription(tx, subscription.id, SUBSCRIPTION_MACHINE.stay('Active'), { nextChargeAt: null, lockedUntil: null });
+      return charge;
+    },
+  });
+}
+
+async function chargePending(deps: Deps, limit: number): Promise<number> {
+  const leased = await leasePendingCharges(deps.database.db, deps.clock.now(), limit, LEASE_MS);
+  let recorded = 0;
+  for (const charge of leased) {
+    const written = await chargeOnce(deps, charge);
+    if (written && written.charge.status !== 'pending') recorded += 1;
+  }
+  return recorded;
+}
+
+/** Charges one claimed attempt (or finds the payment an earlier try made) and records it. */
+export async function chargeOnce(deps: Deps, charge: SubscriptionChargeRow) {
+  const subscription = await findSubscription(deps.database.db, charge.accountId, charge.subscriptionId);
+  const account = await accountById(deps.database.db, charge.accountId);
+  if (!subscription || !account) return null;
+  return recordCharge(deps, charge, await paymentOf(deps, account, subscription, charge));
+}
+
+async function paymentOf(deps: Deps, account: NonNullable<Awaited<ReturnType<typeof accountById>>>, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult> {
+  // A payment made by an earlier try of this attempt (its worker died before recording it) is the
+  // attempt's payment: it is never made twice. Still processing, the unknown-payments sweeper asks.
+  const earlier: PaymentRow | null = await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo);
+  if (earlier) return { payment: earlier };
+  const command = merchantInitiatedCharge({
+    merchantId: account.merchantId,
+    accountId: account.id,
+    orderNo: charge.orderNo,
+    amount: { minor: charge.amount, currency: charge.currency },
+    tokenId: subscription.tokenId,
+    ...(subscription.networkTransactionId ? { networkTransactionId: subscription.networkTransactionId } : {}),
+    ...(subscription.notifyUrl ? { notifyUrl: subscription.notifyUrl } : {}),
+    record: { subscription: { contract_name: subscription.contractName }, recurring_id: subscription.id, cycle: String(charge.cycle), attempt: String(charge.attempt) },
+  });
+  try {
+    return { payment: await authoriseCard(deps, account, command) };
+  } catch (error) {
+    // The gateway refused before any payment was made (the stored card is gone): a failed attempt.
+    if (error instanceof AppError) return { refusal: error };
+    throw error;
+  }
+}

@@ -1,0 +1,104 @@
+// What an operator sees and changes of an account's subscriptions (`acquiro subscriptions
+// list|show|cancel`, `acquiro accounts dunning show|set`): the subscriptions with their history of
+// charges, and the account's retry schedule for declined charges.
+import { and, eq } from 'drizzle-orm';
+import { AppError } from '../../domain/errors.ts';
+import { formatAmount } from '../../domain/money.ts';
+import type { DunningSettings } from '../../domain/subscriptions/subscription.ts';
+import { announceAccountChange } from '../../db/repositories/accounts.ts';
+import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
+import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
+import type { Deps } from '../context.ts';
+import { cancelSubscription, type CancelOutcome } from './cancel.ts';
+
+type Db = Pick<Deps, 'database'>;
+
+async function accountOf(deps: Db, merchantId: string, accountId: string): Promise<AccountRow> {
+  const [row] = await deps.database.db.select().from(accounts).where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  return row;
+}
+
+const time = (date: Date | null) => (date ? date.toISOString() : '');
+
+/** A subscription as the CLI prints it: amounts in the currency's units, times in ISO 8601. */
+export function subscriptionView(subscription: SubscriptionRow) {
+  return {
+    recurring_id: subscription.id,
+    status: subscription.status,
+    contract_name: subscription.contractName,
+    contract: subscription.contract ?? '',
+    period: `${subscription.intervalCount} ${subscription.interval}`,
+    first_amount: formatAmount(subscription.firstAmount, subscription.currency),
+    contract_amount: formatAmount(subscription.contractAmount, subscription.currency),
+    currency: subscription.currency,
+    billing_cycle: subscription.billingCycles,
+    promotion_cycle: subscription.promotionCycles,
+    contract_start: subscription.contractStart ?? '',
+    contract_end: subscription.contractEnd ?? '',
+    cycles_paid: subscription.cyclesPaid,
+    next_charge_at: time(subscription.nextChargeAt),
+    first_transaction_id: subscription.firstPaymentId,
+    created_at: time(subscription.createdAt),
+    ended_at: time(subscription.endedAt),
+  };
+}
+
+function chargeView(charge: SubscriptionChargeRow) {
+  return {
+    cycle: charge.cycle,
+    attempt: charge.attempt,
+    status: charge.status,
+    due_at: time(charge.dueAt),
+    transaction_id: charge.paymentId ?? '',
+    order_no: charge.orderNo,
+    amount: formatAmount(charge.amount, charge.currency),
+    result_info: charge.resultCode ? `${charge.resultCode}:${charge.resultMessage ?? ''}` : '',
+  };
+}
+
+export async function listAccountSubscriptions(deps: Db, merchantId: string, accountId: string, limit: number) {
+  const account = await accountOf(deps, merchantId, accountId);
+  return (await listSubscriptions(deps.database.db, account.id, limit)).map(subscriptionView);
+}
+
+/** One subscription and its history: the first payment, then every attempt at every cycle. */
+export async function showSubscription(deps: Db, merchantId: string, accountId: string, recurringId: string) {
+  const account = await accountOf(deps, merchantId, accountId);
+  const subscription = await findSubscription(deps.database.db, account.id, recurringId);
+  if (!subscription) throw new AppError('subscription_not_found', `no subscription ${recurringId} on account ${accountId}`);
+  return { ...subscriptionView(subscription), charges: (await chargesOf(deps.database.db, subscription.id)).map(chargeView) };
+}
+
+/** An operator's cancel: the same use case as /v1/cancelsubscription, without the contract name. */
+export async function cancelAccountSubscription(deps: Pick<Deps, 'database' | 'clock'>, merchantId: string, accountId: string, recurringId: string): Promise<CancelOutcome> {
+  return cancelSubscription(deps, await accountOf(deps, merchantId, accountId), { recurringId });
+}
+
+export interface DunningView {
+  readonly account_id: string;
+  /** Days after a cycle's due time at which a declined charge is tried again; `default` when unset. */
+  readonly retry_days: readonly number[] | 'default';
+}
+
+export async function showDunning(deps: Db, merchantId: string, accountId: string): Promise<DunningView> {
+  const account = await accountOf(deps, merchantId, accountId);
+  return { account_id: account.id, retry_days: account.dunning.retryDays ?? 'default' };
+}
+
+export const MAX_RETRIES = 10;
+
+/** Sets the account's retry days (ascending, 1 to 366, at most 10), or back to the default with null. */
+export async function setDunning(deps: Db, merchantId: string, accountId: string, retryDays: readonly number[] | null): Promise<DunningView> {
+  const account = await accountOf(deps, merchantId, accountId);
+  if (retryDays) {
+    const ascending = retryDays.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > retryDays[i - 1]!));
+    if (!ascending || retryDays.length > MAX_RETRIES) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRIES} ascending whole days from 1 to 366`);
+  }
+  const dunning: DunningSettings = retryDays ? { retryDays: [...retryDays] } : {};
+  await deps.database.db.transaction(async (tx) => {
+    await tx.update(accounts).set({ dunning }).where(eq(accounts.id, account.id));
+    await announceAccountChange(tx);
+  });
+  return { account_id: account.id, retry_days: dunning.retryDays ?? 'default' };
+}

@@ -1,0 +1,109 @@
+// A subscription (recurring contract) in domain terms: its terms as the first payment stated them,
+// its state machine, its charges' machine, and the names a merchant sees (recurring_id's period,
+// the recurring charges' order_no). The dates are in schedule.ts.
+import { defineStateMachine } from '../state-machine.ts';
+import { addIntervals, defaultDunning, dueAt, type DunningPolicy, type Interval, type Plan } from './schedule.ts';
+
+/** The `subscription` object of a payment, checked: amounts in the payment's currency's minor units. */
+export interface SubscriptionTerms {
+  readonly contractName: string;
+  readonly contract?: string | undefined;
+  readonly priceId?: string | undefined;
+  readonly contractAmountMinor: number;
+  readonly interval: Interval;
+  readonly intervalCount: number;
+  /** Total charges including the first payment; 0: no limit. */
+  readonly billingCycles: number;
+  /** Charges, counted from the first payment, taken at the payment's amount (0 and 1: only the first). */
+  readonly promotionCycles: number;
+  readonly contractStart?: string | undefined;
+  readonly contractEnd?: string | undefined;
+}
+
+export const SUBSCRIPTION_STATUSES = [
+  'Active', // charged as its cycles fall due (declined charges are retried: dunning)
+  'Inactived', // cancelled by the merchant (/v1/cancelsubscription): never charged again
+  'Completed', // every charge the contract allows is taken (billing_cycle reached, or contract_end)
+  'Unpaid', // a cycle stayed declined after the last retry: no further charges
+] as const;
+export type SubscriptionStatus = (typeof SUBSCRIPTION_STATUSES)[number];
+
+/** docs/subscriptions.md draws it. */
+export const SUBSCRIPTION_MACHINE = defineStateMachine<SubscriptionStatus>('subscription', {
+  // Completed at once: a contract of one billing cycle (the first payment is all of it).
+  initial: ['Active', 'Completed'],
+  next: {
+    Active: ['Active', 'Inactived', 'Completed', 'Unpaid'],
+    // The merchant may end an unpaid contract for good: it is then Inactived like any cancelled one.
+    Unpaid: ['Inactived'],
+    Inactived: [],
+    Completed: [],
+  },
+});
+
+export const CHARGE_STATUSES = ['pending', 'succeeded', 'failed'] as const;
+export type ChargeStatus = (typeof CHARGE_STATUSES)[number];
+
+/** One attempt at a cycle's charge: claimed pending, then what its payment became. */
+export const CHARGE_MACHINE = defineStateMachine<ChargeStatus>('subscription charge', {
+  initial: ['pending'],
+  next: { pending: ['pending', 'succeeded', 'failed'], succeeded: [], failed: [] },
+});
+
+/** `recurring_deduction_period`: `<interval_count> <interval>`, e.g. `1 month`. */
+export function periodText(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount'>): string {
+  return `${terms.intervalCount} ${terms.interval}`;
+}
+
+/** `recurring_deduction_time`: UTC `YYYY-MM-DD hh:mm:ss`. */
+export function deductionTime(at: Date): string {
+  return at.toISOString().slice(0, 19).replace('T', ' ');
+}
+
+/** The schedule of a subscription with these terms, begun by a payment at `anchor`. */
+export function planOf(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'contractStart' | 'contractEnd' | 'billingCycles'>, anchor: Date): Plan {
+  return {
+    interval: terms.interval,
+    intervalCount: terms.intervalCount,
+    firstPaymentAt: anchor,
+    contractStart: terms.contractStart,
+    contractEnd: terms.contractEnd,
+    billingCycles: terms.billingCycles,
+  };
+}
+
+/** When the charge after the first payment falls due (cycle 2), or null when the contract has none. */
+export function secondDue(terms: SubscriptionTerms, anchor: Date): Date | null {
+  return dueAt(planOf(terms, anchor), 2);
+}
+
+/**
+ * A recurring charge's order_no: the first payment's, a space, `R<cycle>-<attempt>`
+ * (`ORD-1 R2-1`). A merchant's order_no never holds a space, so this never takes or blocks one of
+ * theirs; each attempt has its own, and so its own payment and processor idempotency key.
+ */
+export function chargeOrderNo(baseOrderNo: string, cycle: number, attempt: number): string {
+  return `${baseOrderNo} R${cycle}-${attempt}`;
+}
+
+/** A recurring charge's order_no as a query may name it (docs/subscriptions.md). */
+export const CHARGE_ORDER_NO = /^[\x21-\x7e]{1,64} R[1-9][0-9]{0,5}-[1-9][0-9]{0,2}$/;
+
+/** How declined charges are retried, per account (`acquiro accounts dunning`). */
+export interface DunningSettings {
+  /** Days after the cycle's due time; absent: the default of defaultDunning. */
+  readonly retryDays?: readonly number[];
+}
+
+export const DAY_MS = 86_400_000;
+
+/** The end of a card's expiry month (exclusive): a charge at or after it is a charge of an expired card. */
+export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
+  return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
+}
+
+/** The account's retry schedule for a subscription of this interval (schedule.ts keeps retries before the next cycle). */
+export function dunningPolicy(settings: DunningSettings, interval: Interval, intervalCount: number): DunningPolicy {
+  if (settings.retryDays) return { retryOffsetsMs: settings.retryDays.map((days) => days * DAY_MS) };
+  return defaultDunning(interval, intervalCount);
+}

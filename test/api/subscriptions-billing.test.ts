@@ -1,0 +1,151 @@
+// A subscription's recurring charges with the clock moved by hand (FakeClock), through the
+// billing sweeper as a worker runs it: 13 monthly cycles begun on 31 January (the month-end rule),
+// missed cycles taken in order, each charge a payment of its own (query, refund, notification),
+// promotion and billing cycles, contract_start and contract_end, the account's capture mode.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import type { SignedClient } from '../support/client.ts';
+import { single } from '../support/lifecycle.ts';
+import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+const clock = new FakeClock('2026-01-31T10:15:00Z');
+const START = '2026-01-31T10:15:00Z';
+
+beforeAll(async () => {
+  gw = await startTestGateway({ clock });
+  shop = await gw.merchant();
+  await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [shop.ids.account_id, '127.0.0.1/32']);
+});
+afterAll(() => gw?.close());
+
+const deps = () => gw.gateway.deps;
+const at = (time: string) => clock.set(time);
+const succeeded = async (id: string) => (await chargesOf(deps(), id)).filter((charge) => charge.status === 'succeeded');
+
+describe('monthly charges', () => {
+  it('takes 13 cycles (the first payment and 12 charges) on the anchor’s day, clamped to short months, each once', async () => {
+    at(START);
+    const { recurringId, orderNo } = await subscribe(shop, subscribing(shop, {}, { notify_url: 'http://127.0.0.1:9/hook' }));
+    const dues = ['2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30', '2026-12-31', '2027-01-31'];
+    for (const [i, day] of dues.entries()) {
+      at(`${day}T10:14:59Z`);
+      await runBilling(deps());
+      expect(await succeeded(recurringId), `not before ${day}`).toHaveLength(i);
+      at(`${day}T10:15:00Z`);
+      await runBilling(deps());
+      await runBilling(deps());
+      expect(await succeeded(recurringId), `on ${day}`).toHaveLength(i + 1);
+    }
+    const charges = await chargesOf(deps(), recurringId);
+    expect(charges.map((c) => [c.cycle, c.attempt, c.status, c.due_at, c.order_no, c.amount])).toEqual(
+      dues.map((day, i) => [i + 2, 1, 'succeeded', `${day}T10:15:00`, `${orderNo} R${i + 2}-1`, 1000]),
+    );
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 13, next_cycle: 14 });
+
+    // Each charge is a payment of its own: found by its order_no, captured, refundable, notified.
+    const third = charges[1]!;
+    const query = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: third.order_no }, { format: 'form' });
+    expect(query.body.orders_list).toEqual([
+      expect.objectContaining({ transaction_id: third.payment_id, order_no: third.order_no, amount: '10.00', payment_status: '3000', recurring_id: recurringId, contract_name: 'Gold plan' }),
+    ]);
+    const refund = await single(shop, 'refund_orders', { transaction_id: third.payment_id, order_no: third.order_no, currency: 'USD', amount: '10.00', refund_amount: '10.00' });
+    expect(refund.refund_status, refund.refund_message).toBe('1');
+    const notified = await eventsOf(deps(), 'subscription.charged', recurringId);
+    expect(notified).toHaveLength(12);
+    expect(notified[1]).toEqual({
+      notify_type: 'subscription.charged',
+      merchant_id: shop.ids.merchant_id,
+      account_id: shop.ids.account_id,
+      recurring_id: recurringId,
+      contract_name: 'Gold plan',
+      cycle: '3',
+      attempt: '1',
+      transaction_id: third.payment_id,
+      order_no: third.order_no,
+      amount: '10.00',
+      currency: 'USD',
+      order_status: '1',
+      payment_status: '3000',
+      result_info: '0000:Success',
+      subscription_status: 'Active',
+      recurring_deduction_period: '1 month',
+      recurring_deduction_time: '2026-04-30 10:15:00',
+    });
+  });
+
+  it('takes every missed cycle, in order, when the clock jumps past several due dates', async () => {
+    at(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop));
+    at('2026-05-02T00:00:00Z');
+    await runBilling(deps());
+    const charges = await chargesOf(deps(), recurringId);
+    expect(charges.map((c) => [c.cycle, c.due_at, c.status])).toEqual([
+      [2, '2026-02-28T10:15:00', 'succeeded'],
+      [3, '2026-03-31T10:15:00', 'succeeded'],
+      [4, '2026-04-30T10:15:00', 'succeeded'],
+    ]);
+    // Taken one after the other: each cycle's charge is recorded (and notified) before the next is claimed.
+    expect((await eventsOf(deps(), 'subscription.charged', recurringId)).map((event) => event.cycle)).toEqual(['2', '3', '4']);
+    expect((await subscriptionOf(deps(), recurringId)).next_charge_at.toISOString()).toBe('2026-05-31T10:15:00.000Z');
+  });
+
+  it('authorises the charges of a manual-capture account, for it to capture', async () => {
+    at(START);
+    const manual = await gw.merchant({ captureMode: 'manual' });
+    const { recurringId } = await subscribe(manual, subscribing(manual));
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const [charge] = await chargesOf(deps(), recurringId);
+    const [payment] = await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [charge!.payment_id]);
+    expect([charge!.status, payment!.status]).toEqual(['succeeded', 'authorised']);
+  });
+});
+
+describe('promotion and billing cycles', () => {
+  it('takes the payment’s amount for the promotion cycles, then contract_amount, and stops after billing_cycle', async () => {
+    at(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract_amount: '12.50', promotion_cycle: '3', billing_cycle: '5' }, { amount: '5.00' }));
+    at('2027-01-01T00:00:00Z');
+    await runBilling(deps());
+    const charges = await chargesOf(deps(), recurringId);
+    expect(charges.map((c) => [c.cycle, c.amount])).toEqual([
+      [2, 500],
+      [3, 500],
+      [4, 1250],
+      [5, 1250],
+    ]);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Completed', cycles_paid: 5, next_charge_at: null });
+  });
+
+  it('charges contract_amount from the second cycle when promotion_cycle is absent, 0 or 1', async () => {
+    for (const promotion of [undefined, '0', '1']) {
+      at(START);
+      const { recurringId } = await subscribe(shop, subscribing(shop, { contract_amount: '12.50', promotion_cycle: promotion, billing_cycle: '2' }, { amount: '5.00' }));
+      at('2026-03-01T00:00:00Z');
+      await runBilling(deps());
+      expect((await chargesOf(deps(), recurringId)).map((c) => c.amount), String(promotion)).toEqual([1250]);
+    }
+  });
+});
+
+describe('contract_start and contract_end', () => {
+  it('charges nothing after contract_end, and completes the subscription', async () => {
+    at(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract_end: '2026-04-15' }));
+    at('2026-12-01T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => c.due_at)).toEqual(['2026-02-28T10:15:00', '2026-03-31T10:15:00']);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Completed');
+  });
+
+  it('anchors the recurring charges on contract_start when it is later than the first due date', async () => {
+    at(START);
+    const answer = await shop.post('/v1/authorise', subscribing(shop, { contract_start: '2026-06-01' }));
+    expect(answer.body.recurring_deduction_time).toBe('2026-06-01 10:15:00');
+    at('2026-07-15T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), answer.body.recurring_id)).map((c) => c.due_at)).toEqual(['2026-06-01T10:15:00', '2026-07-01T10:15:00']);
+  });
+});

@@ -1,0 +1,223 @@
+// /v1/cancelsubscription through the HTTP interface: every outcome (cancelled, the idempotent
+// repeat, unknown id, another account's id, a contract_name that does not match, a contract
+// already completed, an Unpaid one), every body format, refusals of bad input (400, nothing
+// changed), concurrent cancels, a cancel racing a charge in flight, and the CLI's view and cancel.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import type { AuthoriseRequest, Connector } from '../../src/connectors/port.ts';
+import { createSimulator } from '../../src/connectors/simulator/index.ts';
+import { billSubscriptions } from '../../src/app/subscriptions/bill.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import type { Format, SignedClient } from '../support/client.ts';
+import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+let stranger: SignedClient;
+const clock = new FakeClock('2026-01-31T10:15:00Z');
+const START = '2026-01-31T10:15:00Z';
+
+// The simulator, with merchant-initiated charges held until the test lets them go (a charge in flight).
+const simulator = createSimulator({ baseUrl: 'http://gateway.test', now: () => clock.now() });
+let gate: { opened: Promise<void>; open: () => void; entered: Promise<void>; enter: () => void } | undefined;
+const holding: Connector = {
+  ...simulator,
+  async authorise(request: AuthoriseRequest) {
+    if (gate && request.initiator === 'merchant') {
+      gate.enter();
+      await gate.opened;
+    }
+    return simulator.authorise(request);
+  },
+};
+function armGate() {
+  let open!: () => void;
+  let enter!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  const entered = new Promise<void>((resolve) => (enter = resolve));
+  gate = { opened, open, entered, enter };
+  return gate;
+}
+
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, connectors: { get: (name) => (name === 'simulator' ? holding : undefined), names: () => ['simulator'] } });
+  shop = await gw.merchant();
+  stranger = await gw.merchant();
+});
+afterAll(() => gw?.close());
+
+const deps = () => gw.gateway.deps;
+const cancelBody = (client: SignedClient, recurringId: string, contractName = 'Gold plan') => ({ ...client.ids, recurring_id: recurringId, contract_name: contractName });
+const cancel = (client: SignedClient, recurringId: string, contractName?: string, format: Format = 'json') =>
+  client.post('/v1/cancelsubscription', cancelBody(client, recurringId, contractName), { format });
+
+async function active(client: SignedClient = shop, subscription: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) {
+  clock.set(START);
+  return (await subscribe(client, subscribing(client, subscription, overrides))).recurringId;
+}
+
+describe('cancelling', () => {
+  it('ends an Active subscription: signed JSON, cancel_status 1, Inactived, notified, and no charge ever again', async () => {
+    const recurringId = await active(shop, {}, { notify_url: 'http://127.0.0.1:9/hook' });
+    const answer = await cancel(shop, recurringId);
+    expect(answer.status).toBe(200);
+    expect(answer.signed).toBe(true);
+    expect(answer.headers['content-type']).toMatch(/^application\/json/);
+    expect(answer.body).toEqual({
+      ...shop.ids,
+      recurring_id: recurringId,
+      contract_name: 'Gold plan',
+      cancel_status: '1',
+      error_message: '',
+      subscription_status: 'Inactived',
+      encryption_data: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    expect(await eventsOf(deps(), 'subscription.cancelled', recurringId)).toEqual([
+      expect.objectContaining({ recurring_id: recurringId, contract_name: 'Gold plan', subscription_status: 'Inactived' }),
+    ]);
+    clock.set('2027-06-01T00:00:00Z');
+    await runBilling(deps());
+    expect(await chargesOf(deps(), recurringId)).toEqual([]);
+  });
+
+  it('answers a repeat the same, changing nothing', async () => {
+    const recurringId = await active();
+    const first = await cancel(shop, recurringId);
+    const before = await subscriptionOf(deps(), recurringId);
+    const again = await cancel(shop, recurringId);
+    expect(again.body).toEqual(first.body);
+    expect(await subscriptionOf(deps(), recurringId)).toEqual(before);
+    expect(await eventsOf(deps(), 'subscription.cancelled', recurringId)).toHaveLength(1);
+  });
+
+  it.each(['form', 'xml', 'json-as-form'] as const)('takes a %s body', async (format) => {
+    const recurringId = await active();
+    const answer = await cancel(shop, recurringId, 'Gold plan', format);
+    expect(answer.status).toBe(200);
+    expect(answer.signed).toBe(true);
+    expect(answer.body).toMatchObject({ cancel_status: '1', subscription_status: 'Inactived' });
+  });
+
+  it('cancels once under 10 concurrent requests', async () => {
+    const recurringId = await active();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => cancel(shop, recurringId)));
+    expect(answers.every((a) => a.body.cancel_status === '1')).toBe(true);
+    expect(await eventsOf(deps(), 'subscription.cancelled', recurringId)).toHaveLength(1);
+  });
+
+  it('ends an Unpaid subscription for good', async () => {
+    const recurringId = await active(shop, {}, { card: '4000000000000341' });
+    clock.set('2026-04-01T00:00:00Z');
+    await runBilling(deps());
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+    expect((await cancel(shop, recurringId)).body).toMatchObject({ cancel_status: '1', subscription_status: 'Inactived' });
+  });
+});
+
+describe('what is not cancelled: HTTP 200, cancel_status 0, the subscription untouched', () => {
+  it('an unknown recurring_id', async () => {
+    const answer = await cancel(shop, 'RC00000000000000000000000000');
+    expect(answer.status).toBe(200);
+    expect(answer.signed).toBe(true);
+    expect(answer.body).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found', subscription_status: '' });
+  });
+
+  it("another account's recurring_id, answered like an unknown one", async () => {
+    const theirs = await active(stranger);
+    const answer = await cancel(shop, theirs);
+    expect(answer.body).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found', subscription_status: '' });
+    expect((await subscriptionOf(deps(), theirs)).status).toBe('Active');
+  });
+
+  it('a contract_name that does not match', async () => {
+    const recurringId = await active();
+    const answer = await cancel(shop, recurringId, 'Silver plan');
+    expect(answer.body).toMatchObject({ cancel_status: '0', error_message: '5015:contract_name does not match the subscription' });
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Active');
+  });
+
+  it('a subscription whose contract is completed', async () => {
+    const recurringId = await active(shop, { billing_cycle: '1' });
+    const answer = await cancel(shop, recurringId);
+    expect(answer.body).toMatchObject({ cancel_status: '0', error_message: expect.stringMatching(/^5016:/) });
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Completed');
+  });
+});
+
+describe('refused requests (nothing changed)', () => {
+  it.each(['recurring_id', 'contract_name'] as const)('a missing %s: 400 naming it', async (field) => {
+    const recurringId = await active();
+    const { [field]: _gone, ...body } = cancelBody(shop, recurringId);
+    const answer = await shop.post('/v1/cancelsubscription', body);
+    expect(answer.status).toBe(400);
+    expect(answer.signed).toBe(true);
+    expect(answer.body).toMatchObject({ cancel_status: '0', error_message: `4001:${field} is required` });
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Active');
+  });
+
+  it('an unknown field: 400 4019', async () => {
+    const recurringId = await active();
+    const answer = await shop.post('/v1/cancelsubscription', { ...cancelBody(shop, recurringId), reason: 'x' });
+    expect(answer.status).toBe(400);
+    expect(answer.body.error_message).toMatch(/^4019:/);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Active');
+  });
+
+  it('a wrong signature: 401', async () => {
+    const recurringId = await active();
+    const answer = await shop.post('/v1/cancelsubscription', cancelBody(shop, recurringId), { secret: 'sk_test_wrong' });
+    expect(answer.status).toBe(401);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Active');
+  });
+});
+
+describe('a cancel racing a charge', () => {
+  it('lets a charge already in flight complete, and starts nothing after it', async () => {
+    const recurringId = await active();
+    clock.set('2026-02-28T10:15:00Z');
+    const held = armGate();
+    const billing = billSubscriptions(deps());
+    await held.entered;
+    // The charge is claimed and at the processor: the cancel arrives now.
+    expect((await cancel(shop, recurringId)).body).toMatchObject({ cancel_status: '1', subscription_status: 'Inactived' });
+    held.open();
+    gate = undefined;
+    await billing;
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.status])).toEqual([[2, 'succeeded']]);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Inactived', cycles_paid: 2, next_charge_at: null });
+    clock.set('2027-06-01T00:00:00Z');
+    await runBilling(deps());
+    expect(await chargesOf(deps(), recurringId)).toHaveLength(1);
+  });
+
+  it('starts no charge when the cancel comes first, however late the worker', async () => {
+    const recurringId = await active();
+    clock.set('2026-03-15T00:00:00Z');
+    await cancel(shop, recurringId);
+    await runBilling(deps());
+    expect(await chargesOf(deps(), recurringId)).toEqual([]);
+  });
+});
+
+describe('acquiro subscriptions', () => {
+  it('lists an account’s subscriptions, shows one with its charges, and cancels one', async () => {
+    const merchant = await gw.merchant();
+    const recurringId = await active(merchant);
+    clock.set('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    const list = await runCommand(['subscriptions', 'list', ...ids, '--json'], deps());
+    expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ recurring_id: recurringId, status: 'Active', cycles_paid: 2, contract_amount: '10.00' })]);
+    const shown = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId, '--json'], deps());
+    expect(JSON.parse(shown.stdout).charges).toEqual([expect.objectContaining({ cycle: 2, attempt: 1, status: 'succeeded', amount: '10.00' })]);
+    const text = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId], deps());
+    expect(text.stdout).toContain('status: Active');
+    // Another account's subscription is not found through this one.
+    const theirs = await runCommand(['subscriptions', 'show', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--recurring-id', recurringId], deps());
+    expect(theirs.exitCode).toBe(1);
+    const cancelled = await runCommand(['subscriptions', 'cancel', ...ids, '--recurring-id', recurringId], deps());
+    expect([cancelled.exitCode, cancelled.stdout]).toEqual([0, `subscription ${recurringId} Inactived\n`]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Inactived');
+  });
+});

@@ -1,0 +1,117 @@
+// Declined recurring charges and their retries (dunning), with the clock moved by hand: the
+// sandbox card 4000000000000341 (first payment approved, every later charge declined as
+// insufficient funds) through to Unpaid, retries that never reach the next cycle, the account's
+// own schedule (`acquiro accounts dunning`), and a stored card that expires during the contract.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import type { SignedClient } from '../support/client.ts';
+import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+const clock = new FakeClock('2026-01-31T10:15:00Z');
+const START = '2026-01-31T10:15:00Z';
+const DECLINING = '4000000000000341';
+
+beforeAll(async () => {
+  gw = await startTestGateway({ clock });
+  shop = await gw.merchant();
+});
+afterAll(() => gw?.close());
+
+const deps = () => gw.gateway.deps;
+const attempts = async (id: string) => (await chargesOf(deps(), id)).map((c) => [c.cycle, c.attempt, c.status, c.due_at, c.result_code]);
+
+describe('dunning with card 4000000000000341', () => {
+  it('retries a monthly cycle 1, 3 and 7 days after its due time, each attempt a payment of its own, then leaves the subscription Unpaid', async () => {
+    clock.set(START);
+    const { recurringId, orderNo } = await subscribe(shop, subscribing(shop, {}, { card: DECLINING, notify_url: 'http://127.0.0.1:9/hook' }));
+    const steps: [string, number][] = [
+      ['2026-02-28T10:15:00Z', 1],
+      ['2026-03-01T10:14:59Z', 1],
+      ['2026-03-01T10:15:00Z', 2],
+      ['2026-03-03T10:15:00Z', 3],
+      ['2026-03-07T10:14:00Z', 3],
+      ['2026-03-07T10:15:00Z', 4],
+    ];
+    for (const [time, count] of steps) {
+      clock.set(time);
+      await runBilling(deps());
+      expect(await chargesOf(deps(), recurringId), time).toHaveLength(count);
+    }
+    expect(await attempts(recurringId)).toEqual([1, 2, 3, 4].map((attempt) => [2, attempt, 'failed', '2026-02-28T10:15:00', '2002']));
+    const charges = await chargesOf(deps(), recurringId);
+    expect(new Set(charges.map((c) => c.payment_id)).size).toBe(4);
+    expect(charges.map((c) => c.order_no)).toEqual([1, 2, 3, 4].map((attempt) => `${orderNo} R2-${attempt}`));
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Unpaid', next_charge_at: null, cycles_paid: 1 });
+
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.subscription_status, e.recurring_deduction_time])).toEqual([
+      ['1', 'Active', '2026-03-01 10:15:00'],
+      ['2', 'Active', '2026-03-03 10:15:00'],
+      ['3', 'Active', '2026-03-07 10:15:00'],
+      ['4', 'Unpaid', ''],
+    ]);
+    expect(failed[0]).toMatchObject({ cycle: '2', order_status: '0', result_info: '2002:Declined: insufficient funds', amount: '10.00', currency: 'USD', contract_name: 'Gold plan' });
+
+    // Nothing more, ever.
+    clock.set('2026-12-31T00:00:00Z');
+    expect(await runBilling(deps())).toBe(0);
+    expect(await chargesOf(deps(), recurringId)).toHaveLength(4);
+  });
+
+  it('keeps a weekly cycle’s retries before the next cycle falls due (1/7, 3/7 and 5/7 of the week)', async () => {
+    clock.set(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, { interval: 'week' }, { card: DECLINING }));
+    clock.set('2026-03-31T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.attempt, c.due_at])).toEqual([1, 2, 3, 4].map((attempt) => [2, attempt, '2026-02-07T10:15:00']));
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    // The next cycle would fall due on 14 February: every retry comes before it.
+    expect(failed.map((e) => e.recurring_deduction_time)).toEqual(['2026-02-08 10:15:00', '2026-02-10 10:15:00', '2026-02-12 10:15:00', '']);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+  });
+
+  it('follows the account’s own schedule, set with acquiro accounts dunning set', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    const set = await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5', '--json'], deps());
+    expect(set.exitCode, set.stderr).toBe(0);
+    expect(JSON.parse(set.stdout)).toEqual({ account_id: merchant.ids.account_id, retry_days: [2, 5] });
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '5,2'], deps())).exitCode).toBe(1);
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', 'x'], deps())).exitCode).toBe(2);
+    clock.set(START);
+    const { recurringId } = await subscribe(merchant, subscribing(merchant, {}, { card: DECLINING }));
+    clock.set('2026-03-03T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => c.attempt)).toEqual([1, 2]);
+    clock.set('2026-03-06T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => c.attempt)).toEqual([1, 2, 3]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+    const shown = await runCommand(['accounts', 'dunning', 'show', ...ids], deps());
+    expect(shown.stdout).toContain('2, 5 days after the due time');
+  });
+});
+
+describe('a stored card that expires during the subscription', () => {
+  it('is charged until its expiry month ends, then declined as expired (2003), and dunning follows', async () => {
+    clock.set(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, {}, { expiration_month: '03', expiration_year: '2026' }));
+    // Charged on each due date: the card is checked against the clock when it is charged.
+    for (const time of ['2026-02-28T10:15:00Z', '2026-03-31T10:15:00Z', '2026-05-15T00:00:00Z']) {
+      clock.set(time);
+      await runBilling(deps());
+    }
+    expect(await attempts(recurringId)).toEqual([
+      [2, 1, 'succeeded', '2026-02-28T10:15:00', '0000'],
+      [3, 1, 'succeeded', '2026-03-31T10:15:00', '0000'],
+      [4, 1, 'failed', '2026-04-30T10:15:00', '2003'],
+      [4, 2, 'failed', '2026-04-30T10:15:00', '2003'],
+      [4, 3, 'failed', '2026-04-30T10:15:00', '2003'],
+      [4, 4, 'failed', '2026-04-30T10:15:00', '2003'],
+    ]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+  });
+});
