@@ -68,18 +68,18 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['a LOCAL payout in another currency than the account', set({ beneficiary: bank({ account_currency: 'EUR' }) }), '4002', 'beneficiary.bank_details.account_currency'],
   ['an IBAN with a wrong check digit', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'DE89370400440532013001' }, SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
   ['an IBAN of another country', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'FR1420041010050500013M02606' }, SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
-  ['a SEPA payout without an IBAN', set({ payment_currency: 'EUR', beneficiary: withoutBank('iban', SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
+  ['a SEPA payout without an IBAN', set({ payment_currency: 'EUR', beneficiary: withoutBank('iban', SEPA_BENEFICIARY) }), '4001', 'beneficiary.bank_details.iban'],
   ['an ABA routing number with a wrong check digit', set({ beneficiary: bank({ bank_code: '026009594' }) }), '4002', 'beneficiary.bank_details.bank_code'],
-  ['a US payout without a routing number', set({ beneficiary: withoutBank('bank_code') }), '4002', 'beneficiary.bank_details.bank_code'],
+  ['a US payout without a routing number', set({ beneficiary: withoutBank('bank_code') }), '4001', 'beneficiary.bank_details.bank_code'],
   ['a US account number of letters', set({ beneficiary: bank({ account_number: 'ABCDEFG' }) }), '4002', 'beneficiary.bank_details.account_number'],
   ['a GB sort code of five digits', set(local('GB', 'GBP', { ...GB, bank_code: '60161' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['an AU BSB of letters', set(local('AU', 'AUD', { account_number: '12345678', bank_code: 'ABC-DEF' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['a CA routing number of five digits', set(local('CA', 'CAD', { account_number: '1234567', bank_code: '12345' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['an IN IFSC without its zero', set(local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC1000123' })), '4002', 'beneficiary.bank_details.bank_code'],
-  ['a BR payout without its branch', set(local('BR', 'BRL', without(BR, 'bank_branch'))), '4002', 'beneficiary.bank_details.bank_branch'],
+  ['a BR payout without its branch', set(local('BR', 'BRL', without(BR, 'bank_branch'))), '4001', 'beneficiary.bank_details.bank_branch'],
   ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), '4002', 'beneficiary.bank_details.account_number'],
   ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), '4002', 'beneficiary.bank_details.bank_country_code'],
-  ['a SWIFT payout without a BIC', set({ ...swift({}), beneficiary: withoutBank('swift_code', swift({}).beneficiary) }), '4002', 'beneficiary.bank_details.swift_code'],
+  ['a SWIFT payout without a BIC', set({ ...swift({}), beneficiary: withoutBank('swift_code', swift({}).beneficiary) }), '4001', 'beneficiary.bank_details.swift_code'],
   ['a BIC of a wrong shape', set(swift({ swift_code: 'BOTK1PJT' })), '4002', 'beneficiary.bank_details.swift_code'],
   ['a BIC of another country', set(swift({ swift_code: 'DEUTDEFF' })), '4002', 'beneficiary.bank_details.swift_code'],
   ['a date_of_birth that is no day', set({ beneficiary: { ...ACH_BENEFICIARY, date_of_birth: '1990-13-01' } }), '4002', 'beneficiary.date_of_birth'],
@@ -162,7 +162,7 @@ describe("each rail's required bank details, as the requirements table names the
     const beneficiary = body.beneficiary as Body;
     const answer = await shop.post('/v1/payout', { ...body, beneficiary: { ...beneficiary, bank_details: without(beneficiary.bank_details as Body, field) } });
     expect(answer.status, answer.raw).toBe(400);
-    expect(answer.body.return_message).toMatch(new RegExp(`^4002:.*beneficiary\\.bank_details\\.${named}`));
+    expect(answer.body.return_message).toMatch(new RegExp(`^4001:.*beneficiary\\.bank_details\\.${named}`));
     expect(await payoutCount(gw, shop)).toBe(0);
   });
 });

@@ -30,6 +30,8 @@ export interface CheckedBankDetails {
 export interface BankDetailsProblem {
   readonly field: string;
   readonly message: string;
+  /** The field is absent (answered as a missing field), not malformed. */
+  readonly missing?: boolean;
 }
 
 export interface BankDetailsContext {
@@ -67,7 +69,7 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
     const value = details[field as keyof BankDetailsInput];
     return value !== undefined && value !== '';
   });
-  if (missing) return problem(missing, `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}`);
+  if (missing) return { problem: { field: missing, missing: true, message: `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}` } };
 
   if (route.rail === 'SWIFT') {
     if (!iban && !/^[A-Za-z0-9]{1,34}$/.test(details.account_number ?? '')) return problem('account_number', 'up to 34 letters and digits');

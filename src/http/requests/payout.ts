@@ -168,6 +168,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   });
   if ('problem' in bank) {
     const field = `beneficiary.bank_details.${bank.problem.field}`;
+    if (bank.problem.missing) throw new AppError('missing_field', `${field} ${bank.problem.message}`, { field });
     throw invalid(field, bank.problem.message);
   }
   return {
