@@ -31,7 +31,7 @@ const CALL_TIMEOUT_MS = 10_000;
 export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
 
 export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDuePayouts(deps.database.db, deps.clock.now(), limit, PAYOUT_LEASE_MS);
+  const leased = await leaseDuePayouts(deps.database.db, deps, limit, PAYOUT_LEASE_MS);
   let moved = 0;
   for (let payout of leased) {
     if (payout.status === 'SCHEDULED') payout = await release(deps, payout);

@@ -8,7 +8,7 @@ import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor, RawQuery } from '../client.ts';
 import { rowMapper } from '../rows.ts';
 import { payouts, type PayoutRow } from '../schema.ts';
-import { lease, leaseDue, QUEUES } from './leases.ts';
+import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 
 export type NewPayout = Omit<PayoutRow, 'status' | 'attempts'>;
 
@@ -86,8 +86,8 @@ export async function payoutById(db: Executor, accountId: string, id: string): P
 }
 
 /** Leases the payouts due for the rail task (QUEUES.duePayouts); each is due again when `leaseMs` runs out. */
-export async function leaseDuePayouts(db: Executor, now: Date, limit: number, leaseMs: number): Promise<PayoutRow[]> {
-  const rows = await leaseDue<Record<string, unknown>>(db, QUEUES.duePayouts, lease(now, leaseMs), limit);
+export async function leaseDuePayouts(db: Executor, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<PayoutRow[]> {
+  const rows = await leaseDue<Record<string, unknown>>(db, QUEUES.duePayouts, lease(clocks, leaseMs), limit);
   return rows.map(toPayout);
 }
 
