@@ -48,7 +48,7 @@ async function release(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
   return runRawUnitOfWork<PayoutRow | null, Transition<PayoutStatus>, PayoutRow>(deps.database, {
     lock: (query) => lockPayout(query, payout.id),
     check: (locked) => (locked?.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked ?? payout }),
-    change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at }),
+    change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at, keepLease: true }),
   });
 }
 

@@ -58,17 +58,23 @@ export interface PayoutChanges {
   readonly railReference?: string | null;
   readonly nextCheckAt: Date | null;
   readonly at: Date;
+  /**
+   * Keep the rail task's lease (its own SCHEDULED → PROCESSING on the way to the rail: it still
+   * works on the row). Any other move ends the lease: the row is then due at next_check_at.
+   */
+  readonly keepLease?: boolean;
 }
 
 const MOVE_PAYOUT_SQL = `UPDATE payouts SET status = $3, failure_type = coalesce($4, failure_type), failure_reason = coalesce($5, failure_reason),
-    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = $8
+    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = $8,
+    leased_until = CASE WHEN $9::boolean THEN leased_until END
   WHERE id = $1 AND status = $2 RETURNING *`;
 
 /** Writes a Transition of a locked payout; throws when the row is no longer in its `from` state. */
 export async function movePayout(query: RawQuery, id: string, move: Transition<PayoutStatus>, changes: PayoutChanges): Promise<PayoutRow> {
   const [row] = await query<Record<string, unknown>>(
     MOVE_PAYOUT_SQL,
-    [id, move.from, move.to, changes.failureType ?? null, changes.failureReason ?? null, changes.railReference ?? null, changes.nextCheckAt, changes.at],
+    [id, move.from, move.to, changes.failureType ?? null, changes.failureReason ?? null, changes.railReference ?? null, changes.nextCheckAt, changes.at, changes.keepLease ?? false],
     'move_payout',
   );
   if (!row) throw new Error(`payout ${id} is no longer ${move.from}`);
