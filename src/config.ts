@@ -15,6 +15,8 @@ const Env = Type.Object({
   ACQUIRO_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
   DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   ACQUIRO_DB_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
+  DATABASE_PREPARED: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
+  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
   ACQUIRO_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
   ACQUIRO_VAULT_KEYS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$' })),
   ACQUIRO_FINGERPRINT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{43,44}$' })),
@@ -42,6 +44,8 @@ const HINTS: Record<string, string> = {
   ACQUIRO_MODE: '"sandbox" or "live"',
   DATABASE_URL: 'a postgres:// or postgresql:// URL',
   ACQUIRO_DB_POOL_SIZE: 'a number of connections from 1 to 999',
+  DATABASE_PREPARED: '"on" or "off" (off behind PgBouncer in transaction mode)',
+  DATABASE_DIRECT_URL: 'a postgres:// or postgresql:// URL of the database itself, not of a pooler',
   ACQUIRO_BASE_URL: 'the public http(s) URL of the gateway',
   ACQUIRO_VAULT_KEYS: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
   ACQUIRO_FINGERPRINT_KEY: 'base64 of 32 bytes',
@@ -70,6 +74,13 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl: string | undefined;
   readonly dbPoolSize: number;
+  /**
+   * Named prepared statements on the hot path (on); off sends them unnamed, for a transaction
+   * pooler (PgBouncer 1.18 in transaction mode keeps no prepared statement between transactions).
+   */
+  readonly databasePrepared: boolean;
+  /** A connection to PostgreSQL itself for LISTEN, when DATABASE_URL goes through a pooler. */
+  readonly databaseDirectUrl: string | undefined;
   readonly baseUrl: string;
   /** First key encrypts; every key decrypts (rotation). */
   readonly vaultKeys: readonly VaultKey[];
@@ -142,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(relevant.ACQUIRO_DATA_DIR ?? './data'),
     databaseUrl,
     dbPoolSize: Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10),
+    databasePrepared: (relevant.DATABASE_PREPARED ?? 'on') === 'on',
+    databaseDirectUrl: relevant.DATABASE_DIRECT_URL,
     baseUrl: (relevant.ACQUIRO_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
     vaultKeys,
     fingerprintKey: relevant.ACQUIRO_FINGERPRINT_KEY ? decodeKey('ACQUIRO_FINGERPRINT_KEY', relevant.ACQUIRO_FINGERPRINT_KEY) : undefined,

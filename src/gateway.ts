@@ -9,6 +9,7 @@ import { createConnectors } from './connectors/registry.ts';
 import { migrate, openDatabase, type Database } from './db/client.ts';
 import { buildServer, type Server } from './http/server.ts';
 import { createLogger } from './logging.ts';
+import { databaseOptions } from './startup.ts';
 
 export interface GatewayOptions {
   readonly config: Config;
@@ -33,7 +34,7 @@ export interface Gateway {
 }
 
 export async function openConfiguredDatabase(config: Config): Promise<Database> {
-  return openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+  return openDatabase(databaseOptions(config));
 }
 
 export async function createDeps(options: GatewayOptions & { database: Database }): Promise<Deps> {
@@ -49,7 +50,7 @@ export async function createDeps(options: GatewayOptions & { database: Database 
     clock,
     wallClock,
     vault: Vault.fromConfig(config),
-    connectors: options.connectors ?? createConnectors(config, [], clock),
+    connectors: options.connectors ?? createConnectors(config, [], clock, options.database),
     log: options.log ?? createLogger(config.logLevel),
   };
 }

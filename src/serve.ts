@@ -59,7 +59,7 @@ export async function serve(config: Config, print: (text: string) => void = (tex
           `  query IPs   ${demo.query_ips.join(', ')}\n\n`,
       );
     }
-    ownership?.serveCommands((argv) => runCommand(argv, gateway!.deps));
+    ownership?.serveCommands((argv, stdin) => runCommand(argv, gateway!.deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = config.runWorkers ? startWorkers(gateway.deps, PERIODIC_TASKS) : undefined;
     gateway.server.readiness.ready = true;
     log.info({ url, mode: config.mode, database: database.kind, workers: Boolean(workers) }, 'acquiro is ready');

@@ -4,7 +4,7 @@
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
-import { openDatabase, type Database } from './db/client.ts';
+import { openDatabase, type Database, type DatabaseOptions } from './db/client.ts';
 
 export class StartError extends Error {}
 
@@ -87,11 +87,22 @@ function databaseProblem(config: Pick<Config, 'databaseUrl' | 'dataDir'>, error:
   return new StartError(`DATABASE_URL: cannot use the PostgreSQL database at ${where}: ${why}`);
 }
 
+/** The database the configuration names, with how to reach it (a pooler, a direct connection). */
+export function databaseOptions(config: Config): DatabaseOptions {
+  return {
+    url: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.dbPoolSize,
+    prepared: config.databasePrepared,
+    directUrl: config.databaseDirectUrl,
+  };
+}
+
 /** Opens the configured database and checks it answers, or explains which setting is wrong. */
 export async function openReachableDatabase(config: Config): Promise<Database> {
   let database: Database | undefined;
   try {
-    database = await openDatabase({ url: config.databaseUrl, dataDir: config.dataDir, poolSize: config.dbPoolSize });
+    database = await openDatabase(databaseOptions(config));
     await database.ping();
     return database;
   } catch (error) {

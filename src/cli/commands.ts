@@ -21,6 +21,7 @@ import { riskCommands } from './commands/risk.ts';
 import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
 import { subscriptionCommands } from './commands/subscriptions.ts';
+import { userCommands } from './commands/users.ts';
 import type { CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
@@ -47,6 +48,7 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
   payoutCommands(program, deps, io);
   demoCommands(program, deps, io);
   signingCommands(program, io);
+  userCommands(program, deps, io);
 
   program
     .command('vault')

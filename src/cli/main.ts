@@ -20,12 +20,12 @@ function finish(result: CommandResult): never {
   process.exit(result.exitCode);
 }
 
-async function runHere(config: Config, argv: readonly string[]): Promise<CommandResult> {
+async function runHere(config: Config, argv: readonly string[], stdin: () => Promise<string>): Promise<CommandResult> {
   const database = await openReachableDatabase(config);
   try {
     const deps = await createDeps({ config, database, log: createLogger('warn'), watchClock: false });
     try {
-      return await runCommand(argv, deps);
+      return await runCommand(argv, deps, { stdin });
     } finally {
       await releaseDeps(deps);
     }
@@ -67,12 +67,15 @@ async function main(argv: readonly string[]): Promise<void> {
     return;
   }
   if (wantsHelpOnly(argv)) finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE));
-  if (config.databaseUrl) finish(await runHere(config, argv));
+  // Read once, here: a command routed to the process owning the data directory gets it with its argv.
+  const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
+  const stdin = piped === undefined ? readStdin : async () => piped;
+  if (config.databaseUrl) finish(await runHere(config, argv, stdin));
 
   const deadline = Date.now() + OWNER_WAIT_MS;
   let unreachableSince: number | undefined;
   while (Date.now() < deadline) {
-    const routed = await runInOwner(config.dataDir, argv);
+    const routed = await runInOwner(config.dataDir, argv, piped);
     if (routed && routed.exitCode !== OWNER_BUSY) finish(routed);
     if (routed) unreachableSince = undefined;
     else {
@@ -80,7 +83,7 @@ async function main(argv: readonly string[]): Promise<void> {
       if (ownership) {
         let result: CommandResult;
         try {
-          result = await runHere(config, argv);
+          result = await runHere(config, argv, stdin);
         } finally {
           await ownership.release(); // before exiting: the lock file outlives the process otherwise
         }

@@ -4,6 +4,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
 import type { PGlite } from '@electric-sql/pglite';
+import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
 import * as schema from './schema.ts';
 
@@ -54,6 +55,16 @@ export interface DatabaseOptions {
   /** PGlite data directory; absent → in memory. */
   readonly dataDir?: string | undefined;
   readonly poolSize?: number;
+  /**
+   * false: statements given a `name` are sent unnamed all the same (a transaction pooler such as
+   * PgBouncer 1.18 would hand the next transaction a server connection that never prepared them).
+   */
+  readonly prepared?: boolean;
+  /**
+   * LISTEN's connection when `url` goes through a transaction pooler (which cannot keep a session
+   * listening). Without it, and with `prepared` false, the database offers no `listen`.
+   */
+  readonly directUrl?: string | undefined;
   /** PostgreSQL schema to work in (tests isolate themselves this way). */
   readonly searchPath?: string;
   /** An open PGlite to work on instead of creating one (tests share one per worker); close() leaves it open. */
@@ -74,19 +85,26 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     connectionTimeoutMillis: 5_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
-  // An idle client that loses its server must not crash the process; the next query reports it.
+  // A client that loses its server (PostgreSQL restarted or crashed) must not crash the process,
+  // idle in the pool or checked out between two statements: the next query on it fails and is
+  // answered 503 (src/db/unavailable.ts), and the pool drops it on release and connects anew.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
+  const prepared = options.prepared ?? true;
+  const statement = (text: string, params: unknown[] | undefined, name: string | undefined) =>
+    name && prepared ? { name, text, values: params ?? [] } : { text, values: params ?? [] };
+  const listenUrl = options.directUrl ?? (prepared ? url : undefined);
   return {
     db,
     kind: 'postgres',
-    query: async (text, params, name) => (await pool.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
+    query: async (text, params, name) => (await pool.query(statement(text, params, name)).catch(naming(text, name))).rows,
     transaction: async (work) => {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
         const result = await work(
-          async (text, params, name) => (await client.query(name ? { name, text, values: params ?? [] } : { text, values: params ?? [] }).catch(naming(text, name))).rows,
+          async (text, params, name) => (await client.query(statement(text, params, name)).catch(naming(text, name))).rows,
         );
         await client.query('COMMIT');
         return result;
@@ -101,19 +119,24 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
       await pool.query('SELECT 1');
     },
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max }),
-    listen: async (channel, onNotify) => {
-      if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
-      const client = new pg.Client({ connectionString: url, ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}) });
-      // A lost listening connection only slows invalidation down to the cache's own expiry.
-      client.on('error', () => {});
-      client.on('notification', (message) => {
-        if (message.channel === channel) onNotify();
-      });
-      await client.connect();
-      await client.query(`LISTEN ${channel}`);
-      return () => client.end().catch(() => {});
-    },
+    ...(listenUrl ? { listen: listenOn(pg, listenUrl, options.searchPath) } : {}),
     close: () => pool.end(),
+  };
+}
+
+/** LISTEN over a connection of its own, outside the pool (a pooled connection is lent to others). */
+function listenOn(pg: typeof PgModule, url: string, searchPath: string | undefined): NonNullable<Database['listen']> {
+  return async (channel, onNotify) => {
+    if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
+    const client = new pg.Client({ connectionString: url, ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}) });
+    // A lost listening connection only slows invalidation down to the version row's polling.
+    client.on('error', () => {});
+    client.on('notification', (message) => {
+      if (message.channel === channel) onNotify();
+    });
+    await client.connect();
+    await client.query(`LISTEN ${channel}`);
+    return () => client.end().catch(() => {});
   };
 }
 
@@ -189,12 +212,28 @@ export async function migrate(database: Database): Promise<string[]> {
 
 /**
  * Splits a migration into statements, since PGlite's extended protocol takes one at a time.
- * Migrations keep to plain DDL: no semicolons inside strings or function bodies.
+ * Migrations keep to plain DDL: no semicolons inside strings. A function body or DO block is
+ * dollar-quoted ($$ … $$) and kept whole.
  */
 function splitStatements(script: string): string[] {
-  return script
+  const statements: string[] = [];
+  let current = '';
+  script
     .replace(/--.*$/gm, '')
-    .split(';')
-    .map((statement) => statement.trim())
-    .filter(Boolean);
+    .split('$$')
+    .forEach((part, i) => {
+      // Odd parts are inside $$ … $$.
+      if (i % 2 === 1) {
+        current += `$$${part}$$`;
+        return;
+      }
+      const pieces = part.split(';');
+      current += pieces[0];
+      for (const piece of pieces.slice(1)) {
+        statements.push(current);
+        current = piece;
+      }
+    });
+  statements.push(current);
+  return statements.map((statement) => statement.trim()).filter(Boolean);
 }

@@ -19,7 +19,8 @@ export interface CommandResult {
   readonly exitCode: number;
 }
 
-export type CommandRunner = (argv: readonly string[]) => Promise<CommandResult>;
+/** `stdin`: what the calling process read on its standard input for the command (`--password-stdin`). */
+export type CommandRunner = (argv: readonly string[], stdin?: string) => Promise<CommandResult>;
 
 export interface Ownership {
   /** Lets the owner run routed commands; until set, callers are told the owner is busy. */
@@ -113,13 +114,13 @@ function ownerAnswers(where: string): Promise<boolean> {
 function serve(socket: net.Socket, token: string, runner: () => CommandRunner | undefined): void {
   readLine(socket)
     .then(async (line) => {
-      const request = JSON.parse(line) as { token?: unknown; argv?: unknown };
+      const request = JSON.parse(line) as { token?: unknown; argv?: unknown; stdin?: unknown };
       if (!sameSecret(String(request.token ?? ''), token)) {
         return { stdout: '', stderr: 'refused: wrong admin token\n', exitCode: 77 };
       }
       const run = runner();
       if (!run || !Array.isArray(request.argv)) return { stdout: '', stderr: 'busy\n', exitCode: OWNER_BUSY };
-      return run(request.argv.map(String));
+      return typeof request.stdin === 'string' ? run(request.argv.map(String), request.stdin) : run(request.argv.map(String));
     })
     .catch((error: unknown) => ({ stdout: '', stderr: `${String(error)}\n`, exitCode: 1 }))
     .then((result) => socket.end(`${JSON.stringify(result)}\n`));
@@ -141,7 +142,7 @@ function readLine(socket: net.Socket): Promise<string> {
 }
 
 /** Runs argv inside the owner of dataDir; null when nothing owns it. */
-export async function runInOwner(dataDir: string, argv: readonly string[]): Promise<CommandResult | null> {
+export async function runInOwner(dataDir: string, argv: readonly string[], stdin?: string): Promise<CommandResult | null> {
   let where: string;
   try {
     where = address(dataDir);
@@ -160,6 +161,6 @@ export async function runInOwner(dataDir: string, argv: readonly string[]): Prom
     socket.destroy(); // the owner is between binding and writing its token
     return { stdout: '', stderr: 'busy\n', exitCode: OWNER_BUSY };
   }
-  socket.write(`${JSON.stringify({ token, argv })}\n`);
+  socket.write(`${JSON.stringify({ token, argv, ...(stdin !== undefined ? { stdin } : {}) })}\n`);
   return JSON.parse(await readLine(socket)) as CommandResult;
 }

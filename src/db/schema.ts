@@ -1,6 +1,7 @@
 // Drizzle's view of the tables that src/db/migrations/*.sql create. test/db/schema.test.ts fails
 // when the two disagree.
 import type { FeeSchedule } from '../domain/ledger.ts';
+import { MEMBER_MACHINE, SESSION_MACHINE, type MemberStatus, type Role, type SessionStatus } from '../domain/members.ts';
 import type { RiskReason } from '../domain/risk.ts';
 import { OPERATION_MACHINE, REFUND_MACHINE } from '../domain/lifecycle.ts';
 import { PAYOUT_MACHINE, type PayoutStatus } from '../domain/payouts/status.ts';
@@ -402,3 +403,91 @@ export const sandboxClock = pgTable('sandbox_clock', {
   /** The wall-clock time of the last advance (the database's own clock). */
   advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
 });
+
+// Many processes on one database (0016_many_processes.sql): who is running, and the version of
+// each cache every process keeps.
+export const processHeartbeats = pgTable('process_heartbeats', {
+  id: text('id').primaryKey(),
+  role: text('role').$type<'gateway' | 'worker'>().notNull(),
+  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  beatAt: timestamp('beat_at', { withTimezone: true, mode: 'date' }).notNull(),
+});
+
+export const cacheVersions = pgTable('cache_versions', {
+  name: text('name').primaryKey(),
+  version: bigint('version', { mode: 'number' }).notNull(),
+});
+
+// Owned by the sandbox simulator (src/connectors/simulator/memory.ts); empty in live mode.
+export const simulatorLostAnswers = pgTable('simulator_lost_answers', {
+  paymentId: text('payment_id').primaryKey(),
+  outcome: jsonb('outcome').notNull(),
+  rememberedAt: timestamp('remembered_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+// The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
+const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+
+export const portalUsers = pgTable('portal_users', {
+  id: text('id').primaryKey(),
+  merchantId: text('merchant_id').notNull(),
+  email: text('email').notNull(),
+  role: text('role').$type<Role>().notNull(),
+  status: text('status').$type<MemberStatus>().notNull(),
+  passwordHash: text('password_hash'),
+  totpSecret: text('totp_secret'),
+  totpKeyId: text('totp_key_id'),
+  totpLastStep: bigint('totp_last_step', { mode: 'number' }),
+  failedAttempts: integer('failed_attempts').notNull().default(0),
+  lockedUntil: stamp('locked_until'),
+  createdAt: stamp('created_at').notNull(),
+  updatedAt: stamp('updated_at').notNull(),
+}, () => [statusCheck('portal_users', MEMBER_MACHINE)]);
+export type PortalUserRow = typeof portalUsers.$inferSelect;
+
+export const portalSessions = pgTable('portal_sessions', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull(),
+  status: text('status').$type<SessionStatus>().notNull(),
+  createdAt: stamp('created_at').notNull(),
+  lastSeenAt: stamp('last_seen_at').notNull(),
+  expiresAt: stamp('expires_at').notNull(),
+  reauthAt: stamp('reauth_at'),
+  pendingTotpSecret: text('pending_totp_secret'),
+  pendingTotpKeyId: text('pending_totp_key_id'),
+}, () => [statusCheck('portal_sessions', SESSION_MACHINE)]);
+export type PortalSessionRow = typeof portalSessions.$inferSelect;
+
+export const portalLinks = pgTable('portal_links', {
+  id: text('id').primaryKey(),
+  userId: text('user_id').notNull(),
+  expiresAt: stamp('expires_at').notNull(),
+  usedAt: stamp('used_at'),
+  createdAt: stamp('created_at').notNull(),
+});
+
+export const portalRecoveryCodes = pgTable(
+  'portal_recovery_codes',
+  {
+    userId: text('user_id').notNull(),
+    codeHash: text('code_hash').notNull(),
+    usedAt: stamp('used_at'),
+    createdAt: stamp('created_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
+);
+
+export const portalAuditLog = pgTable('portal_audit_log', {
+  seq: bigint('seq', { mode: 'number' }).primaryKey(),
+  at: stamp('at').notNull(),
+  merchantId: text('merchant_id'),
+  userId: text('user_id'),
+  email: text('email').notNull(),
+  action: text('action').notNull(),
+  target: text('target'),
+  outcome: text('outcome').$type<'ok' | 'refused' | 'failed'>().notNull(),
+  ip: text('ip').notNull(),
+  detail: jsonb('detail').$type<Record<string, string>>().notNull().default({}),
+  prevHash: text('prev_hash').notNull(),
+  hash: text('hash').notNull(),
+});
+export type AuditRow = typeof portalAuditLog.$inferSelect;

@@ -83,6 +83,8 @@ export const CODES = {
   subscription_ended: { code: '5016', message: 'Subscription already ended: every charge of its contract was taken' },
   payout_not_cancellable: { code: '5060', message: 'Only a SCHEDULED payout can be cancelled' },
 
+  // The database is away (restarting, failing over): nothing was stored; the same request may be sent again.
+  database_unavailable: { code: '9503', message: 'Service temporarily unavailable: try again shortly', http: 503 },
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;
 

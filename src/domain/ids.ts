@@ -16,6 +16,7 @@ export type IdPrefix =
   | 'RC' // subscription (recurring contract): a payment's recurring_id
   | 'SC' // one attempt at a subscription's charge
   | 'PO' // payout
+  | 'PU' // portal user (a merchant's staff member)
   | 'J'; // ledger journal
 
 // Randomness is drawn 4 KiB at a time: one system call serves 256 ids.

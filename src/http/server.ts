@@ -2,6 +2,7 @@
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { AccountDirectory } from '../app/accounts/directory.ts';
 import type { Deps } from '../app/context.ts';
+import { Presence } from '../app/processes/presence.ts';
 import { limitConnectionsPerClient, timeoutOptions } from './connections.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
@@ -24,10 +25,13 @@ import { queryRoutes } from './routes/query.ts';
 import { refundRoutes } from './routes/refund.ts';
 import { refundSearchRoutes } from './routes/refund-search.ts';
 import { reviewRoutes } from './routes/review.ts';
+import { portalPlugin } from '../web/portal/plugin.ts';
 
 export interface Server {
   readonly app: FastifyInstance;
   readonly directory: AccountDirectory;
+  /** This gateway among the others on the database (heartbeat, gateways alive, cache version). */
+  readonly presence: Presence;
   /** /health answers 503 until `ready` (a started process sets it when its start-up is done). */
   readonly readiness: Readiness;
 }
@@ -45,17 +49,24 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   });
   limitConnectionsPerClient(app.server, deps.config.maxConnectionsPerClient, deps.config.trustedProxies);
   const directory = new AccountDirectory(deps);
-  // Without the listener (a database that cannot LISTEN), changes reach the cache within its TTL.
+  // Without the listener (behind a transaction pooler without DATABASE_DIRECT_URL), changes reach
+  // the cache through the version the heartbeat reads every second.
   const unwatch = await directory.watch().catch((error: unknown) => {
-    deps.log.warn({ err: error }, 'account changes will be seen within the cache TTL only');
+    deps.log.warn({ err: error }, 'account changes will be seen through the heartbeat only');
     return async () => {};
   });
+  const presence = new Presence(deps, 'gateway', (version) => directory.noteVersion(version));
+  await presence.start();
   installBodyParsing(app);
-  app.addHook('onClose', async () => unwatch());
+  app.addHook('onClose', async () => {
+    await presence.stop();
+    await unwatch();
+  });
   installErrorHandling(app);
   installSignedRequests(app, {
     directory,
     defaultRateLimit: deps.config.rateLimitPerSecond,
+    gateways: () => presence.gateways,
     authFailureLimit: deps.config.authFailureLimit,
     busyInFlight: deps.config.busyInFlight,
     explainSignatures: deps.config.mode === 'sandbox',
@@ -87,5 +98,6 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   payoutRoutes(app, deps);
   assetRoutes(app);
   openApiRoutes(app);
-  return { app, directory, readiness };
+  await app.register(portalPlugin(deps), { prefix: '/portal' });
+  return { app, directory, presence, readiness };
 }

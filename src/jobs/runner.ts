@@ -3,6 +3,7 @@
 // PostgreSQL share it without doing any item twice at once.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../app/context.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 
 export interface PeriodicTask {
   readonly name: string;
@@ -17,6 +18,8 @@ export interface Workers {
 }
 
 const MAX_ERROR_BACKOFF_MS = 30_000;
+/** While the database is away the tasks look again this often at most, so they resume soon after it returns. */
+const MAX_UNAVAILABLE_BACKOFF_MS = 2_000;
 
 export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Workers {
   const stopping = new AbortController();
@@ -31,15 +34,20 @@ export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Worker
     let failures = 0;
     while (!stopping.signal.aborted) {
       let handled = 0;
+      let ceiling = MAX_ERROR_BACKOFF_MS;
       try {
         handled = await task.run(deps);
         failures = 0;
       } catch (error) {
         failures += 1;
-        deps.log.error({ err: error, task: task.name }, 'periodic task failed');
+        if (isDatabaseUnavailable(error)) {
+          ceiling = MAX_UNAVAILABLE_BACKOFF_MS;
+          // The process stays up and tries again; one short line, not a stack per round.
+          if (failures === 1) deps.log.warn({ task: task.name }, 'database unavailable: the task waits for it');
+        } else deps.log.error({ err: error, task: task.name }, 'periodic task failed');
       }
       if (handled > 0 && failures === 0) continue;
-      const pause = failures > 0 ? Math.min(MAX_ERROR_BACKOFF_MS, task.intervalMs * 2 ** failures) : task.intervalMs;
+      const pause = failures > 0 ? Math.min(ceiling, task.intervalMs * 2 ** failures) : task.intervalMs;
       await sleep(pause, undefined, { signal: AbortSignal.any([stopping.signal, woken.signal]) }).catch(() => {});
     }
   });

@@ -7,6 +7,7 @@ import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
 import { settlePendingRefunds } from '../app/refund/record-refund.ts';
 import { billSubscriptions } from '../app/subscriptions/bill.ts';
+import { endExpiredSessions } from '../app/portal/sessions.ts';
 import { drivePayouts } from '../app/payouts/rail.ts';
 import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
@@ -30,6 +31,8 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   // Subscriptions' charges as they fall due, and their retries (docs/subscriptions.md): within
   // seconds of the due time, or of a clock advance.
   { name: 'bill-subscriptions', intervalMs: 2_000, run: (deps) => billSubscriptions(deps) },
+  // Portal sessions past their idle or absolute limit (refused on use anyway): their rows go.
+  { name: 'end-expired-portal-sessions', intervalMs: 300_000, run: (deps) => endExpiredSessions(deps) },
   // Payouts: scheduled ones released on their date, processing ones sent and asked (docs/payouts.md).
   { name: 'drive-payouts', intervalMs: 5_000, run: (deps) => drivePayouts(deps) },
 ];

@@ -6,6 +6,7 @@ import { runCommand } from '../cli/commands.ts';
 import type { Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
 import { createDeps, releaseDeps } from '../gateway.ts';
+import { Presence } from '../app/processes/presence.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';
 import { openReachableDatabase } from '../startup.ts';
@@ -28,9 +29,13 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
     const deps = await createDeps({ config, database, log });
     ownership?.serveCommands((argv) => runCommand(argv, deps));
     const workers = startWorkers(deps, PERIODIC_TASKS);
+    // Seen in process_heartbeats beside the gateways (an operator's count of running workers).
+    const presence = new Presence(deps, 'worker');
+    await presence.start();
     log.info({ mode: config.mode, database: database.kind, tasks: PERIODIC_TASKS.map((task) => task.name) }, 'acquiro worker is running');
     return {
       async stop() {
+        await presence.stop();
         await workers.stop();
         await releaseDeps(deps);
         await database.close();

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 
 const TYPES = { css: 'text/css; charset=utf-8', js: 'text/javascript; charset=utf-8' } as const;
 
-export const ASSET_NAMES = ['pages.css', 'handoff.js', 'checkout.js', 'submit-once.js'] as const;
+export const ASSET_NAMES = ['pages.css', 'portal.css', 'handoff.js', 'checkout.js', 'submit-once.js', 'portal.js'] as const;
 export type AssetName = (typeof ASSET_NAMES)[number];
 
 export interface Asset {

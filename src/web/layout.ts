@@ -17,6 +17,8 @@ export interface LayoutOptions {
   readonly title: string;
   readonly main: Html;
   readonly scripts?: readonly AssetName[];
+  /** Stylesheets; pages.css when absent. */
+  readonly styles?: readonly AssetName[];
   readonly bodyClass?: string;
   /** Shown in the top bar. */
   readonly merchantName?: string;
@@ -31,9 +33,11 @@ export interface LayoutOptions {
 
 export function layout(options: LayoutOptions): Page {
   const scripts = options.scripts ?? [];
+  const styles = options.styles ?? ['pages.css'];
   const policy: PagePolicy = {
     baseUrl: options.baseUrl,
     scripts,
+    styles,
     frameAncestors: options.frameAncestors ?? [],
     formTargets: options.formTargets ?? [],
   };
@@ -46,7 +50,7 @@ export function layout(options: LayoutOptions): Page {
 <meta name="robots" content="noindex, nofollow">
 ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}
 <title>${options.title}</title>
-<link rel="stylesheet" href="${assetUrl(options.baseUrl, 'pages.css')}">
+${styles.map((name) => html`<link rel="stylesheet" href="${assetUrl(options.baseUrl, name)}">`)}
 ${scripts.map((name) => html`<script src="${assetUrl(options.baseUrl, name)}" defer></script>`)}
 </head>
 <body${options.bodyClass ? html` class="${options.bodyClass}"` : ''}>

@@ -6,6 +6,8 @@ import { assetSource, type AssetName } from './assets.ts';
 export interface PagePolicy {
   readonly baseUrl: string;
   readonly scripts: readonly AssetName[];
+  /** Stylesheets the page loads; pages.css when absent. */
+  readonly styles?: readonly AssetName[];
   /** CSP host-sources allowed to frame the page; empty: nobody may. */
   readonly frameAncestors: readonly string[];
   /** Origins besides the gateway that the page's forms may post to or be redirected to after posting. */
@@ -18,7 +20,7 @@ export function pageHeaders(policy: PagePolicy): Record<string, string> {
   const csp = [
     "default-src 'none'",
     `script-src ${scripts.length > 0 ? scripts.join(' ') : "'none'"}`,
-    `style-src ${assetSource(policy.baseUrl, 'pages.css')}`,
+    `style-src ${(policy.styles ?? ['pages.css']).map((name) => assetSource(policy.baseUrl, name)).join(' ')}`,
     `img-src ${origin} data:`,
     `form-action ${[origin, ...new Set(policy.formTargets)].join(' ')}`,
     `frame-ancestors ${policy.frameAncestors.length > 0 ? policy.frameAncestors.join(' ') : "'none'"}`,

@@ -2,6 +2,7 @@
 // the resolve-unknown-payments task asks the processor again later and records its answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
+import { createDeps } from '../../src/gateway.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -51,5 +52,16 @@ describe('a processor that does not answer', () => {
     expect(again.body.transaction_id).toBe(first.body.transaction_id);
     expect(again.body.order_status).toBe('2');
     expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
+  it('finds the lost answer after a restart: the sandbox processor remembers it in its own table', async () => {
+    const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card: '4000000000000259' }));
+    const id = answer.body.transaction_id;
+    expect(await gw.database.query('SELECT payment_id FROM simulator_lost_answers WHERE payment_id = $1', [id])).toEqual([{ payment_id: id }]);
+    // Another process (a new simulator, nothing in its memory) asks about it.
+    const restarted = await createDeps({ config: gw.config, database: gw.database, clock, log: gw.gateway.deps.log });
+    clock.advance(UNKNOWN_AFTER_MS + 1_000);
+    expect(await resolveUnknownPayments(restarted)).toBeGreaterThanOrEqual(1);
+    expect(await stateOf(id)).toMatchObject({ status: 'captured', result_code: '0000', captured: 1000 });
   });
 });

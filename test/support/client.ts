@@ -67,9 +67,24 @@ export interface SignedClient {
   readonly ids: { merchant_id: string; account_id: string };
 }
 
+type Send = (path: string, payload: string | Buffer, contentType: string, remoteAddress?: string, headers?: Record<string, string>) => Promise<Answer>;
+
+/** A client that signs with the account's key and sends through `send`. */
+function clientOver(send: Send, credentials: Credentials): SignedClient {
+  return {
+    secret: credentials.secret_key,
+    ids: { merchant_id: credentials.merchant_id, account_id: credentials.account_id },
+    async post(path, body, options = {}) {
+      const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
+      const { payload, contentType } = encode(signedBody, options.format ?? 'json');
+      return send(path, payload, contentType, options.remoteAddress, options.headers);
+    },
+    postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
+  };
+}
+
 export function signedClient(app: FastifyInstance, credentials: Credentials): SignedClient {
-  const ids = { merchant_id: credentials.merchant_id, account_id: credentials.account_id };
-  const send = async (path: string, payload: string | Buffer, contentType: string, remoteAddress?: string, headers: Record<string, string> = {}) => {
+  return clientOver(async (path, payload, contentType, remoteAddress, headers = {}) => {
     const response = await app.inject({
       method: 'POST',
       url: path,
@@ -78,15 +93,20 @@ export function signedClient(app: FastifyInstance, credentials: Credentials): Si
       ...(remoteAddress ? { remoteAddress } : {}),
     });
     return { status: response.statusCode, headers: response.headers, raw: response.body, ...readAnswer(response.body, credentials.secret_key) };
-  };
-  return {
-    secret: credentials.secret_key,
-    ids,
-    async post(path, body, options = {}) {
-      const signedBody = 'encryption_data' in body ? body : { ...body, encryption_data: sign(body as never, options.secret ?? credentials.secret_key) };
-      const { payload, contentType } = encode(signedBody, options.format ?? 'json');
-      return send(path, payload, contentType, options.remoteAddress, options.headers);
-    },
-    postRaw: (path, payload, contentType = 'application/x-www-form-urlencoded') => send(path, payload, contentType),
-  };
+  }, credentials);
+}
+
+/**
+ * The same client over real HTTP, for gateways running as processes: each request goes to the
+ * next of `urls` in turn, so concurrent requests are spread over every gateway (`remoteAddress`
+ * cannot be chosen: it is this process's).
+ */
+export function httpClient(urls: readonly string[], credentials: Credentials): SignedClient {
+  let next = 0;
+  return clientOver(async (path, payload, contentType, _remoteAddress, headers = {}) => {
+    const url = urls[next++ % urls.length]!;
+    const response = await fetch(`${url}${path}`, { method: 'POST', body: payload, headers: { 'content-type': contentType, ...headers } });
+    const raw = await response.text();
+    return { status: response.status, headers: Object.fromEntries(response.headers), raw, ...readAnswer(raw, credentials.secret_key) };
+  }, credentials);
 }

@@ -18,6 +18,8 @@ export const POSTGRES_URL = process.env.ACQUIRO_TEST_POSTGRES_URL ?? 'postgresql
 
 export interface TestDatabase {
   readonly database: Database;
+  /** The schema this file works in. */
+  readonly schema: string;
   readonly drop: () => Promise<void>;
   /** For child processes: the environment that points them at this database. */
   readonly env: Record<string, string>;
@@ -25,15 +27,16 @@ export interface TestDatabase {
   readonly another: () => Promise<Database>;
 }
 
-export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
+/** `backend`: the vitest project's unless named (the chaos runner, outside vitest, names PostgreSQL). */
+export async function openTestDatabase(poolSize = 10, backend: 'pglite' | 'postgres' = TEST_DB): Promise<TestDatabase> {
   const schema = `t_${randomBytes(6).toString('hex')}`;
-  if (TEST_DB === 'pglite') {
+  if (backend === 'pglite') {
     const lease = await borrowPglite();
     await lease.client.exec(`CREATE SCHEMA ${schema}`);
     const shared = await openDatabase({ pglite: lease.client, searchPath: schema });
     // close() ends this database as it always did (the instance is not lent again); drop() hands it back.
     const database: Database = { ...shared, close: () => lease.retire() };
-    return { database, drop: () => lease.release(schema), env: {}, another: async () => ({ ...database, close: async () => {} }) };
+    return { database, schema, drop: () => lease.release(schema), env: {}, another: async () => ({ ...database, close: async () => {} }) };
   }
   const admin = new pg.Client({ connectionString: POSTGRES_URL });
   await admin.connect();
@@ -42,6 +45,7 @@ export async function openTestDatabase(poolSize = 10): Promise<TestDatabase> {
   const database = await openDatabase({ url: POSTGRES_URL, searchPath: schema, poolSize });
   return {
     database,
+    schema,
     env: { DATABASE_URL: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` },
     another: () => openDatabase({ url: POSTGRES_URL, searchPath: schema, poolSize }),
     drop: async () => {
@@ -78,6 +82,8 @@ export interface TestGateway {
 export interface TestGatewayOptions {
   readonly env?: Record<string, string>;
   readonly clock?: Clock;
+  /** The portal's security timers (sessions, lockout, links). */
+  readonly wallClock?: Clock;
   readonly connectors?: Connectors;
 }
 
@@ -90,6 +96,7 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
     database,
     log: createLogger(config.logLevel, logs),
     ...(options.clock ? { clock: options.clock } : {}),
+    ...(options.wallClock ? { wallClock: options.wallClock } : {}),
     ...(options.connectors ? { connectors: options.connectors } : {}),
   });
   await gateway.server.app.ready();

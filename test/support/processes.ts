@@ -32,8 +32,8 @@ export function tempDataDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'acquiro-test-')), 'data');
 }
 
-/** Runs `acquiro <args>` to completion with Node 24 (the one running the tests). */
-export function acquiro(args: readonly string[], env: Record<string, string>): Promise<Run> {
+/** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
+export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
   return new Promise((resolve) => {
     const child = track(
       spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
@@ -41,12 +41,20 @@ export function acquiro(args: readonly string[], env: Record<string, string>): P
         env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
       }),
     );
+    if (input !== undefined) child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
     child.stderr.on('data', (chunk) => (stderr += chunk));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** `acquiro <args> --json`, parsed; throws with its stderr unless it exits 0. */
+export async function acquiroJson(args: readonly string[], env: Record<string, string>): Promise<Record<string, any>> {
+  const run = await acquiro([...args, '--json'], env);
+  if (run.code !== 0) throw new Error(`acquiro ${args.join(' ')} exited ${run.code}:\n${run.stderr}`);
+  return JSON.parse(run.stdout) as Record<string, any>;
 }
 
 export async function freePort(): Promise<number> {
@@ -71,18 +79,35 @@ export interface RunningServer {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+export interface ServerOptions {
+  /** Output to this file instead of a pipe. */
+  readonly logFile?: string;
+  /** A port of the caller's choosing (a restarted server keeps its address); a free one otherwise. */
+  readonly port?: number;
+  /** `acquiro` arguments to run instead of `npm start`'s entry point, such as `serve --no-worker`. */
+  readonly acquiroArgs?: readonly string[];
+  /** How long it may take to answer /health (60 s by default; more where processes start under load). */
+  readonly readyWithinMs?: number;
+  /** Gives up the start: the process is killed and the start throws. */
+  readonly signal?: AbortSignal;
+  /** A command the server runs under (the bench's valgrind), in the same process. */
+  readonly wrapper?: readonly string[];
+}
+
 /**
- * Starts `npm start`'s entry point and waits until GET /health answers 200. With `logFile`, its
- * output goes to that file, as in production, instead of a pipe this process must keep draining
- * (a load generator that is busy would otherwise stall the server's log writes).
+ * Starts `npm start`'s entry point (or `acquiro <acquiroArgs>`) and waits until GET /health
+ * answers 200. With `logFile`, its output goes to that file, as in production, instead of a pipe
+ * this process must keep draining (a load generator that is busy would otherwise stall the
+ * server's log writes).
  */
-export async function startServer(env: Record<string, string>, options: { logFile?: string; wrapper?: readonly string[]; readyWithinMs?: number } = {}): Promise<RunningServer> {
-  const port = await freePort();
+export async function startServer(env: Record<string, string>, options: ServerOptions = {}): Promise<RunningServer> {
+  const port = options.port ?? (await freePort());
   const file = options.logFile ? openSync(options.logFile, 'a') : undefined;
+  const entry = options.acquiroArgs ? [join(ROOT, 'bin/acquiro.js'), ...options.acquiroArgs] : [join(ROOT, 'src/main.ts')];
   // A wrapper (the bench's valgrind) runs the same command under it, in the same process.
   const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child = track(
-    spawn(command!, [...wrapperArgs, ...startFlags(), join(ROOT, 'src/main.ts')], {
+    spawn(command!, [...wrapperArgs, ...startFlags(), ...entry], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
@@ -97,14 +122,20 @@ export async function startServer(env: Record<string, string>, options: { logFil
   }
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + (options.readyWithinMs ?? 60_000);
+  const readyWithinMs = options.readyWithinMs ?? 60_000;
+  const deadline = Date.now() + readyWithinMs;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`);
+    if (options.signal?.aborted) {
+      child.kill('SIGKILL');
+      await exited;
+      throw new Error('server start given up');
+    }
     const ok = await fetch(`${url}/health`).then((r) => r.ok, () => false);
     if (ok) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`server not ready in ${(options.readyWithinMs ?? 60_000) / 1000} s:\n${output}`);
+      throw new Error(`server not ready in ${readyWithinMs / 1000} s:\n${output}`);
     }
     await new Promise((r) => setTimeout(r, 100));
   }

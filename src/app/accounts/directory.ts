@@ -1,7 +1,9 @@
 // Finds the account a signed request names, with its usable secret keys, decrypted. A short-lived
-// cache keeps the hot path off the database; a rotated or new key is seen within the TTL, and an
-// operator's change (disable, enable, fees: announceAccountChange) empties the cache of every
-// process at once, through LISTEN on the database.
+// cache keeps the hot path off the database. Every change to an account or its keys (new account,
+// rotation, revocation, disable, enable, fees: announceAccountChange) empties the cache of every
+// process: at once through LISTEN where the database offers it, and within a second through the
+// version the process's heartbeat reads (noteVersion), also behind a transaction pooler. A rotated
+// key whose grace period ends stops at that moment, cached or not.
 import type { AccountRow } from '../../db/schema.ts';
 import { ACCOUNTS_CHANNEL, findAccountWithKeys } from '../../db/repositories/accounts.ts';
 import type { Deps } from '../context.ts';
@@ -17,9 +19,16 @@ export interface SigningAccount {
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 10_000;
 
+interface Loaded {
+  readonly account: AccountRow;
+  readonly keys: readonly { secret: string; expiresAt: Date | null }[];
+  readonly disabled: boolean;
+}
+
 export class AccountDirectory {
   readonly #deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>;
-  readonly #cache = new Map<string, { expires: number; value: Promise<SigningAccount | null> }>();
+  readonly #cache = new Map<string, { expires: number; value: Promise<Loaded | null> }>();
+  #version: number | undefined;
 
   constructor(deps: Pick<Deps, 'database' | 'vault' | 'wallClock'>) {
     this.#deps = deps;
@@ -39,9 +48,28 @@ export class AccountDirectory {
   }
 
   /** null for an unknown pair; a disabled account or merchant is found, marked `disabled`. */
-  lookup(merchantId: string, accountId: string): Promise<SigningAccount | null> {
+  async lookup(merchantId: string, accountId: string): Promise<SigningAccount | null> {
+    const loaded = await this.#cached(merchantId, accountId);
+    if (!loaded) return null;
+    const now = this.#deps.wallClock.now().getTime();
+    const secrets = loaded.keys.filter((key) => key.expiresAt === null || key.expiresAt.getTime() > now).map((key) => key.secret);
+    return { account: loaded.account, secrets, disabled: loaded.disabled };
+  }
+
+  forget(): void {
+    this.#cache.clear();
+  }
+
+  /** The account cache's version as the heartbeat read it: a new one means something changed. */
+  noteVersion(version: number): void {
+    if (this.#version !== undefined && version !== this.#version) this.forget();
+    this.#version = version;
+  }
+
+  #cached(merchantId: string, accountId: string): Promise<Loaded | null> {
     const key = `${merchantId}\u0000${accountId}`;
-    const now = Date.now();
+    // Wall time, not the injected clock: how long this process trusts its copy, not a business time.
+    const now = performance.now();
     const hit = this.#cache.get(key);
     if (hit && hit.expires > now) return hit.value;
     if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
@@ -51,15 +79,14 @@ export class AccountDirectory {
     return value;
   }
 
-  forget(): void {
-    this.#cache.clear();
-  }
-
-  async #load(merchantId: string, accountId: string): Promise<SigningAccount | null> {
+  async #load(merchantId: string, accountId: string): Promise<Loaded | null> {
     // Keys' grace periods are security timers: the wall clock's, never the test clock's.
     const found = await findAccountWithKeys(this.#deps.database.db, merchantId, accountId, this.#deps.wallClock.now());
     if (!found) return null;
-    const secrets = found.keys.map((key) => this.#deps.vault.open({ ciphertext: key.secretCiphertext, keyId: key.vaultKeyId }, key.id));
-    return { account: found.account, secrets, disabled: found.account.status !== 'active' || found.merchantStatus !== 'active' };
+    const keys = found.keys.map((key) => ({
+      secret: this.#deps.vault.open({ ciphertext: key.secretCiphertext, keyId: key.vaultKeyId }, key.id),
+      expiresAt: key.expiresAt,
+    }));
+    return { account: found.account, keys, disabled: found.account.status !== 'active' || found.merchantStatus !== 'active' };
   }
 }

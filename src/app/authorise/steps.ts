@@ -14,7 +14,10 @@ import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '.
 import type { OrderDetails, PaymentSource } from '../payments/command.ts';
 
 
-/** Authorisations in flight in this process, so a concurrent twin can wait on the first one. */
+/**
+ * Authorisations in flight in this process, so a concurrent twin here can wait on the first one;
+ * a twin that reached another process finds the claimed row and polls it (existingOutcome).
+ */
 const inFlight = new Map<string, Promise<PaymentRow>>();
 
 export interface ResolvedCard {

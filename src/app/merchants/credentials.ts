@@ -1,10 +1,10 @@
 // Merchants, accounts and their secret keys: used by the CLI and by the first start's demo.
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { rowsOf, type Executor } from '../../db/client.ts';
-import { nextAccountId, nextMerchantId } from '../../db/repositories/accounts.ts';
+import { announceAccountChange, nextAccountId, nextMerchantId } from '../../db/repositories/accounts.ts';
 import { accountKeys, accounts, merchants } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -60,7 +60,10 @@ async function insertAccount(tx: Executor, deps: KeyDeps, merchantId: string, se
     ...(settings.rateLimitPerSecond ? { rateLimitPerSecond: settings.rateLimitPerSecond } : {}),
     ...(settings.feeBps !== undefined ? { feeBps: settings.feeBps } : {}),
   });
-  return { merchant_id: merchantId, account_id: accountId, secret_key: await addKey(tx, deps, accountId) };
+  const secret = await addKey(tx, deps, accountId);
+  // A process that was asked about this pair before it existed cached "unknown": it forgets.
+  await announceAccountChange(tx);
+  return { merchant_id: merchantId, account_id: accountId, secret_key: secret };
 }
 
 export async function createMerchant(deps: Pick<Deps, 'database' | 'vault' | 'config'>, name: string, settings: AccountSettings = {}): Promise<Credentials> {
@@ -100,7 +103,35 @@ export async function rotateKey(
     // Keys already in their grace period keep their own expiry; only the current key starts one.
     await tx.update(accountKeys).set({ expiresAt }).where(and(eq(accountKeys.accountId, accountId), isNull(accountKeys.expiresAt)));
     const secret = await addKey(tx, deps, accountId);
+    await announceAccountChange(tx);
     return { merchant_id: merchantId, account_id: accountId, secret_key: secret, previous_key_expires_at: expiresAt.toISOString() };
+  });
+}
+
+/**
+ * Ends the grace period of every rotated key now (a leaked key): only the current key works,
+ * on every process within a second (announceAccountChange). Answers how many keys stopped.
+ */
+export async function revokePreviousKeys(
+  deps: Pick<Deps, 'database' | 'wallClock'>,
+  merchantId: string,
+  accountId: string,
+): Promise<{ merchant_id: string; account_id: string; revoked: number }> {
+  return deps.database.db.transaction(async (tx) => {
+    const [account] = await tx
+      .select({ id: accounts.id })
+      .from(accounts)
+      .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+      .for('update');
+    if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    const now = deps.wallClock.now();
+    const revoked = await tx
+      .update(accountKeys)
+      .set({ expiresAt: now })
+      .where(and(eq(accountKeys.accountId, accountId), isNotNull(accountKeys.expiresAt), gt(accountKeys.expiresAt, now)))
+      .returning({ id: accountKeys.id });
+    await announceAccountChange(tx);
+    return { merchant_id: merchantId, account_id: accountId, revoked: revoked.length };
   });
 }
 

@@ -2,7 +2,7 @@
 // with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
 // keeps no state; the one thing it remembers is what a real processor would remember too: the
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
-// query can find it. That memory is per process: after a restart the processor "has no record".
+// query can find it, from any process and after a restart (memory.ts: a table of its own).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
@@ -11,18 +11,20 @@ import { behaviourOf } from './cards.ts';
 import { sandboxCardFacts } from './risk.ts';
 import { simulatedPayouts } from './payouts.ts';
 import { simulateRefund, simulateRefundStatus } from './refunds.ts';
+import { lostAnswersIn } from './memory.ts';
+import type { Database } from '../../db/client.ts';
 
 export interface SimulatorOptions {
   /** Public base URL of the gateway: challenge and APM pages of the sandbox are served there. */
   readonly baseUrl: string;
   /** The gateway's clock: a stored card is declined as expired once its expiry month is over on it. */
   readonly now?: () => Date;
+  /** Where the lost answers are remembered; in this process's memory without one. */
+  readonly database?: Database | undefined;
 }
 
-const MAX_REMEMBERED = 10_000;
-
 export function createSimulator(options: SimulatorOptions): Connector {
-  const lost = new Map<string, AuthoriseOutcome>();
+  const lost = lostAnswersIn(options.database);
   const reference = (paymentId: string) => `sim_${paymentId}`;
   // The shopper's session on the issuer's page: an unguessable token in the URL only the shopper
   // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
@@ -81,8 +83,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
           url: `${options.baseUrl}/sandbox/acs/${request.paymentId}/${session()}`,
         });
       case 'timeout':
-        if (lost.size >= MAX_REMEMBERED) lost.delete(lost.keys().next().value!);
-        lost.set(request.paymentId, approve(request));
+        // Remembered before the answer is lost: a crash in between leaves no charge unknown to us.
+        await lost.remember(request.paymentId, approve(request));
         return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
     }
   }
@@ -104,7 +106,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
     refund: async (request) => ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`)),
     paymentStatus: async (request) => {
-      const outcome = lost.get(request.paymentId);
+      const outcome = await lost.recall(request.paymentId);
       if (outcome) return ok(outcome);
       if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });

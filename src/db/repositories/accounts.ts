@@ -42,7 +42,34 @@ export async function accountIpList(db: Executor, accountId: string): Promise<st
 /** Every process's account directory forgets what it cached (LISTEN acquiro_accounts). */
 export const ACCOUNTS_CHANNEL = 'acquiro_accounts';
 
-/** Tells every process, when the caller's transaction commits, that an account changed. */
+/**
+ * Tells every process, when the caller's transaction commits, that an account or its keys
+ * changed: NOTIFY for the processes that listen, and the version row (cache_versions) for those
+ * that cannot (behind a transaction pooler) and read it once a second.
+ */
 export async function announceAccountChange(db: Executor): Promise<void> {
-  await db.execute(sql`SELECT pg_notify(${ACCOUNTS_CHANNEL}, '')`);
+  await db.execute(
+    sql`WITH bumped AS (UPDATE cache_versions SET version = version + 1 WHERE name = 'accounts' RETURNING version)
+        SELECT pg_notify(${ACCOUNTS_CHANNEL}, version::text) FROM bumped`,
+  );
+}
+
+/** Adds a storefront domain (a CSP host-source, checked by the caller) to the account's list, kept sorted and without repeats. */
+export async function addStorefrontDomain(db: Executor, accountId: string, domain: string): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ storefrontDomains: sql`(SELECT array_agg(DISTINCT d ORDER BY d) FROM unnest(array_append(${accounts.storefrontDomains}, ${domain}::text)) AS d)` })
+    .where(eq(accounts.id, accountId));
+}
+
+export async function removeStorefrontDomain(db: Executor, accountId: string, domain: string): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ storefrontDomains: sql`array_remove(${accounts.storefrontDomains}, ${domain}::text)` })
+    .where(eq(accounts.id, accountId));
+}
+
+export async function storefrontDomains(db: Executor, accountId: string): Promise<string[]> {
+  const [row] = await db.select({ domains: accounts.storefrontDomains }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.domains ?? [];
 }

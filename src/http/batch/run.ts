@@ -8,6 +8,7 @@
 // payment are two refunds, the second seeing the first). Orders on different transactions are
 // independent and run side by side, a few at a time: a 50-order batch then costs a few orders'
 // time, not fifty.
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
@@ -78,6 +79,8 @@ async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, en
     return await spec.run(spec.parse(entry));
   } catch (error) {
     if (error instanceof AppError) return spec.refused(error);
+    // The whole request is answered 503: no later order could be stored either.
+    if (isDatabaseUnavailable(error)) throw error;
     deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
     return spec.refused(new AppError('internal_error'));
   }

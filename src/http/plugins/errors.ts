@@ -1,12 +1,17 @@
 // One error handler: every refusal is answered in the operation's own format with a code from
 // the catalogue. A fault's detail goes to the log, never to the caller.
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { AppError } from '../../domain/errors.ts';
 import { quoteName } from '../../domain/text.ts';
 import { operationOf, sendAnswer } from '../operation.ts';
 
+/** A client may come back after this many seconds when the database is away. */
+const RETRY_AFTER_SECONDS = '1';
+
 function asAppError(error: FastifyError | AppError): AppError {
   if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) return new AppError('database_unavailable', undefined, { headers: { 'retry-after': RETRY_AFTER_SECONDS } });
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('body_too_large');
@@ -24,6 +29,8 @@ export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
     const refusal = asAppError(error);
     if (refusal.codeName === 'internal_error') request.log.error({ err: error }, 'request failed');
+    // One line per request while the database is away, without the driver's stack.
+    else if (refusal.codeName === 'database_unavailable') request.log.warn({ code: refusal.code }, 'database unavailable');
     // The field's name only, quoted safely: a sender may type anything as a name.
     else request.log.info({ code: refusal.code, field: refusal.field === undefined ? undefined : quoteName(refusal.field) }, 'request refused');
     if (refusal.headers) reply.headers(refusal.headers);

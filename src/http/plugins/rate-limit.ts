@@ -1,24 +1,25 @@
-// The gateway's budgets, kept in this process's memory. Each is a small class behind a narrow
-// interface (take / admit / release), so that a later store shared by several processes (a table,
-// a cache server) can stand in for the Map without the hooks changing.
+// The gateway's budgets. Each is a small class behind a narrow interface (take / check+fail /
+// admit+done) over this process's memory; what must hold across processes is held by dividing
+// it: each gateway enforces its part of an account's rate limit (the limit divided by the
+// gateways alive, src/app/processes/presence.ts), so no request writes to the database.
 //
-// - RateLimiter: requests per second per account (a fixed one-second window, counted
-//   synchronously; @fastify/rate-limit 11's local store hands back its live counter object, so
-//   requests that reach it in the same tick all read the final count and are all refused).
+// - RateLimiter: requests per second per account, a token bucket (`limit` at once, refilled at
+//   `limit` per second), counted synchronously (@fastify/rate-limit 11's local store hands back
+//   its live counter object, so requests that reach it in the same tick all read the final count).
 // - FailureLimiter: failed authentications (unknown account, wrong signature) per client address,
 //   a token bucket: `limit` failures at once, refilled at `limit` per minute. An empty bucket
 //   refuses the address's requests before their body is read or any account looked up.
 // - FairShare: while the gateway is busy (at least `busy` requests received and not answered), the
-//   requests it takes on are shared equally among the accounts sending them, per second: one
+//   requests it takes on are shared equally among the accounts competing for it now: one
 //   account's flood is refused with 429 before its handlers run, instead of queueing everyone
-//   else behind it. An account alone is never limited by it: there is nobody to be fair to.
-//   (Counting requests in flight per account would not do: on the embedded database a handler
-//   runs to its end without yielding, so an account never has more than one in flight, while
-//   its other requests wait, unattributed, in front of everyone else's.)
+//   else behind it. Each account's share is counted over about the last second, decayed, and
+//   compared only with accounts still sending (a request in flight, or one admitted or answered in
+//   the last quarter second): an account that bursts right after another stopped is not refused for the
+//   other's past (a fixed per-second window did that). An account alone is never limited.
 
 export interface RateVerdict {
   readonly allowed: boolean;
-  /** Seconds until the window resets, for Retry-After. */
+  /** Seconds until a request would be allowed again, for Retry-After. */
   readonly retryAfter: number;
 }
 
@@ -26,21 +27,25 @@ const WINDOW_MS = 1_000;
 const SWEEP_AT = 10_000;
 
 export class RateLimiter {
-  readonly #windows = new Map<string, { start: number; count: number }>();
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
-  take(key: string, limit: number, now = Date.now()): RateVerdict {
-    let window = this.#windows.get(key);
-    if (!window || now - window.start >= WINDOW_MS) {
-      if (this.#windows.size >= SWEEP_AT) this.#sweep(now);
-      window = { start: now, count: 0 };
-      this.#windows.set(key, window);
-    }
-    window.count += 1;
-    return { allowed: window.count <= limit, retryAfter: Math.max(1, Math.ceil((window.start + WINDOW_MS - now) / 1000)) };
+  /**
+   * One request of `key` against `limit` per second: a token bucket holding `limit` tokens,
+   * refilled continuously at `limit` per second. Unlike a fixed window, no burst at a window's
+   * edge doubles the limit, and the limit may change (processes come and go) between calls.
+   */
+  take(key: string, limit: number, now = performance.now()): RateVerdict {
+    const bucket = this.#buckets.get(key);
+    const tokens = bucket ? Math.min(limit, bucket.tokens + ((now - bucket.at) * limit) / WINDOW_MS) : limit;
+    if (!bucket && this.#buckets.size >= SWEEP_AT) this.#sweep(now, limit);
+    const allowed = tokens >= 1;
+    this.#buckets.set(key, { tokens: allowed ? tokens - 1 : tokens, at: now });
+    return { allowed, retryAfter: allowed ? 0 : Math.max(1, Math.ceil(((1 - tokens) * WINDOW_MS) / limit / 1000)) };
   }
 
-  #sweep(now: number): void {
-    for (const [key, window] of this.#windows) if (now - window.start >= WINDOW_MS) this.#windows.delete(key);
+  /** Forgets buckets idle long enough to be full again at any limit of at least `limit`. */
+  #sweep(now: number, limit: number): void {
+    for (const [key, bucket] of this.#buckets) if (bucket.tokens + ((now - bucket.at) * limit) / WINDOW_MS >= limit) this.#buckets.delete(key);
   }
 }
 
@@ -86,10 +91,28 @@ export class FailureLimiter {
   }
 }
 
+/**
+ * An account still competes for the gateway when it has a request in flight, or had one admitted
+ * or answered this recently (a client that sends its next request on each answer is between two).
+ */
+const COMPETING_MS = 250;
+/** The time constant of each account's admitted-requests count: about the last second's. */
+const DECAY_MS = 1_000;
+const FLOOR = 5;
+
+interface Usage {
+  /** Requests admitted, decayed exponentially: about those of the last DECAY_MS. */
+  count: number;
+  at: number;
+  inFlight: number;
+  /** When a request of the account was last admitted or answered. */
+  active: number;
+}
+
 export class FairShare {
   readonly #busy: number;
   #pending = 0;
-  #window = { start: 0, total: 0, perAccount: new Map<string, number>() };
+  readonly #usage = new Map<string, Usage>();
 
   /** The gateway is busy from `busy` requests received and not yet answered. */
   constructor(busy: number) {
@@ -107,22 +130,43 @@ export class FairShare {
   }
 
   /**
-   * Whether the gateway takes on one more request of `account` now. While it is busy, the
-   * requests it takes on in each second are shared among the accounts sending them: an account
-   * that has had more than the others' average (and more than FLOOR) is refused; one alone never is.
+   * Whether the gateway takes on one more request of `account` now. While it is busy, an account
+   * that has had more than the average of the accounts competing with it now (and more than
+   * FLOOR) waits its turn. Only accounts still sending count: one that stopped a moment ago no
+   * longer holds anyone back, and an account alone is never refused. Every admission must be
+   * followed by `done(account)` when its request is answered.
    */
-  admit(account: string, now = Date.now()): boolean {
-    if (this.#pending < this.#busy) return true;
-    if (now - this.#window.start >= WINDOW_MS) this.#window = { start: now, total: 0, perAccount: new Map() };
-    const window = this.#window;
-    const mine = window.perAccount.get(account) ?? 0;
-    const others = window.perAccount.size - (mine === 0 ? 0 : 1);
-    // Past the floor, an account that has had more than the others' average this second waits its turn.
-    if (others > 0 && mine >= FLOOR && mine > (window.total - mine) / others) return false;
-    window.perAccount.set(account, mine + 1);
-    window.total += 1;
+  admit(account: string, now = performance.now()): boolean {
+    const mine = this.#usage.get(account) ?? { count: 0, at: now, inFlight: 0, active: now };
+    const count = decayed(mine, now);
+    if (this.#pending >= this.#busy && count >= FLOOR) {
+      let others = 0;
+      let total = 0;
+      for (const [id, usage] of this.#usage) {
+        if (id === account || (usage.inFlight === 0 && now - usage.active >= COMPETING_MS)) continue;
+        others += 1;
+        total += decayed(usage, now);
+      }
+      if (others > 0 && count > total / others) return false;
+    }
+    if (!this.#usage.has(account) && this.#usage.size >= SWEEP_AT) this.#sweep(now);
+    this.#usage.set(account, { count: count + 1, at: now, inFlight: mine.inFlight + 1, active: now });
     return true;
+  }
+
+  /** An admitted request of `account` was answered or abandoned. */
+  done(account: string, now = performance.now()): void {
+    const usage = this.#usage.get(account);
+    if (!usage) return;
+    usage.inFlight = Math.max(0, usage.inFlight - 1);
+    usage.active = now;
+  }
+
+  #sweep(now: number): void {
+    for (const [id, usage] of this.#usage) if (usage.inFlight === 0 && now - usage.active > 10 * DECAY_MS) this.#usage.delete(id);
   }
 }
 
-const FLOOR = 5;
+function decayed(usage: Usage, now: number): number {
+  return usage.count * Math.exp(-(now - usage.at) / DECAY_MS);
+}

@@ -15,6 +15,8 @@ import { FailureLimiter, FairShare, RateLimiter } from './rate-limit.ts';
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
   readonly defaultRateLimit: number;
+  /** Gateways alive on this database: each enforces its part of an account's limit. */
+  readonly gateways?: () => number;
   /** Failed authentications per client address at once, and per minute after that. */
   readonly authFailureLimit: number;
   /** Requests in flight from which the gateway is busy and shares them out per account. */
@@ -27,6 +29,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Counted as pending by the fair share until it is answered. */
     pendingShare?: boolean;
+    /** The account whose fair share this request holds until it is answered. */
+    shareAccount?: string | undefined;
   }
 }
 
@@ -87,7 +91,8 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     }
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
-    const verdict = limiter.take(account.id, limit);
+    // This gateway's part: a balancer that spreads requests evenly gives the account `limit` in all.
+    const verdict = limiter.take(account.id, Math.max(1, limit / (options.gateways?.() ?? 1)));
     if (!verdict.allowed) {
       throw new AppError('rate_limited', `more than ${limit} requests per second for this account`, {
         headers: { 'retry-after': String(verdict.retryAfter) },
@@ -98,8 +103,11 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
         headers: { 'retry-after': '1' },
       });
     }
+    request.shareAccount = account.id;
   });
-  const release = async (request: { pendingShare?: boolean | undefined }) => {
+  const release = async (request: { pendingShare?: boolean | undefined; shareAccount?: string | undefined }) => {
+    if (request.shareAccount !== undefined) share.done(request.shareAccount);
+    request.shareAccount = undefined;
     if (!request.pendingShare) return;
     share.depart();
     request.pendingShare = false;

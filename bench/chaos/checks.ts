@@ -1,0 +1,107 @@
+// After the chaos: the sweepers finish what the killed processes left waiting on the processor,
+// then the database is compared with what clients were told (the book). Each finding is one line.
+import type { Deps } from '../../src/app/context.ts';
+import type { Database } from '../../src/db/client.ts';
+import { PERIODIC_TASKS } from '../../src/jobs/tasks.ts';
+import type { Book } from './actors.ts';
+
+/** Far enough ahead that every lease a killed worker held has run out; 10 rounds stay short of any expiry day. */
+const SWEEP_AHEAD_MS = 10 * 60_000;
+
+export interface Waiting {
+  readonly payments: number;
+  readonly operations: number;
+  readonly refunds: number;
+  readonly payouts: number;
+}
+
+export async function waitingOnProcessor(database: Database): Promise<Waiting> {
+  const [row] = await database.query<Waiting>(
+    `SELECT (SELECT count(*)::int FROM payments WHERE status = 'processing') AS payments,
+            (SELECT count(*)::int FROM payment_operations WHERE status = 'pending') AS operations,
+            (SELECT count(*)::int FROM refunds WHERE status = 'pending') AS refunds,
+            (SELECT count(*)::int FROM payouts WHERE status = 'PROCESSING') AS payouts`,
+  );
+  return row!;
+}
+
+export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts;
+
+/**
+ * Runs every periodic task of the workers, in this process, on a clock moved past every lease
+ * and recheck time (10 minutes further each round), until nothing waits on the processor (or 10 rounds). The same code `acquiro
+ * worker` runs; only the wait for leases of killed workers to run out is skipped.
+ */
+export async function sweep(now: Deps): Promise<number> {
+  // Each round a step further: a task that asks again in a few seconds (the payout rail) finds it due.
+  let ahead = 0;
+  const deps: Deps = { ...now, clock: { now: () => new Date(now.clock.now().getTime() + ahead) } };
+  const database = deps.database;
+  const before = total(await waitingOnProcessor(database));
+  for (let round = 0; round < 10 && total(await waitingOnProcessor(database)) > 0; round++) {
+    ahead += SWEEP_AHEAD_MS;
+    for (const task of PERIODIC_TASKS) await task.run(deps);
+  }
+  return before - total(await waitingOnProcessor(database));
+}
+
+/** Every way the database disagrees with the book, or holds one effect twice. */
+export async function findAnomalies(database: Database, book: Book): Promise<string[]> {
+  const found: string[] = [];
+  const waiting = await waitingOnProcessor(database);
+  if (total(waiting) > 0) found.push(`still waiting on the processor after the sweep: ${JSON.stringify(waiting)}`);
+
+  // Double charges or captures: the processor receivable booked for a payment beyond its amount.
+  for (const row of await database.query<{ id: string; amount: string; booked: string; captured: string }>(
+    `SELECT p.id, p.amount::text, p.captured_amount::text AS captured,
+            coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.amount > 0), 0)::text AS booked
+       FROM payments p LEFT JOIN ledger_entries e ON e.payment_id = p.id
+      GROUP BY p.id HAVING coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.amount > 0), 0) > p.amount
+          OR count(DISTINCT e.journal_id) FILTER (WHERE e.kind = 'capture') > 1`,
+  )) {
+    found.push(`payment ${row.id} of ${row.amount} booked as captured ${row.booked} (row says ${row.captured}): a double capture`);
+  }
+  for (const row of await database.query<{ n: number }>(`SELECT count(*)::int AS n FROM payment_operations WHERE kind = 'capture' AND status = 'succeeded' GROUP BY payment_id HAVING count(*) > 1`)) {
+    found.push(`a payment captured ${row.n} times`);
+  }
+
+  // Double refunds: more refunds of a payment than distinct Idempotency-Keys its refunds were sent with.
+  const refundCounts = await database.query<{ payment_id: string; n: number }>(`SELECT payment_id, count(*)::int AS n FROM refunds GROUP BY payment_id`);
+  for (const { payment_id, n } of refundCounts) {
+    const keys = book.refundKeys.get(payment_id)?.size ?? 0;
+    if (n > keys) found.push(`payment ${payment_id} has ${n} refunds from ${keys} Idempotency-Keys: a double refund`);
+  }
+
+  // Double payouts: one request_id, one payout.
+  for (const row of await database.query<{ request_id: string; n: number }>(`SELECT request_id, count(*)::int AS n FROM payouts GROUP BY account_id, request_id HAVING count(*) > 1`)) {
+    found.push(`payout request_id ${row.request_id} paid ${row.n} times`);
+  }
+
+  // Acknowledged writes lost: every success a client was told of is in the database as such.
+  const paid = new Map(
+    (await database.query<{ order_no: string; id: string; status: string }>(`SELECT order_no, id, status FROM payments WHERE order_no = ANY($1)`, [[...book.payments.keys()]])).map(
+      (row) => [row.order_no, row],
+    ),
+  );
+  for (const [orderNo, transactionId] of book.payments) {
+    const row = paid.get(orderNo);
+    if (!row || row.id !== transactionId || !['authorised', 'captured', 'partially_refunded', 'refunded'].includes(row.status)) {
+      found.push(`payment ${orderNo} acknowledged as ${transactionId} success, stored as ${row ? `${row.id} ${row.status}` : 'nothing'}`);
+    }
+  }
+  const captured = new Set(
+    (await database.query<{ id: string }>(`SELECT id FROM payments WHERE id = ANY($1) AND captured_amount = amount`, [[...book.captures]])).map((row) => row.id),
+  );
+  for (const id of book.captures) if (!captured.has(id)) found.push(`capture of ${id} acknowledged, not stored`);
+  const refunded = new Set(
+    (await database.query<{ id: string }>(`SELECT id FROM refunds WHERE id = ANY($1) AND status = 'succeeded'`, [[...book.refunds.keys()]])).map((row) => row.id),
+  );
+  for (const [id, transactionId] of book.refunds) if (!refunded.has(id)) found.push(`refund ${id} of ${transactionId} acknowledged, not stored as succeeded`);
+  const paidOut = new Map(
+    (await database.query<{ request_id: string; id: string }>(`SELECT request_id, id FROM payouts WHERE request_id = ANY($1) AND status IN ('PROCESSING', 'COMPLETED')`, [[...book.payouts.keys()]])).map(
+      (row) => [row.request_id, row.id],
+    ),
+  );
+  for (const [requestId, id] of book.payouts) if (paidOut.get(requestId) !== id) found.push(`payout ${id} (request_id ${requestId}) acknowledged, not stored as accepted`);
+  return found;
+}

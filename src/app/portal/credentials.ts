@@ -1,0 +1,103 @@
+// Staff credentials: passwords hashed with scrypt (node:crypto), random tokens kept as their
+// SHA-256 only (session cookies, one-time links), recovery codes, and TOTP (RFC 6238, otpauth).
+import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Secret, TOTP } from 'otpauth';
+
+// OWASP's scrypt floor is N=2^17, r=8, p=1; 2^15 keeps a sign-in near 50 ms on a small server
+// while lockout (sign-in.ts) caps online guessing. Stored with the hash, so raising it later
+// only affects new hashes.
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEY_LENGTH = 32;
+
+function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    scrypt(password.normalize('NFKC'), salt, KEY_LENGTH, options, (error, key) => (error ? reject(error) : resolve(key)));
+  });
+}
+
+/** `scrypt$N$r$p$salt$hash`, salt and hash in base64url. */
+export async function hashPassword(password: string): Promise<string> {
+  const salt = randomBytes(16);
+  const key = await derive(password, salt, SCRYPT);
+  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+}
+
+export async function passwordMatches(stored: string, password: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt' || !salt || !hash) return false;
+  const expected = Buffer.from(hash, 'base64url');
+  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return key.length === expected.length && timingSafeEqual(key, expected);
+}
+
+/** Hashed when the e-mail is unknown, so an unknown address takes as long as a known one. */
+export const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 200;
+
+/** Why a new password is refused, or undefined. Length is what counts (NIST 800-63B). */
+export function passwordProblem(password: string): string | undefined {
+  if (password.length < MIN_PASSWORD_LENGTH) return `a password has at least ${MIN_PASSWORD_LENGTH} characters`;
+  if (password.length > MAX_PASSWORD_LENGTH) return `a password has at most ${MAX_PASSWORD_LENGTH} characters`;
+  return undefined;
+}
+
+/** A random token (256 bits) for a cookie or a link. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** What is stored of a token: its SHA-256. A stolen table holds no usable cookie or link. */
+export function tokenId(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
+
+/** Ten codes of 16 characters (about 79 bits each), shown once as xxxx-xxxx-xxxx-xxxx. */
+export function newRecoveryCodes(count = 10): string[] {
+  return Array.from({ length: count }, () => {
+    const bytes = randomBytes(16);
+    const chars = [...bytes].map((byte) => RECOVERY_ALPHABET[byte % RECOVERY_ALPHABET.length]).join('');
+    return chars.match(/.{4}/g)!.join('-');
+  });
+}
+
+/** The stored form of a recovery code: typed in any case, with or without dashes and spaces. */
+export function recoveryCodeHash(code: string): string {
+  return tokenId(`recovery:${code.toLowerCase().replace(/[\s-]/g, '')}`);
+}
+
+export const TOTP_PERIOD_SECONDS = 30;
+
+export function newTotpSecret(): string {
+  return new Secret({ size: 20 }).base32;
+}
+
+function totp(secret: string, label = 'member'): TOTP {
+  return new TOTP({ issuer: 'Acquiro', label, secret: Secret.fromBase32(secret), digits: 6, period: TOTP_PERIOD_SECONDS });
+}
+
+/** The otpauth:// URI an authenticator app reads (typed in, or from a QR code). */
+export function totpUri(secret: string, email: string): string {
+  return totp(secret, email).toString();
+}
+
+/** The current code (tests and the sandbox's own checks). */
+export function totpCode(secret: string, at: Date): string {
+  return totp(secret).generate({ timestamp: at.getTime() });
+}
+
+/**
+ * The time step of a good code (one step of drift either way allowed), or undefined. A code at or
+ * before `lastStep` was already used: refused, so an observed code cannot be replayed.
+ */
+export function totpStep(secret: string, code: string, at: Date, lastStep: number | null): number | undefined {
+  const token = code.replace(/\s/g, '');
+  if (!/^[0-9]{6}$/.test(token)) return undefined;
+  const delta = totp(secret).validate({ token, timestamp: at.getTime(), window: 1 });
+  if (delta === null) return undefined;
+  const step = Math.floor(at.getTime() / 1000 / TOTP_PERIOD_SECONDS) + delta;
+  return lastStep !== null && step <= lastStep ? undefined : step;
+}

@@ -1,0 +1,46 @@
+// The one-time link `acquiro users create|reset` prints: its holder sets a password. Using it ends
+// the member's sessions and lockout; a used, superseded or expired link does nothing.
+import { MEMBER_MACHINE } from '../../domain/members.ts';
+import { deleteSessionsOf } from '../../db/repositories/portal-sessions.ts';
+import { linkHolder, memberById, retireLinks, updateMember } from '../../db/repositories/portal-users.ts';
+import type { PortalUserRow } from '../../db/schema.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
+import type { Deps } from '../context.ts';
+import { appendAudit } from './audit.ts';
+import { hashPassword, passwordProblem, tokenId } from './credentials.ts';
+import { PortalRefusal } from './refusal.ts';
+
+type LinkDeps = Pick<Deps, 'database' | 'wallClock'>;
+
+/** The member a link is for while it is usable (the page asks before showing the form). */
+export async function linkMember(deps: LinkDeps, token: string | undefined): Promise<PortalUserRow | undefined> {
+  if (!token || token.length > 100) return undefined;
+  const userId = await linkHolder(deps.database.db, tokenId(token), deps.wallClock.now());
+  const member = userId ? await memberById(deps.database.db, userId) : undefined;
+  return member?.status === 'disabled' ? undefined : member;
+}
+
+export async function setPasswordWithLink(deps: LinkDeps, command: { token: string; password: string; ip: string }): Promise<PortalUserRow> {
+  const weak = passwordProblem(command.password);
+  if (weak) throw new PortalRefusal(weak, { field: 'password' });
+  const passwordHash = await hashPassword(command.password);
+  const at = deps.wallClock.now();
+  const gone = () => new PortalRefusal('this link has been used, replaced or has expired: ask for a new one', { status: 404 });
+  return runUnitOfWork(deps.database, {
+    lock: async (tx) => {
+      const userId = await linkHolder(tx, tokenId(command.token), at, { lock: true });
+      return userId ? memberById(tx, userId, { lock: true }) : undefined;
+    },
+    check: (member) => {
+      if (!member || member.status === 'disabled') throw gone();
+      return { change: { member, move: MEMBER_MACHINE.move(member.status, 'active') } };
+    },
+    change: async (tx, { member, move }) => {
+      await updateMember(tx, member.id, move, { passwordHash, failedAttempts: 0, lockedUntil: null }, at);
+      await retireLinks(tx, member.id, at);
+      await deleteSessionsOf(tx, member.id);
+      await appendAudit(tx, { merchantId: member.merchantId, userId: member.id, email: member.email, ip: command.ip, action: 'password.set', target: member.id, outcome: 'ok' }, at);
+      return member;
+    },
+  });
+}

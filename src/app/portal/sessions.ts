@@ -1,0 +1,143 @@
+// A portal session from its cookie's token: found by the token's digest, ended when idle for 15
+// minutes or past its absolute limit (wall clock), or when its member is no longer active. Also:
+// sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
+import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
+import { deleteExpiredSessions, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { memberById, replaceRecoveryCodes, updateMember } from '../../db/repositories/portal-users.ts';
+import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
+import { runUnitOfWork } from '../../db/unit-of-work.ts';
+import type { Deps } from '../context.ts';
+import { appendAudit, recordAudit } from './audit.ts';
+import { newRecoveryCodes, newTotpSecret, passwordMatches, recoveryCodeHash, tokenId, totpStep, totpUri } from './credentials.ts';
+import type { Actor } from './refusal.ts';
+import { afterVerdict, isLocked, promote } from './sign-in.ts';
+import { IDLE_TIMEOUT_MS, REAUTH_FRESH_MS, TOUCH_EVERY_MS } from './timers.ts';
+
+type SessionDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
+
+export interface OpenSession {
+  readonly session: PortalSessionRow;
+  readonly member: PortalUserRow;
+}
+
+/** The session the token opens, or undefined (unknown, idle too long, past its limit, member not active). */
+export async function sessionOf(deps: SessionDeps, token: string | undefined): Promise<OpenSession | undefined> {
+  if (!token || token.length > 100) return undefined;
+  const found = await sessionWithMember(deps.database.db, tokenId(token));
+  if (!found) return undefined;
+  const now = deps.wallClock.now().getTime();
+  const { session, member } = found;
+  if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS || member.status !== 'active') {
+    await deleteSession(deps.database.db, session.id);
+    return undefined;
+  }
+  if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.database.db, session.id, new Date(now));
+  return found;
+}
+
+/** Deletes the rows of sessions past their limits (the periodic task); answers how many. */
+export function endExpiredSessions(deps: Pick<Deps, 'database' | 'wallClock'>): Promise<number> {
+  return deleteExpiredSessions(deps.database.db, deps.wallClock.now(), IDLE_TIMEOUT_MS);
+}
+
+export function actorOf(open: OpenSession, ip: string): Actor {
+  return { userId: open.member.id, email: open.member.email, ip };
+}
+
+export async function signOut(deps: SessionDeps, open: OpenSession, ip: string): Promise<void> {
+  const at = deps.wallClock.now();
+  await deps.database.db.transaction(async (tx) => {
+    await deleteSession(tx, open.session.id);
+    await appendAudit(tx, { merchantId: open.member.merchantId, ...actorOf(open, ip), action: 'sign-out', outcome: 'ok' }, at);
+  });
+}
+
+/** Ends every session of the member, this one included. */
+export async function signOutEverywhere(deps: SessionDeps, open: OpenSession, ip: string): Promise<number> {
+  const at = deps.wallClock.now();
+  return deps.database.db.transaction(async (tx) => {
+    const ended = await deleteSessionsOf(tx, open.member.id);
+    await appendAudit(tx, { merchantId: open.member.merchantId, ...actorOf(open, ip), action: 'sign-out.everywhere', outcome: 'ok', detail: { sessions: String(ended) } }, at);
+    return ended;
+  });
+}
+
+export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow): boolean {
+  return session.reauthAt !== null && deps.wallClock.now().getTime() - session.reauthAt.getTime() < REAUTH_FRESH_MS;
+}
+
+/**
+ * Confirms the member is at the keyboard: the password, and a TOTP code when enrolled. Failures
+ * count toward the lockout like a sign-in's. True when the session is fresh again.
+ */
+export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<boolean> {
+  const at = deps.wallClock.now();
+  const passwordOk = await passwordMatches(open.member.passwordHash ?? '', attempt.password);
+  return runUnitOfWork(deps.database, {
+    lock: (tx) => memberById(tx, open.member.id, { lock: true }),
+    check: (member) => ({ change: member! }),
+    change: async (tx, member) => {
+      const base = { merchantId: member.merchantId, ...actorOf(open, attempt.ip), action: 'reauthenticate' };
+      const locked = isLocked(member, at);
+      const step = member.totpSecret ? totpStep(deps.vault.open({ ciphertext: member.totpSecret, keyId: member.totpKeyId! }, member.id), attempt.code, at, member.totpLastStep) : undefined;
+      const good = !locked && passwordOk && member.passwordHash === open.member.passwordHash && (!member.totpSecret || step !== undefined);
+      if (!locked) {
+        await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...afterVerdict(member, good ? 'good' : 'bad', at), ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
+      }
+      if (good) await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { reauthAt: at });
+      await appendAudit(tx, { ...base, outcome: good ? 'ok' : 'refused', ...(good ? {} : { detail: { reason: locked ? 'locked' : 'wrong password or code' } }) }, at);
+      return good;
+    },
+  });
+}
+
+export interface Enrolment {
+  readonly secret: string;
+  readonly uri: string;
+}
+
+/** The secret offered to a session enrolling a second factor: made once, kept sealed on the session until confirmed. */
+export async function enrolmentOf(deps: SessionDeps, open: OpenSession): Promise<Enrolment> {
+  let secret: string;
+  if (open.session.pendingTotpSecret) {
+    secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
+  } else {
+    secret = newTotpSecret();
+    const sealed = deps.vault.seal(secret, open.session.id);
+    await updateSession(deps.database.db, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: sealed.ciphertext, pendingTotpKeyId: sealed.keyId });
+  }
+  return { secret, uri: totpUri(secret, open.member.email) };
+}
+
+export type EnrolmentResult = { readonly ok: true; readonly recoveryCodes: readonly string[]; readonly token?: string } | { readonly ok: false };
+
+/**
+ * Confirms enrolment with a code from the app: the member's second factor is set, ten recovery
+ * codes are made (shown once), and a session that was waiting on enrolment becomes active under a
+ * new token. A member already enrolled replaces its secret (My account).
+ */
+export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, attempt: { code: string; ip: string }): Promise<EnrolmentResult> {
+  const at = deps.wallClock.now();
+  if (!open.session.pendingTotpSecret) return { ok: false };
+  const secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
+  const step = totpStep(secret, attempt.code, at, null);
+  const base = { merchantId: open.member.merchantId, ...actorOf(open, attempt.ip), action: 'second-factor.enrol' };
+  if (step === undefined) {
+    await recordAudit(deps.database, { ...base, outcome: 'refused', detail: { reason: 'wrong code' } }, at);
+    return { ok: false };
+  }
+  const codes = newRecoveryCodes();
+  return runUnitOfWork(deps.database, {
+    lock: (tx) => memberById(tx, open.member.id, { lock: true }),
+    check: (member) => ({ change: member! }),
+    change: async (tx, member): Promise<EnrolmentResult> => {
+      const sealed = deps.vault.seal(secret, member.id);
+      await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
+      await replaceRecoveryCodes(tx, member.id, codes.map(recoveryCodeHash), at);
+      await appendAudit(tx, { ...base, outcome: 'ok' }, at);
+      if (open.session.status === 'enrol') return { ok: true, recoveryCodes: codes, token: await promote(tx, open.session, member, at) };
+      await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: null, pendingTotpKeyId: null });
+      return { ok: true, recoveryCodes: codes };
+    },
+  });
+}

@@ -1,0 +1,115 @@
+// users: the merchant portal's staff (docs/portal.md). `create` prints a one-time link to set a
+// password (there is no mail server: the operator hands it over), or with --password-stdin sets
+// the password read from standard input. `reset` prints a new link; `disable` ends the member's
+// sessions for good. And `audit verify`: the audit log's hash chain, checked from the first row.
+import type { Command } from 'commander';
+import { verifyAudit } from '../../app/portal/audit.ts';
+import { changeRole, createMember, disableMember, findMember, listMembers, resetMember } from '../../app/portal/members.ts';
+import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
+import type { PortalUserRow } from '../../db/schema.ts';
+import { ROLES } from '../../domain/members.ts';
+import { quietFailure, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+
+function listed(member: PortalUserRow) {
+  return {
+    user_id: member.id,
+    merchant_id: member.merchantId,
+    email: member.email,
+    role: member.role,
+    status: member.status,
+    second_factor: member.totpSecret !== null,
+    locked_until: member.lockedUntil?.toISOString() ?? null,
+    created_at: member.createdAt.toISOString(),
+  };
+}
+
+/** A refusal of the use case, printed as the CLI's own: exit 1 (2 for bad input). */
+async function refusals<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof PortalRefusal) throw usageError(error.message, error.status === 400 ? 2 : 1);
+    throw error;
+  }
+}
+
+export function userCommands(program: Command, deps: CommandDeps, io: Output): void {
+  const users = program.command('users').description('staff members of the merchant portal (/portal)');
+  const which = (command: Command) => command.option('--user-id <id>').option('--email <address>').option('--json', 'print JSON');
+  const member = async (opts: { userId?: string; email?: string }) => {
+    if (!opts.userId && !opts.email) throw usageError('name the member with --user-id or --email');
+    return refusals(() => findMember(deps, { ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.email ? { email: opts.email } : {}) }));
+  };
+
+  users
+    .command('create')
+    .description('add a member; prints a one-time link to set a password (and a second factor at first sign-in)')
+    .requiredOption('--merchant-id <id>')
+    .requiredOption('--email <address>')
+    .requiredOption('--role <role>', ROLES.join('|'))
+    .option('--password-stdin', 'set the password read from standard input instead of printing a link (sandbox and tests)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; email: string; role: string; passwordStdin?: boolean; json?: boolean }) => {
+      let password: string | undefined;
+      if (opts.passwordStdin) {
+        if (!io.stdin) throw usageError('--password-stdin reads the password on standard input, and runs only from a shell');
+        password = (await io.stdin()).replace(/\r?\n$/, '');
+      }
+      const created = await refusals(() =>
+        createMember(deps, { merchantId: opts.merchantId, email: opts.email, role: opts.role, ...(password !== undefined ? { password } : {}), actor: CLI_ACTOR }),
+      );
+      show(io, Boolean(opts.json), { ...listed(created.member), set_password_url: created.link ?? null }, () =>
+        created.link
+          ? `created ${created.member.id} (${created.member.email}, ${created.member.role})\nset-password link (one use, 24 hours): ${created.link}`
+          : `created ${created.member.id} (${created.member.email}, ${created.member.role}) with the password given`,
+      );
+    });
+
+  users
+    .command('list')
+    .description("a merchant's members")
+    .requiredOption('--merchant-id <id>')
+    .option('--json', 'print JSON')
+    .action(async (opts: { merchantId: string; json?: boolean }) => {
+      const rows = (await listMembers(deps, opts.merchantId)).map(listed);
+      show(io, Boolean(opts.json), { members: rows }, () => table(rows));
+    });
+
+  which(users.command('disable').description('disable a member for good: its sessions and links end')).action(async (opts: { userId?: string; email?: string; json?: boolean }) => {
+    const found = await member(opts);
+    await refusals(() => disableMember(deps, { merchantId: found.merchantId, userId: found.id, actor: CLI_ACTOR }));
+    show(io, Boolean(opts.json), { user_id: found.id, status: 'disabled' }, () => `disabled ${found.id} (${found.email})`);
+  });
+
+  which(users.command('reset').description("print a new one-time link to set the member's password; earlier links stop working")).action(
+    async (opts: { userId?: string; email?: string; json?: boolean }) => {
+      const found = await member(opts);
+      const link = await refusals(() => resetMember(deps, { merchantId: found.merchantId, userId: found.id, actor: CLI_ACTOR }));
+      show(io, Boolean(opts.json), { user_id: found.id, set_password_url: link }, () => `set-password link for ${found.email} (one use, 24 hours): ${link}`);
+    },
+  );
+
+  which(users.command('role').description("change a member's role (its sessions end)"))
+    .requiredOption('--role <role>', ROLES.join('|'))
+    .action(async (opts: { userId?: string; email?: string; role: string; json?: boolean }) => {
+      const found = await member(opts);
+      await refusals(() => changeRole(deps, { merchantId: found.merchantId, userId: found.id, role: opts.role, actor: CLI_ACTOR }));
+      show(io, Boolean(opts.json), { user_id: found.id, role: opts.role }, () => `${found.email} is now ${opts.role}`);
+    });
+
+  program
+    .command('audit')
+    .description("the portal's audit log")
+    .command('verify')
+    .description('check the hash chain of the audit log from its first row; exit 1 naming the first row that breaks it')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const result = await verifyAudit(deps.database);
+      if (result.ok) {
+        show(io, Boolean(opts.json), { ok: true, rows: result.rows }, () => `audit log intact: ${result.rows} rows`);
+        return;
+      }
+      show(io, Boolean(opts.json), { ok: false, rows: result.rows, broken_seq: result.seq, reason: result.reason }, () => `audit log broken at row ${result.seq}: ${result.reason} (${result.rows} rows before it are intact)`);
+      throw quietFailure();
+    });
+}

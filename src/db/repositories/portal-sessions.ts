@@ -1,0 +1,56 @@
+// Portal sessions: the row's key is the SHA-256 of the cookie's token. A session's status
+// (second factor due, enrolment due, active) moves only by a Transition of SESSION_MACHINE.
+import { and, eq, sql } from 'drizzle-orm';
+import type { SessionStatus } from '../../domain/members.ts';
+import type { Entry, Transition } from '../../domain/state-machine.ts';
+import type { Executor } from '../client.ts';
+import { portalSessions, portalUsers, type PortalSessionRow, type PortalUserRow } from '../schema.ts';
+
+export async function insertSession(
+  db: Executor,
+  session: { id: string; userId: string; at: Date; expiresAt: Date },
+  entry: Entry<SessionStatus>,
+): Promise<void> {
+  await db.insert(portalSessions).values({ id: session.id, userId: session.userId, status: entry.to, createdAt: session.at, lastSeenAt: session.at, expiresAt: session.expiresAt });
+}
+
+/** The session and its member. */
+export async function sessionWithMember(db: Executor, id: string): Promise<{ session: PortalSessionRow; member: PortalUserRow } | undefined> {
+  const [row] = await db.select({ session: portalSessions, member: portalUsers }).from(portalSessions).innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId)).where(eq(portalSessions.id, id));
+  return row;
+}
+
+export type SessionChange = Partial<Pick<PortalSessionRow, 'lastSeenAt' | 'reauthAt' | 'pendingTotpSecret' | 'pendingTotpKeyId'>>;
+
+/** Writes the session's move (or stay); false when it is gone or no longer in `from`. */
+export async function updateSession(db: Executor, id: string, move: Transition<SessionStatus>, change: SessionChange): Promise<boolean> {
+  const rows = await db
+    .update(portalSessions)
+    .set({ ...change, status: move.to })
+    .where(and(eq(portalSessions.id, id), eq(portalSessions.status, move.from)))
+    .returning({ id: portalSessions.id });
+  return rows.length === 1;
+}
+
+export async function touchSession(db: Executor, id: string, at: Date): Promise<void> {
+  await db.update(portalSessions).set({ lastSeenAt: at }).where(eq(portalSessions.id, id));
+}
+
+export async function deleteSession(db: Executor, id: string): Promise<void> {
+  await db.delete(portalSessions).where(eq(portalSessions.id, id));
+}
+
+/** Ends every session of the member (sign out everywhere, a new password, disabling); answers how many. */
+export async function deleteSessionsOf(db: Executor, userId: string): Promise<number> {
+  const rows = await db.delete(portalSessions).where(eq(portalSessions.userId, userId)).returning({ id: portalSessions.id });
+  return rows.length;
+}
+
+/** Sessions past their limits, for the periodic clean-up. */
+export async function deleteExpiredSessions(db: Executor, at: Date, idleMs: number): Promise<number> {
+  const rows = await db
+    .delete(portalSessions)
+    .where(sql`${portalSessions.expiresAt} <= ${at} OR ${portalSessions.lastSeenAt} <= ${new Date(at.getTime() - idleMs)}`)
+    .returning({ id: portalSessions.id });
+  return rows.length;
+}

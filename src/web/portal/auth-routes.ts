@@ -1,0 +1,120 @@
+// Signing in and out: /portal/sign-in, /second-factor, /enrol, /set-password, /sign-out. Every
+// form posts back with its CSRF token (bound to the session, or to none before one exists); each
+// successful step sets a new session cookie.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Deps } from '../../app/context.ts';
+import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
+import { PortalRefusal } from '../../app/portal/refusal.ts';
+import { confirmEnrolment, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
+import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
+import { redirect, sendPage } from '../../http/page.ts';
+import type { Html } from '../html.ts';
+import { checkPost, formOf } from './guard.ts';
+import { narrowLayout } from './layout.ts';
+import { clearSessionCookie, setSessionCookie } from './cookies.ts';
+import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
+
+const HOME = '/portal/transactions';
+
+/** Enrolment at sign-in (required for owners and admins), or a signed-in member's own choice (confirmed by password). */
+function enrolMode(open: OpenSession) {
+  const signedIn = open.session.status === 'active';
+  return { required: open.session.status === 'enrol', ...(signedIn ? { confirm: { current: open.member.totpSecret !== null } } : {}) };
+}
+
+export function authRoutes(app: FastifyInstance, deps: Deps): void {
+  const page = (reply: FastifyReply, title: string, main: Html, status = 200) =>
+    sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title, main, status }));
+  const csrf = (request: FastifyRequest, reply: FastifyReply) => reply.generateCsrf({ userInfo: request.portal?.session.id ?? 'anonymous' });
+  const post = { preHandler: checkPost(app, deps) };
+
+  app.get('/', async (request, reply) => redirect(reply, request.portal ? HOME : '/portal/sign-in'));
+
+  app.get<{ Querystring: { ended?: string } }>('/sign-in', async (request, reply) => {
+    if (request.portal?.session.status === 'active') return redirect(reply, HOME);
+    const notice = request.query.ended === 'everywhere' ? 'You are signed out on every device.' : request.query.ended === 'password' ? 'Your password is set: sign in with it.' : undefined;
+    return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), ...(notice ? { notice } : {}) }));
+  });
+
+  app.post('/sign-in', post, async (request, reply) => {
+    const form = formOf(request);
+    const email = (form.email ?? '').slice(0, 320);
+    const result = await signIn(deps, { email, password: (form.password ?? '').slice(0, 1000), ip: request.ip });
+    if (!result.ok) {
+      const error = result.reason === 'locked' ? 'Too many failed attempts: this account is locked for 15 minutes.' : 'The e-mail or password is not right.';
+      return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), email, error }), result.reason === 'locked' ? 429 : 401);
+    }
+    // The session that may have come with the request ends: a new one replaces it.
+    setSessionCookie(reply, deps, result.token);
+    return redirect(reply, result.status === 'active' ? HOME : result.status === 'enrol' ? '/portal/enrol' : '/portal/second-factor');
+  });
+
+  app.get('/second-factor', async (request, reply) => {
+    if (request.portal?.session.status !== 'second_factor') return redirect(reply, request.portal ? HOME : '/portal/sign-in');
+    return page(reply, 'Two-step verification', secondFactorForm({ csrfToken: csrf(request, reply) }));
+  });
+
+  app.post('/second-factor', post, async (request, reply) => {
+    const open = request.portal;
+    if (open?.session.status !== 'second_factor') return redirect(reply, '/portal/sign-in');
+    const result = await completeSecondFactor(deps, { session: open.session, code: (formOf(request).code ?? '').slice(0, 40), ip: request.ip });
+    if (!result.ok) {
+      const error = result.reason === 'locked' ? 'Too many failed attempts: this account is locked for 15 minutes.' : 'That code is not right.';
+      return page(reply, 'Two-step verification', secondFactorForm({ csrfToken: csrf(request, reply), error }), result.reason === 'locked' ? 429 : 401);
+    }
+    setSessionCookie(reply, deps, result.token);
+    return redirect(reply, HOME);
+  });
+
+  // Enrolment: required at the first sign-in of an owner or admin, or chosen from My account.
+  app.get('/enrol', async (request, reply) => {
+    const open = request.portal;
+    if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
+    const enrolment = await enrolmentOf(deps, open);
+    return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open) }));
+  });
+
+  app.post('/enrol', post, async (request, reply) => {
+    const open = request.portal;
+    if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
+    const form = formOf(request);
+    // A signed-in member replacing (or adding) its second factor confirms it is them first.
+    const confirmed = open.session.status !== 'active' || (await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }));
+    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const };
+    if (!result.ok) {
+      const enrolment = await enrolmentOf(deps, open);
+      const error = confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
+      return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open), error }), 400);
+    }
+    if (result.token) setSessionCookie(reply, deps, result.token);
+    return page(reply, 'Recovery codes', recoveryCodesPage(result.recoveryCodes, result.token ? HOME : '/portal/account'));
+  });
+
+  app.get<{ Querystring: { token?: string } }>('/set-password', async (request, reply) => {
+    const member = await linkMember(deps, request.query.token);
+    if (!member) return page(reply, 'Link not valid', linkGonePage(), 404);
+    return page(reply, 'Choose a password', setPasswordForm({ csrfToken: csrf(request, reply), token: request.query.token!, email: member.email }));
+  });
+
+  app.post('/set-password', post, async (request, reply) => {
+    const form = formOf(request);
+    const token = form.token ?? '';
+    try {
+      await setPasswordWithLink(deps, { token, password: form.password ?? '', ip: request.ip });
+    } catch (error) {
+      if (!(error instanceof PortalRefusal)) throw error;
+      const member = await linkMember(deps, token);
+      if (!member) return page(reply, 'Link not valid', linkGonePage(), 404);
+      return page(reply, 'Choose a password', setPasswordForm({ csrfToken: csrf(request, reply), token, email: member.email, error: error.message }), 400);
+    }
+    clearSessionCookie(reply, deps);
+    return redirect(reply, '/portal/sign-in?ended=password');
+  });
+
+  app.post('/sign-out', post, async (request, reply) => {
+    if (request.portal) await signOut(deps, request.portal, request.ip);
+    clearSessionCookie(reply, deps);
+    return redirect(reply, '/portal/sign-in');
+  });
+}
+

@@ -1,0 +1,104 @@
+// Members in the portal (owners and admins) and with the CLI: invite with a one-time link, change
+// a role, disable; each asks for re-authentication first, is written to the audit log, and ends
+// the member's sessions where it changes their rights. Admins cannot touch owners.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+
+let gw: TestGateway;
+let merchantId: string;
+beforeAll(async () => {
+  gw = await startTestGateway();
+  merchantId = (await gw.merchant()).credentials.merchant_id;
+});
+afterAll(() => gw?.close());
+
+const memberRow = async (userId: string) =>
+  (await gw.database.query<{ role: string; status: string }>('SELECT role, status FROM portal_users WHERE id = $1', [userId]))[0];
+
+/** Posts an action, confirming with the password and a code when the portal asks. */
+async function act(client: PortalClient, member: TestMember, path: string, fields: Record<string, string> = {}) {
+  await client.get('/portal/members');
+  const first = await client.post(path, fields);
+  if (!first.body.includes('Confirm it is you')) return first;
+  return client.post(path, { ...fields, _reauth_password: member.password, ...(member.totpSecret ? { _reauth_code: nextCode(member) } : {}) });
+}
+
+describe('members', () => {
+  it('asks an owner to re-authenticate, then invites a member with a one-time link', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const client = await signIn(gw, owner);
+    await client.get('/portal/members');
+    const asked = await client.post('/portal/members/invite', { email: 'new.member@shop.example', role: 'operator' });
+    expect(asked.body).toContain('Confirm it is you');
+    expect(asked.body).toContain('value="new.member@shop.example"');
+    expect((await gw.database.query(`SELECT 1 FROM portal_users WHERE email = 'new.member@shop.example'`)).length).toBe(0);
+    const wrong = await client.post('/portal/members/invite', { email: 'new.member@shop.example', role: 'operator', _reauth_password: 'not my password', _reauth_code: '000000' });
+    expect(wrong.status).toBe(403);
+    const done = await client.post('/portal/members/invite', { email: 'new.member@shop.example', role: 'operator', _reauth_password: owner.password, _reauth_code: nextCode(owner) });
+    expect(done.status).toBe(200);
+    const link = /id="invite-link">([^<]+)</.exec(done.body)![1]!;
+    expect(link).toMatch(/\/portal\/set-password\?token=/);
+    const list = await runCommand(['users', 'list', '--merchant-id', merchantId, '--json'], gw.gateway.deps);
+    expect(JSON.parse(list.stdout).members).toEqual(expect.arrayContaining([expect.objectContaining({ email: 'new.member@shop.example', role: 'operator', status: 'invited' })]));
+    const audit = await gw.database.query<{ email: string; outcome: string }>(`SELECT email, outcome FROM portal_audit_log WHERE action = 'member.create' AND target LIKE '%new.member@shop.example'`);
+    expect(audit).toEqual([{ email: owner.email, outcome: 'ok' }]);
+  });
+
+  it('changes a role and disables a member; their sessions end at once', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const operator = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, owner);
+    const theirs = await signIn(gw, operator);
+    expect((await act(client, owner, `/portal/members/${operator.userId}/role`, { role: 'viewer' })).location).toBe('/portal/members');
+    expect(await memberRow(operator.userId)).toEqual({ role: 'viewer', status: 'active' });
+    expect((await theirs.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    const again = await signIn(gw, operator);
+    expect((await act(client, owner, `/portal/members/${operator.userId}/disable`)).location).toBe('/portal/members');
+    expect(await memberRow(operator.userId)).toEqual({ role: 'viewer', status: 'disabled' });
+    expect((await again.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    const refused = new PortalClient(gw.gateway.server.app);
+    await refused.get('/portal/sign-in');
+    expect((await refused.post('/portal/sign-in', { email: operator.email, password: operator.password })).status).toBe(401);
+  });
+
+  it('lets an admin manage operators but not owners, nor make one', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const admin = await createMember(gw, merchantId, 'admin');
+    const viewer = await createMember(gw, merchantId, 'viewer');
+    const client = await signIn(gw, admin);
+    expect((await act(client, admin, `/portal/members/${owner.userId}/disable`)).status).toBe(403);
+    expect((await act(client, admin, `/portal/members/${viewer.userId}/role`, { role: 'owner' })).status).toBe(403);
+    expect((await act(client, admin, '/portal/members/invite', { email: 'boss@shop.example', role: 'owner' })).status).toBe(403);
+    expect((await act(client, admin, `/portal/members/${admin.userId}/disable`)).status).toBe(403);
+    expect(await memberRow(owner.userId)).toEqual({ role: 'owner', status: 'active' });
+    expect(await memberRow(viewer.userId)).toEqual({ role: 'viewer', status: 'active' });
+    expect((await act(client, admin, `/portal/members/${viewer.userId}/role`, { role: 'operator' })).location).toBe('/portal/members');
+    expect(await memberRow(viewer.userId)).toEqual({ role: 'operator', status: 'active' });
+  });
+
+  it('refuses a bad e-mail or role without storing anything', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const client = await signIn(gw, owner);
+    expect((await act(client, owner, '/portal/members/invite', { email: 'not-an-address', role: 'viewer' })).status).toBe(400);
+    expect((await act(client, owner, '/portal/members/invite', { email: 'fine@shop.example', role: 'superuser' })).status).toBe(400);
+    expect((await gw.database.query(`SELECT 1 FROM portal_users WHERE email IN ('not-an-address', 'fine@shop.example')`)).length).toBe(0);
+    const cli = await runCommand(['users', 'create', '--merchant-id', merchantId, '--email', 'x@shop.example', '--role', 'root'], gw.gateway.deps);
+    expect(cli.exitCode).toBe(2);
+    const unknown = await runCommand(['users', 'create', '--merchant-id', 'M999999', '--email', 'x@shop.example', '--role', 'viewer'], gw.gateway.deps);
+    expect(unknown.exitCode).toBe(1);
+    expect(unknown.stderr).toContain('no merchant M999999');
+  });
+
+  it('makes one member of N concurrent identical creations, and disables once under N concurrent disables', async () => {
+    const email = `race-${Date.now()}@shop.example`;
+    const results = await Promise.all(Array.from({ length: 10 }, () => runCommand(['users', 'create', '--merchant-id', merchantId, '--email', email, '--role', 'viewer'], gw.gateway.deps)));
+    expect(results.filter((r) => r.exitCode === 0)).toHaveLength(1);
+    expect(results.filter((r) => r.exitCode !== 0).every((r) => r.stderr.includes('exists already'))).toBe(true);
+    const disables = await Promise.all(Array.from({ length: 10 }, () => runCommand(['users', 'disable', '--email', email], gw.gateway.deps)));
+    expect(disables.filter((r) => r.exitCode === 0)).toHaveLength(1);
+    const audit = await gw.database.query(`SELECT 1 FROM portal_audit_log WHERE action = 'member.disable' AND target LIKE $1`, [`%${email}`]);
+    expect(audit).toHaveLength(1);
+  });
+});

@@ -1,0 +1,107 @@
+// The portal's defences over HTTP: CSRF tokens on every state change, posts from other sites,
+// the pages' security headers, XSS probes shown as text, and one merchant's staff refused
+// another merchant's ids exactly as unknown ones.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+
+let gw: TestGateway;
+let merchantId: string;
+let otherMerchant: string;
+const PROBE = '<script>alert(1)</script>';
+beforeAll(async () => {
+  gw = await startTestGateway();
+  merchantId = (await gw.merchant({ name: `Shop ${PROBE}` })).credentials.merchant_id;
+  otherMerchant = (await gw.merchant()).credentials.merchant_id;
+});
+afterAll(() => gw?.close());
+
+const sessionsOf = async (member: TestMember) =>
+  (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1', [member.userId]))[0]!.n;
+
+describe('portal security', () => {
+  it('refuses a state change without the CSRF token, or with another session’s, and changes nothing', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    const client = await signIn(gw, member);
+    const other = await signIn(gw, await createMember(gw, merchantId, 'viewer'));
+    await other.get('/portal/account');
+    for (const token of ['', 'forged-token', other.csrf!]) {
+      const answer = await client.post('/portal/account/sign-out-everywhere', { _csrf: token });
+      expect(answer.status).toBe(403);
+    }
+    expect(await sessionsOf(member)).toBe(1);
+    expect((await client.get('/portal/transactions')).status).toBe(200);
+    // The sign-in form is protected too (login CSRF).
+    const stranger = new PortalClient(gw.gateway.server.app);
+    expect((await stranger.post('/portal/sign-in', { email: member.email, password: member.password })).status).toBe(403);
+  });
+
+  it('refuses a post sent from another site even with a valid token', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    const client = await signIn(gw, member);
+    await client.get('/portal/account');
+    expect((await client.post('/portal/account/sign-out-everywhere', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await client.post('/portal/account/sign-out-everywhere', {}, { origin: 'https://evil.example' })).status).toBe(403);
+    expect(await sessionsOf(member)).toBe(1);
+  });
+
+  it('serves every page with a strict CSP, no framing, no referrer and no caching', async () => {
+    const client = await signIn(gw, await createMember(gw, merchantId, 'owner'));
+    const signedOut = await new PortalClient(gw.gateway.server.app).get('/portal/sign-in');
+    expect(signedOut.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    for (const path of ['/portal/transactions', '/portal/members', '/portal/audit', '/portal/account', '/portal/nowhere']) {
+      const page = await client.get(path);
+      const csp = String(page.headers['content-security-policy']);
+      expect(csp, path).toContain("default-src 'none'");
+      expect(csp, path).toContain("frame-ancestors 'none'");
+      expect(csp, path).not.toContain('unsafe-inline');
+      expect(page.headers['x-frame-options'], path).toBe('DENY');
+      expect(page.headers['referrer-policy'], path).toBe('no-referrer');
+      expect(page.headers['cache-control'], path).toBe('no-store');
+    }
+  });
+
+  it('shows XSS probes in the merchant name, a member e-mail and the filters as text', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    await createMember(gw, merchantId, 'viewer', { email: `"><img/src=x/onerror=alert(1)>@shop.example` });
+    const client = await signIn(gw, owner);
+    const pages = [
+      await client.get('/portal/transactions'),
+      await client.get('/portal/members'),
+      await client.get(`/portal/audit?email=${encodeURIComponent(PROBE)}&action=${encodeURIComponent('"><svg onload=alert(1)>')}`),
+    ];
+    for (const page of pages) {
+      expect(page.body).not.toContain('<script>alert');
+      expect(page.body).not.toContain('<img/src=x');
+      expect(page.body).not.toContain('<svg onload');
+    }
+    expect(pages[0]!.body).toContain('Shop &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(pages[1]!.body).toContain('&quot;&gt;&lt;img/src=x/onerror=alert(1)&gt;@shop.example');
+  });
+
+  it("answers another merchant's member ids exactly like unknown ones, and changes nothing", async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const theirs = await createMember(gw, otherMerchant, 'operator');
+    const client = await signIn(gw, owner);
+    const theirSession = await signIn(gw, theirs);
+    // Re-authenticate once (fresh for 5 minutes) through the confirmation the action asks for.
+    await client.get('/portal/members');
+    const asked = await client.post('/portal/members/PU00000000000000000000000000/disable');
+    expect(asked.body).toContain('Confirm it is you');
+    const confirmed = await client.post('/portal/members/PU00000000000000000000000000/disable', { _reauth_password: owner.password, _reauth_code: nextCode(owner) });
+    expect(confirmed.status).toBe(404);
+    const answers = [];
+    for (const id of [theirs.userId, 'PU00000000000000000000000000']) {
+      await client.get('/portal/members');
+      answers.push(await client.post(`/portal/members/${id}/disable`));
+      await client.get('/portal/members');
+      answers.push(await client.post(`/portal/members/${id}/role`, { role: 'viewer' }));
+    }
+    expect(answers.map((a) => a.status)).toEqual([404, 404, 404, 404]);
+    expect(answers[0]!.body.replace(/value="[^"]*"/g, '')).toBe(answers[2]!.body.replace(/value="[^"]*"/g, ''));
+    const [row] = await gw.database.query<{ status: string; role: string }>('SELECT status, role FROM portal_users WHERE id = $1', [theirs.userId]);
+    expect(row).toEqual({ status: 'active', role: 'operator' });
+    expect((await theirSession.get('/portal/transactions')).status).toBe(200);
+    expect((await client.get('/portal/members')).body).not.toContain(theirs.email);
+  });
+});

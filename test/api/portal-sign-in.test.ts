@@ -1,0 +1,218 @@
+// Signing in to the portal over HTTP: password, second factor and its enrolment, recovery codes,
+// lockout, idle and absolute expiry (on the wall clock, injected), the one-time link, sign out
+// everywhere, and a new session at every step.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+
+let gw: TestGateway;
+let merchantId: string;
+const wall = new FakeClock('2026-11-22T09:00:00Z');
+// The business clock stays put: the portal's timers must follow the wall clock alone.
+const business = new FakeClock('2026-11-22T09:00:00Z');
+beforeAll(async () => {
+  gw = await startTestGateway({ wallClock: wall, clock: business });
+  merchantId = (await gw.merchant()).credentials.merchant_id;
+});
+afterAll(() => gw?.close());
+
+const MINUTE = 60_000;
+
+async function passwordStep(member: TestMember, password = member.password) {
+  const client = new PortalClient(gw.gateway.server.app);
+  await client.get('/portal/sign-in');
+  return { client, answer: await client.post('/portal/sign-in', { email: member.email, password }) };
+}
+
+const sessionCookie = (answer: { headers: Record<string, unknown> }) =>
+  ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []).find((line) => line.startsWith('acquiro_portal='));
+
+describe('portal sign-in', () => {
+  it('signs an operator in with the password alone, with a new HttpOnly SameSite=Strict Secure cookie', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const { client, answer } = await passwordStep(member);
+    expect(answer.status).toBe(303);
+    expect(answer.location).toBe('/portal/transactions');
+    const cookie = sessionCookie(answer)!;
+    expect(cookie).toMatch(/HttpOnly/);
+    expect(cookie).toMatch(/SameSite=Strict/);
+    expect(cookie).toMatch(/Secure/);
+    expect(cookie).toMatch(/Path=\/portal/);
+    const page = await client.get('/portal/transactions');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(member.email);
+  });
+
+  it('answers a wrong password and an unknown address alike, and sets no session', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    const wrong = await passwordStep(member, 'not the password at all');
+    const unknown = await passwordStep({ ...member, email: 'nobody@shop.example' });
+    expect(wrong.answer.status).toBe(401);
+    expect(unknown.answer.status).toBe(401);
+    expect(wrong.answer.body.replace(/value="[^"]*"/g, '')).toBe(unknown.answer.body.replace(/value="[^"]*"/g, ''));
+    expect(sessionCookie(wrong.answer)).toBeUndefined();
+    expect((await wrong.client.get('/portal/transactions')).location).toBe('/portal/sign-in');
+  });
+
+  it('ignores a session token the browser brought along, and mints a new one at each step', async () => {
+    const member = await createMember(gw, merchantId, 'admin');
+    const { client, answer } = await passwordStep(member);
+    expect(answer.location).toBe('/portal/enrol');
+    const pending = client.cookies.get('acquiro_portal')!;
+    // A fixated token is nothing: the server made none for it.
+    const planted = new PortalClient(gw.gateway.server.app);
+    planted.cookies.set('acquiro_portal', 'planted-token-planted-token-planted-token');
+    expect((await planted.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    const page = await client.get('/portal/enrol');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    const enrolled = await client.post('/portal/enrol', { code: nextCode(member, wall) });
+    expect(enrolled.status).toBe(200);
+    expect(enrolled.body).toContain('recovery-codes');
+    const active = client.cookies.get('acquiro_portal')!;
+    expect(active).not.toBe(pending);
+    const stale = new PortalClient(gw.gateway.server.app);
+    stale.cookies.set('acquiro_portal', pending);
+    expect((await stale.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await client.get('/portal/transactions')).status).toBe(200);
+  });
+
+  it('makes an owner enrol a second factor, then asks for a code at every sign-in; a code is good once', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    await signIn(gw, member, { clock: wall });
+    const { client, answer } = await passwordStep(member);
+    expect(answer.location).toBe('/portal/second-factor');
+    expect((await client.get('/portal/transactions')).location).toBe('/portal/second-factor');
+    await client.get('/portal/second-factor');
+    expect((await client.post('/portal/second-factor', { code: '000000' })).status).toBe(401);
+    const code = nextCode(member, wall);
+    const done = await client.post('/portal/second-factor', { code });
+    expect(done.location).toBe('/portal/transactions');
+    expect((await client.get('/portal/transactions')).status).toBe(200);
+    // The same code again, in another sign-in: refused.
+    const again = await passwordStep(member);
+    await again.client.get('/portal/second-factor');
+    expect((await again.client.post('/portal/second-factor', { code })).status).toBe(401);
+  });
+
+  it('takes each recovery code once instead of a TOTP code', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    const { client } = await passwordStep(member);
+    const page = await client.get('/portal/enrol');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
+    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
+    expect(codes).toHaveLength(10);
+    const first = await passwordStep(member);
+    await first.client.get('/portal/second-factor');
+    expect((await first.client.post('/portal/second-factor', { code: codes[3]!.toUpperCase() })).location).toBe('/portal/transactions');
+    const second = await passwordStep(member);
+    await second.client.get('/portal/second-factor');
+    expect((await second.client.post('/portal/second-factor', { code: codes[3]! })).status).toBe(401);
+    const [stored] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_recovery_codes WHERE code_hash LIKE '%${codes[0]!.replace(/-/g, '')}%'`);
+    expect(stored!.n).toBe(0);
+  });
+
+  it('lets an operator turn on a second factor from My account, confirming with the password', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, member, { clock: wall });
+    const page = await client.get('/portal/enrol');
+    expect(page.body).toContain('Your password');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    const code = nextCode(member, wall);
+    expect((await client.post('/portal/enrol', { code, _reauth_password: 'not the password' })).status).toBe(400);
+    const [before] = await gw.database.query<{ totp_secret: string | null }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
+    expect(before!.totp_secret).toBeNull();
+    const done = await client.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password });
+    expect(done.status).toBe(200);
+    expect(done.body).toContain('recovery-codes');
+    wall.advance(60_000);
+    expect((await passwordStep(member)).answer.location).toBe('/portal/second-factor');
+  });
+
+  it('locks a member after 5 failures, even against the right password, for 15 minutes of wall-clock time', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    for (let i = 0; i < 5; i++) expect((await passwordStep(member, `wrong password ${i}`)).answer.status).toBe(401);
+    const locked = await passwordStep(member);
+    expect(locked.answer.status).toBe(429);
+    expect(locked.answer.body).toContain('locked for 15 minutes');
+    business.advance(24 * 60 * MINUTE);
+    expect((await passwordStep(member)).answer.status).toBe(429);
+    wall.advance(15 * MINUTE);
+    expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
+  });
+
+  it('counts N concurrent wrong passwords each: the member is locked after them', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => passwordStep(member, `concurrent wrong ${i}`)));
+    // Each failure counted once: five refused as wrong, the rest find the member locked.
+    expect(answers.map((a) => a.answer.status).sort()).toEqual([...Array(5).fill(401), ...Array(3).fill(429)]);
+    expect((await passwordStep(member)).answer.status).toBe(429);
+    const [audit] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_audit_log WHERE user_id = $1 AND action = 'sign-in' AND outcome = 'refused'`, [member.userId]);
+    expect(audit!.n).toBe(9);
+    wall.advance(15 * MINUTE);
+  });
+
+  it('ends a session idle for 15 minutes, and any session after its absolute limit', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const idle = await signIn(gw, member, { clock: wall });
+    wall.advance(14 * MINUTE);
+    expect((await idle.get('/portal/transactions')).status).toBe(200);
+    wall.advance(15 * MINUTE);
+    expect((await idle.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    const busy = await signIn(gw, member, { clock: wall });
+    for (let elapsed = 0; elapsed < 12 * 60 - 10; elapsed += 10) {
+      wall.advance(10 * MINUTE);
+      expect((await busy.get('/portal/transactions')).status).toBe(200);
+    }
+    wall.advance(10 * MINUTE);
+    expect((await busy.get('/portal/transactions')).location).toBe('/portal/sign-in');
+  });
+
+  it('signs out everywhere: every session of the member ends, others stay', async () => {
+    const member = await createMember(gw, merchantId, 'viewer');
+    const other = await createMember(gw, merchantId, 'viewer');
+    const [phone, laptop, colleague] = await Promise.all([signIn(gw, member), signIn(gw, member), signIn(gw, other)]);
+    await laptop.get('/portal/account');
+    const out = await laptop.post('/portal/account/sign-out-everywhere');
+    expect(out.location).toBe('/portal/sign-in?ended=everywhere');
+    expect((await phone.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await laptop.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await colleague.get('/portal/transactions')).status).toBe(200);
+  });
+
+  it('sets the password from the one-time link `users create` prints; the link works once and ends sessions', async () => {
+    const email = `invited-${Date.now()}@shop.example`;
+    const created = await runCommand(['users', 'create', '--merchant-id', merchantId, '--email', email, '--role', 'viewer'], gw.gateway.deps);
+    expect(created.exitCode).toBe(0);
+    const link = /set-password link \(one use, 24 hours\): (\S+)/.exec(created.stdout)![1]!;
+    expect(link).toMatch(/^http:\/\/gateway\.test\/portal\/set-password\?token=[A-Za-z0-9_-]{43}$/);
+    const path = link.slice('http://gateway.test'.length);
+    const client = new PortalClient(gw.gateway.server.app);
+    const form = await client.get(path);
+    expect(form.status).toBe(200);
+    expect(form.body).toContain(email);
+    expect((await client.post('/portal/set-password', { token: new URL(link).searchParams.get('token')!, password: 'short' })).status).toBe(400);
+    const set = await client.post('/portal/set-password', { token: new URL(link).searchParams.get('token')!, password: 'a long enough pass phrase' });
+    expect(set.location).toBe('/portal/sign-in?ended=password');
+    expect((await new PortalClient(gw.gateway.server.app).get(path)).status).toBe(404);
+    const member: TestMember = { userId: '', merchantId, email, password: 'a long enough pass phrase', role: 'viewer' };
+    const session = await signIn(gw, member);
+    // A reset prints a new link; using it ends the member's sessions and the old password.
+    const reset = await runCommand(['users', 'reset', '--email', email], gw.gateway.deps);
+    const second = /: (http\S+)$/m.exec(reset.stdout)![1]!;
+    const resetter = new PortalClient(gw.gateway.server.app);
+    await resetter.get(second.slice('http://gateway.test'.length));
+    expect((await resetter.post('/portal/set-password', { token: new URL(second).searchParams.get('token')!, password: 'another long pass phrase' })).status).toBe(303);
+    expect((await session.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await passwordStep(member)).answer.status).toBe(401);
+  });
+
+  it('never writes a password, a session token or a link token to a log line', async () => {
+    expect(gw.logs.text).not.toContain('correct horse battery staple');
+    expect(gw.logs.text).not.toContain('a long enough pass phrase');
+    expect(gw.logs.text).not.toMatch(/token=/);
+    const [session] = await gw.database.query<{ id: string }>('SELECT id FROM portal_sessions LIMIT 1');
+    expect(session!.id).toMatch(/^[0-9a-f]{64}$/);
+  });
+});

@@ -1,0 +1,168 @@
+// Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
+// and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
+// test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
+// limit holds across both; a key revoked or a merchant disabled is refused by both within a second.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpClient, type SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { batch, orderOf, pay } from '../support/lifecycle.ts';
+import { payoutBody } from '../support/payouts.ts';
+import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+
+let test: TestDatabase;
+let env: Record<string, string>;
+const gateways: RunningServer[] = [];
+const workers: RunningWorker[] = [];
+let urls: string[];
+
+const GATEWAY_ENV = { ACQUIRO_WORKERS: 'off', ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '1000', ACQUIRO_BUSY_IN_FLIGHT: '100000' };
+
+const cli = (args: readonly string[]) => acquiroJson(args, env);
+
+async function merchant(...options: string[]): Promise<{ credentials: { merchant_id: string; account_id: string; secret_key: string }; client: SignedClient }> {
+  const credentials = (await cli(['merchants', 'create', '--name', 'multi', ...options])) as { merchant_id: string; account_id: string; secret_key: string };
+  return { credentials, client: httpClient(urls, credentials) };
+}
+
+const count = <T>(values: readonly T[], value: T) => values.filter((v) => v === value).length;
+const one = async <T>(text: string, params: unknown[]) => (await test.database.query<T>(text, params))[0]!;
+
+describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one PostgreSQL', () => {
+  beforeAll(async () => {
+    test = await openTestDatabase(2);
+    env = test.env;
+    // Three processes start at once on a schema without a table: the migrations run once.
+    const [a, b, w] = await Promise.all([startServer({ ...env, ...GATEWAY_ENV }), startServer({ ...env, ...GATEWAY_ENV }), Promise.resolve(startWorker(env))]);
+    gateways.push(a, b);
+    workers.push(w, startWorker(env));
+    urls = gateways.map((g) => g.url);
+  }, 180_000);
+  afterAll(async () => {
+    for (const child of [...gateways, ...workers]) await child.stop('SIGTERM');
+    await test?.drop();
+  });
+
+  it('applied each migration once, and both gateways count each other', async () => {
+    const versions = await test.database.query<{ version: string; n: number }>('SELECT version, count(*)::int AS n FROM schema_migrations GROUP BY version');
+    expect(versions.length).toBeGreaterThan(10);
+    expect(versions.every((v) => v.n === 1)).toBe(true);
+    const alive = await one<{ n: number }>(`SELECT count(*)::int AS n FROM process_heartbeats WHERE role = 'gateway' AND beat_at > now() - interval '3 seconds'`, []);
+    expect(alive.n).toBe(2);
+    // The workers beat too (once started: a worker has no readiness probe), and are no gateways.
+    const workersAlive = () => one<{ n: number }>(`SELECT count(*)::int AS n FROM process_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '3 seconds'`, []);
+    const deadline = performance.now() + 60_000;
+    while ((await workersAlive()).n < 2 && performance.now() < deadline) await sleep(250);
+    expect(await workersAlive()).toEqual({ n: 2 });
+  });
+
+  it('50 identical payments over both gateways: one payment, one outcome', async () => {
+    const { client } = await merchant('--rate-limit', '100000');
+    const body = cardPayment(client.ids);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => client.post('/v1/authorise', body)));
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    expect(new Set(answers.map((a) => a.body.transaction_id)).size).toBe(1);
+    expect(answers.every((a) => a.body.result_info === '0000:Success' && a.signed)).toBe(true);
+    const id = answers[0]!.body.transaction_id as string;
+    expect(await one<{ n: number }>('SELECT count(*)::int AS n FROM payments WHERE account_id = $1', [client.ids.account_id])).toEqual({ n: 1 });
+    expect(await one('SELECT status FROM payments WHERE id = $1', [id])).toEqual({ status: 'captured' });
+  });
+
+  it('50 captures over both gateways capture once', async () => {
+    const { client } = await merchant('--rate-limit', '100000', '--capture-mode', 'manual');
+    const txn = await pay(client);
+    const answers = await Promise.all(Array.from({ length: 50 }, () => batch(client, 'capture_orders', [orderOf(txn)])));
+    const entries = answers.map((a) => a.body.capture_orders[0] as Record<string, string>);
+    expect(count(entries.map((e) => e.capture_status), '1')).toBe(1);
+    expect(entries.filter((e) => e.capture_status !== '1').every((e) => /^50(05|12):/.test(e.error_message!))).toBe(true);
+    expect(await one('SELECT status, captured_amount::int AS captured FROM payments WHERE id = $1', [txn.transaction_id])).toEqual({ status: 'captured', captured: 1000 });
+    expect(await one<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE payment_id = $1 AND type = 'payment.captured'`, [txn.transaction_id])).toEqual({ n: 1 });
+  });
+
+  it('20 refunds of 10 % over both gateways leave exactly 10 succeeded, and the ledger checks', async () => {
+    const { client } = await merchant('--rate-limit', '100000');
+    const txn = await pay(client);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => batch(client, 'refund_orders', [orderOf(txn, { refund_amount: '1.00' })])));
+    const entries = answers.map((a) => a.body.refund_orders[0] as Record<string, string>);
+    expect(count(entries.map((e) => e.refund_status), '1')).toBe(10);
+    expect(entries.filter((e) => e.refund_status !== '1').every((e) => e.refund_message!.startsWith('V5010:'))).toBe(true);
+    expect(await one('SELECT status, refunded_amount::int AS refunded FROM payments WHERE id = $1', [txn.transaction_id])).toEqual({ status: 'refunded', refunded: 1000 });
+    expect(await one<{ n: number }>(`SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1 AND status = 'succeeded'`, [txn.transaction_id])).toEqual({ n: 10 });
+    const check = await acquiro(['ledger', 'check'], env);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
+  });
+
+  it('concurrent payouts against one balance over both gateways: what the balance covers, each once', async () => {
+    const { client } = await merchant('--rate-limit', '100000');
+    const args = ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
+    // Two payouts of 100.00 (101.50 with their fees) fit in 250.00; a third does not.
+    await cli(['balance', 'topup', ...args, '--currency', 'USD', '--amount', '250.00']);
+    const distinct = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/payout', payoutBody(client))));
+    expect(distinct.map((a) => a.status)).toEqual(Array(10).fill(200));
+    // Each is recorded; those the balance no longer covered, as FAILED (nothing reserved).
+    const funded = distinct.filter((a) => a.body.status !== 'FAILED');
+    expect(funded).toHaveLength(2);
+    // The same payout 10 times at once: one.
+    const body = payoutBody(client, { payment_amount: '10.00' });
+    const repeats = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/payout', body)));
+    expect(new Set(repeats.map((a) => a.body.transaction_id)).size).toBe(1);
+    expect(repeats[0]!.body.status).not.toBe('FAILED');
+    expect(await one<{ n: number }>('SELECT count(*)::int AS n FROM payouts WHERE account_id = $1', [client.ids.account_id])).toEqual({ n: 11 });
+    const [usd] = ((await cli(['balance', 'show', ...args])) as unknown as { currency: string; available: string }[]).filter((b) => b.currency === 'USD');
+    const paid = [...funded, repeats[0]!].map((a) => Number(a.body.amount_payer_pays));
+    expect(Math.round(Number(usd!.available) * 100)).toBe(25_000 - paid.reduce((sum, minor) => sum + minor, 0));
+  });
+
+  // Subscriptions join here as they are built: a cycle due while both workers run is charged once.
+  it.todo('a subscription cycle due while both workers run: charged once');
+
+  it('holds an account’s rate limit across both gateways: each takes its part', async () => {
+    const { client } = await merchant('--rate-limit', '10');
+    // 30 at once, 15 to each gateway. Each takes its part: 5 at once, then 5 a second; each alone
+    // would take the whole limit, 20 at once in all. Under 20 leaves room for what the buckets
+    // refill while the burst reaches them (under a second, on a loaded machine).
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => client.post('/v1/retrievalTrans', { ...client.ids, order_no: `NONE-${i}` })));
+    const served = answers.filter((a) => a.status !== 429).length;
+    expect(served).toBeGreaterThanOrEqual(10);
+    expect(served).toBeLessThan(20);
+    expect(answers.filter((a) => a.status === 429).every((a) => Number(a.headers['retry-after']) >= 1)).toBe(true);
+  });
+
+  /** Polls every gateway until each answers `accepted(status)`; answers how long that took. */
+  async function seenByBoth(client: SignedClient, accepted: (status: number, info: string) => boolean, secret?: string): Promise<number> {
+    const started = performance.now();
+    const pending = new Set(urls);
+    let last = '';
+    while (pending.size > 0 && performance.now() - started < 5_000) {
+      for (const url of [...pending]) {
+        const single = httpClient([url], { ...client.ids, secret_key: secret ?? client.secret });
+        const answer = await single.post('/v1/retrievalTrans', { ...client.ids, order_no: 'NONE' }, secret ? { secret } : {});
+        last = `${answer.status} ${answer.raw}`;
+        if (accepted(answer.status, String(answer.body.return_message ?? answer.body.result_info ?? ''))) pending.delete(url);
+      }
+      if (pending.size > 0) await sleep(25);
+    }
+    if (pending.size > 0) throw new Error(`not seen by ${[...pending].join(', ')} in 5 s; last answer: ${last}`);
+    return performance.now() - started;
+  }
+
+  it('a rotated key works at once on both; a revoked key and a disabled merchant stop on both within a second', async () => {
+    const { credentials, client } = await merchant('--rate-limit', '100000');
+    // Signed and active: past the signature and the account's status, /v1/retrievalTrans checks the caller's
+    // address (not registered here: 4403). Refused earlier: 401 (key), 4410 (disabled).
+    const answered = (_status: number, info: string) => info.startsWith('4403');
+    // Both gateways have the account (and its one key) cached.
+    expect(await seenByBoth(client, answered)).toBeLessThan(5_000);
+
+    const rotated = await cli(['keys', 'rotate', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id]);
+    expect(await seenByBoth(client, answered, rotated.secret_key as string)).toBeLessThan(1_000);
+    expect(await seenByBoth(client, answered)).toBeLessThan(1_000); // the previous key is in its grace period
+
+    await cli(['keys', 'revoke', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id]);
+    expect(await seenByBoth(client, (status) => status === 401)).toBeLessThan(1_000);
+
+    await cli(['merchants', 'disable', '--merchant-id', credentials.merchant_id]);
+    expect(await seenByBoth(client, (status, info) => status !== 200 && info.startsWith('4410'), rotated.secret_key as string)).toBeLessThan(1_000);
+  });
+});

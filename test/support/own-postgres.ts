@@ -1,0 +1,99 @@
+// A PostgreSQL cluster of a test's own (never the machine's shared one): initdb into a temporary
+// directory, started on a free port, and stopped and started again at will, as an operator's
+// restart or a crash of the database server would do to the gateways using it.
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { freePort } from './processes.ts';
+
+const BIN = process.env.ACQUIRO_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
+const run = promisify(execFile);
+
+// PostgreSQL refuses to run as root: as root, the cluster belongs to the `postgres` user.
+const asRoot = userInfo().uid === 0;
+const command = (program: string, args: readonly string[]): [string, string[]] =>
+  asRoot ? ['runuser', ['-u', 'postgres', '--', join(BIN, program), ...args]] : [join(BIN, program), [...args]];
+
+const live = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const server of live) server.kill('SIGKILL');
+});
+
+export interface OwnPostgres {
+  /** postgres:// URL of its `postgres` database (trust authentication, loopback only). */
+  readonly url: string;
+  readonly port: number;
+  /** Starts the server and waits until it accepts connections. */
+  start(): Promise<void>;
+  /**
+   * Stops the server: `immediate` is a crash (no checkpoint, open connections cut), `fast` an
+   * operator's restart (sessions ended, a checkpoint written).
+   */
+  stop(mode?: 'immediate' | 'fast'): Promise<void>;
+  /** Stops it and removes its files. */
+  destroy(): Promise<void>;
+}
+
+export async function createOwnPostgres(): Promise<OwnPostgres> {
+  const home = mkdtempSync(join(tmpdir(), 'acquiro-pg-'));
+  const dataDir = join(home, 'data');
+  if (asRoot) chownSync(home, ...(await postgresIds()));
+  const [initdb, initArgs] = command('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  await run(initdb, initArgs);
+  const port = await freePort();
+  const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+  let server: ChildProcess | undefined;
+  let output = '';
+
+  async function start(): Promise<void> {
+    // Durability is not under test here, speed is: no fsync on this throwaway cluster.
+    const [program, args] = command('postgres', ['-D', dataDir, '-p', String(port), '-k', home, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    live.add(child);
+    child.once('exit', () => live.delete(child));
+    child.stdout!.on('data', (chunk) => (output += chunk));
+    child.stderr!.on('data', (chunk) => (output += chunk));
+    server = child;
+    const deadline = Date.now() + 60_000;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`postgres exited:\n${output}`);
+      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+      const ok = await client.connect().then(
+        () => client.end().then(() => true),
+        () => false,
+      );
+      if (ok) return;
+      if (Date.now() > deadline) throw new Error(`postgres not ready in 60 s:\n${output}`);
+      await sleep(100);
+    }
+  }
+
+  async function stop(mode: 'immediate' | 'fast' = 'immediate'): Promise<void> {
+    if (!server || server.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => server!.once('exit', () => resolve()));
+    const [pgCtl, args] = command('pg_ctl', ['-D', dataDir, 'stop', '-m', mode, '-w']);
+    await run(pgCtl, args).catch(() => server!.kill('SIGKILL'));
+    await exited;
+  }
+
+  await start();
+  return {
+    url,
+    port,
+    start,
+    stop,
+    async destroy() {
+      await stop('immediate');
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+async function postgresIds(): Promise<[number, number]> {
+  const ids = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+  return [Number(ids[0].stdout.trim()), Number(ids[1].stdout.trim())];
+}
