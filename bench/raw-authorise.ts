@@ -37,6 +37,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
       connector: 'simulator',
       card: { brand: 'VISA', bin: '424242', last4: '4242', length: 16, fingerprint },
       now,
+      wallNow: now,
     },
     { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
   );
@@ -44,6 +45,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
   const outcome = outcomeParams({
     move: CAPTURED,
     now,
+    wallNow: now,
     readVersion: 0,
     next: {
       id: paymentId,

@@ -128,10 +128,15 @@ export const payments = pgTable('payments', {
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
   expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
-  /** When a sweeper next looks at a pending payment, on the injected clock; its lease (0008). */
+  /**
+   * When a sweeper next looks at a pending payment (0008): wall time while processing (and then its
+   * lease too), business time while waiting for the shopper (src/db/repositories/leases.ts).
+   */
   nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }),
   /** The subscription this payment created (its recurring_id) (0012). */
   subscriptionId: text('subscription_id'),
+  /** A business-time sweeper's lease, wall time (0018). */
+  leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date' }),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {
@@ -367,10 +372,12 @@ export const payouts = pgTable(
     railReference: text('rail_reference'),
     notifyUrl: text('notify_url'),
     attempts: integer('attempts').notNull().default(0),
-    /** The rail task's due time and lease, on the injected clock (docs/payouts.md, Statuses). */
+    /** The rail task's due time, business time (docs/payouts.md, Statuses). */
     nextCheckAt: clockTime('next_check_at'),
     createdAt: clockTime('created_at').notNull(),
     updatedAt: clockTime('updated_at').notNull(),
+    /** The rail task's lease, wall time (0018, src/db/repositories/leases.ts). */
+    leasedUntil: clockTime('leased_until'),
   },
   (t) => [unique('payouts_request').on(t.accountId, t.requestId), statusCheck('payouts', PAYOUT_MACHINE)],
 );

@@ -45,20 +45,35 @@ export function isFinal(status: PaymentStatus): boolean {
   return PAYMENT_MACHINE.isFinal(status);
 }
 
-/** Longer than any connector's own request timeout, so no live request is second-guessed. */
-export const UNKNOWN_AFTER_MS = 30_000;
+/**
+ * Wall time from a claim (or a pending answer) to the first "ask the processor again": longer than
+ * the core's deadline for one connector call (30 s, CONNECTOR_CALL_TIMEOUT_MS) plus the moment
+ * between the claim's commit and the call's start, so no live request is second-guessed and the
+ * processor is never asked about a call it may not have received yet.
+ */
+export const UNKNOWN_AFTER_MS = 35_000;
 /** A 3-D Secure challenge not finished within this is failed as abandoned. */
 export const CHALLENGE_TTL_MS = 30 * 60_000;
 
+/** The moment of a write on both clocks. */
+export interface CheckTimes {
+  /** Business time. */
+  readonly now: Date;
+  /** Wall time. */
+  readonly wallNow: Date;
+}
+
 /**
- * When a sweeper should next look at a payment that has just reached `status` (next_check_at),
- * on the injected clock: a processing one is asked about once its live call has surely ended, a
- * challenge or a shopper's page is given up at its deadline, any other state waits for no one.
+ * When a sweeper should next look at a payment that has just reached `status` (next_check_at): a
+ * processing one is asked about once its live call has surely ended (wall time: a technical timer
+ * the test clock must not hurry), a challenge or a shopper's page is given up at its deadline
+ * (business time), any other state waits for no one.
  */
-export function nextCheckFor(status: PaymentStatus, now: Date, expiresAt: Date | null): Date | null {
+export function nextCheckFor(status: PaymentStatus, at: CheckTimes, expiresAt: Date | null): Date | null {
+  const now = at.now;
   switch (status) {
     case 'processing':
-      return new Date(now.getTime() + UNKNOWN_AFTER_MS);
+      return new Date(at.wallNow.getTime() + UNKNOWN_AFTER_MS);
     case 'requires_authentication':
       return new Date(now.getTime() + CHALLENGE_TTL_MS);
     case 'requires_redirect':

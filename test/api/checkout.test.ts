@@ -3,7 +3,7 @@
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/http/encoders/handoff.ts';
-import { resolveUnknownPayments } from '../../src/app/payments/resolve-unknown.ts';
+import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
 import { orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -397,7 +397,7 @@ describe('the hosted payment page', () => {
     expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '2', result_info: '1000:Pending: awaiting the processor' });
     // The sweeper compares the row's update time (the database's clock) with the gateway's.
     const before = clock.now();
-    clock.set(new Date(Date.now() + 31_000));
+    clock.set(new Date(Date.now() + UNKNOWN_AFTER_MS + 1_000));
     try {
       expect(await resolveUnknownPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
     } finally {

@@ -51,7 +51,7 @@ describe('authorisation expiry on the injected clock, through the lease', () => 
     clock.advance(7 * DAY + 60_000);
     // A worker that leased the oldest payment and died: its lease holds it for a minute.
     const cutoff = new Date(clock.now().getTime() - 7 * DAY);
-    const crashed = await leaseDuePayments(gw.database.db, QUEUES.expiringAuthorisations, clock.now(), 1, 60_000, { dueBy: cutoff, scope: 'simulator' });
+    const crashed = await leaseDuePayments(gw.database.db, QUEUES.expiringAuthorisations, gw.gateway.deps, 1, 60_000, { dueBy: cutoff, scope: 'simulator' });
     expect(crashed.map((payment) => payment.id)).toEqual([first.transaction_id]);
 
     const voidsBefore = processor.calls.cancel;

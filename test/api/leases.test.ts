@@ -72,7 +72,7 @@ describe('leased sweeps', () => {
     asked.length = 0;
     clock.advance(UNKNOWN_AFTER_MS + 1_000);
     // A worker leases them and dies before asking the processor.
-    const held = await leaseDuePayments(gw.database.db, QUEUES.unknownPayments, clock.now(), 50, 60_000);
+    const held = await leaseDuePayments(gw.database.db, QUEUES.unknownPayments, gw.gateway.deps, 50, 60_000);
     expect(held.map((payment) => payment.id).sort()).toEqual([...ids].sort());
 
     expect(await resolveUnknownPayments(gw.gateway.deps)).toBe(0);

@@ -243,7 +243,7 @@ describe('leases: several workers, and workers that die', () => {
     const { notifyId } = await pay(receiver.url);
     const now = clock.now();
     // A worker claims the event, then dies before sending.
-    const claimed = await claimDue(gw.database.db, { now, until: new Date(now.getTime() + LEASE_MS), token: 'dead-worker' }, Math.floor(now.getTime() / 1000), 100);
+    const claimed = await claimDue(gw.database.db, { now, until: new Date(now.getTime() + LEASE_MS), businessNow: now, token: 'dead-worker' }, Math.floor(now.getTime() / 1000), 100);
     expect(claimed.map((c) => c.id)).toContain(notifyId);
     await deliver();
     expect(receivedFor(notifyId)).toEqual([]);

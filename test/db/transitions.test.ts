@@ -33,7 +33,7 @@ describe('payment transitions through the database', () => {
     await expect(
       gw.database.db.transaction(async (tx) => {
         const payment = (await lockPayment(tx, shop.ids.account_id, id))!;
-        return transitionPayment(tx, id, PAYMENT_MACHINE.move(payment.status, 'authorised'), new Date());
+        return transitionPayment(tx, id, PAYMENT_MACHINE.move(payment.status, 'authorised'), { now: new Date(), wallNow: new Date() });
       }),
     ).rejects.toThrow(ForbiddenTransition);
     expect(await rowOf(id)).toEqual(before);
@@ -43,7 +43,7 @@ describe('payment transitions through the database', () => {
     const id = await capturedPayment();
     const before = await rowOf(id);
     const stale = PAYMENT_MACHINE.move('authorised', 'cancelled');
-    await expect(gw.database.db.transaction((tx) => transitionPayment(tx, id, stale, new Date()))).rejects.toThrow(/no longer authorised/);
+    await expect(gw.database.db.transaction((tx) => transitionPayment(tx, id, stale, { now: new Date(), wallNow: new Date() }))).rejects.toThrow(/no longer authorised/);
     expect(await rowOf(id)).toEqual(before);
   });
 

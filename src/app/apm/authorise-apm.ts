@@ -51,7 +51,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, command: Apm
     connector: account.connector,
     expiresAt: new Date(now.getTime() + method.ttlMinutes * 60_000),
   };
-  const insert = () => claimWaitingPayment(deps.database.db, row, now);
+  const insert = () => claimWaitingPayment(deps.database.db, row, { now, wallNow: deps.wallClock.now() });
   return claimOnce(deps, account, { orderNo: order.orderNo, requestFingerprint, insert }, async (claimed) => {
     const instrument = { paymentMethod: method.name, methodData: command.methodData, returnUrl: command.returnUrl };
     const { context, outcome } = await decide(deps, account, order, claimed, instrument);

@@ -13,7 +13,7 @@ import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 const LEASE_MS = 60_000;
 
 export async function expireAbandonedPayments(deps: Deps, limit = 50): Promise<number> {
-  const due = await leaseDuePayments(deps.database.db, QUEUES.abandonedPayments, deps.clock.now(), limit, LEASE_MS);
+  const due = await leaseDuePayments(deps.database.db, QUEUES.abandonedPayments, deps, limit, LEASE_MS);
   let expired = 0;
   for (const payment of due) {
     const account = await accountById(deps.database.db, payment.accountId);

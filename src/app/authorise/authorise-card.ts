@@ -3,6 +3,7 @@
 // → call the processor (outside any transaction) → record the outcome. The steps are shared with
 // the hosted payment page and APM payments (steps.ts).
 import { newId } from '../../domain/ids.ts';
+import type { CheckTimes } from '../../domain/payment.ts';
 import { claimPayment, storingNetworkTransactionId, type Claim } from '../../db/repositories/payments.ts';
 import type { RiskRecord } from '../../db/repositories/risk.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
@@ -26,7 +27,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
   const requestFingerprint = deps.vault.fingerprint(command.identity);
 
   const paymentId = newId('T', deps.clock.now().getTime());
-  const claim = claimFor(account, command, card, paymentId, requestFingerprint, deps.clock.now());
+  const claim = claimFor(account, command, card, paymentId, requestFingerprint, { now: deps.clock.now(), wallNow: deps.wallClock.now() });
   // The claim reads the risk facts in the same statement: one round trip fewer on the hot path.
   let facts: RiskRecord | undefined;
   const insert = async () => {
@@ -54,7 +55,7 @@ async function chargeOf(deps: Deps, account: AccountRow, command: CardPaymentCom
   return { initiator: 'merchant', storedCredential: { usage: 'subsequent', ...(networkTransactionId ? { networkTransactionId } : {}) } };
 }
 
-function claimFor(account: AccountRow, command: CardPaymentCommand, card: ResolvedCard, id: string, requestFingerprint: string, now: Date): Claim {
+function claimFor(account: AccountRow, command: CardPaymentCommand, card: ResolvedCard, id: string, requestFingerprint: string, at: CheckTimes): Claim {
   return {
     id,
     accountId: account.id,
@@ -71,6 +72,7 @@ function claimFor(account: AccountRow, command: CardPaymentCommand, card: Resolv
     shopperIp: command.shopperIp ?? null,
     notifyUrl: command.notifyUrl ?? null,
     connector: account.connector,
-    now,
+    now: at.now,
+    wallNow: at.wallNow,
   };
 }

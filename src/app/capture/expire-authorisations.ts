@@ -31,7 +31,7 @@ export async function expireAuthorisations(deps: Deps, limit = 50): Promise<numb
     if (!connector) continue;
     const now = deps.clock.now();
     const dueBy = new Date(now.getTime() - scheduleOf(connector).authorisationExpiryDays * DAY_MS);
-    const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, now, limit, LEASE_MS, { dueBy, scope: name });
+    const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, deps, limit, LEASE_MS, { dueBy, scope: name });
     for (const leased of due) {
       const claimed = await claimExpiry(deps, leased);
       if (!claimed) continue;

@@ -62,7 +62,7 @@ export async function assertNoLiveOperation(tx: Tx, paymentId: string): Promise<
  */
 export async function claimOperation(
   tx: Tx,
-  deps: Pick<Deps, 'clock'>,
+  deps: Pick<Deps, 'clock' | 'wallClock'>,
   payment: PaymentRow,
   claim: { kind: OperationKind; origin: OperationOrigin; amount: number },
 ): Promise<PaymentOperationRow> {
@@ -75,8 +75,8 @@ export async function claimOperation(
     origin: claim.origin,
     amount: claim.amount,
     currency: payment.currency,
-    // Not before the live call has surely ended: the sweeper must not second-guess it.
-    nextCheckAt: new Date(deps.clock.now().getTime() + UNKNOWN_AFTER_MS),
+    // Not before the live call has surely ended (wall time): the sweeper must not second-guess it.
+    nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
   });
 }
 
@@ -111,7 +111,7 @@ function send(connector: Connector, operation: PaymentOperationRow, payment: Pay
 const POLL_MS = 5_000;
 const MAX_POLL_MS = 3_600_000;
 
-/** When to ask again about an operation still pending after `attempts` checks. */
+/** When to ask again about an operation still pending after `attempts` checks (wall time). */
 export function nextCheck(now: Date, attempts: number): Date {
   return new Date(now.getTime() + Math.min(MAX_POLL_MS, POLL_MS * 2 ** Math.min(attempts, 20)));
 }
@@ -143,12 +143,12 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
       if (!account || !payment || !operation) throw new Error(`operation ${claimed.id} lost its payment`);
       return { account, payment, operation };
     },
-    check: (rows) => decideOperation(rows, answer, now),
+    check: (rows) => decideOperation(rows, answer, deps.wallClock.now()),
     async change(tx, change) {
       const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
       // A review approval's capture is the payment's approval: a subscription it carries begins here.
       const payment = change.paymentMove
-        ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, now, change.paymentChanges))
+        ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, { now, wallNow: deps.wallClock.now() }, change.paymentChanges))
         : change.payment;
       return { status: change.status, payment, operation };
     },
@@ -162,7 +162,7 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
 }
 
 /** The check step: the moves an answer makes, or the rows as they are when there is nothing to record. */
-function decideOperation(rows: OperationRows, answer: Answer, now: Date): Decision<OperationChange, OperationResult> {
+function decideOperation(rows: OperationRows, answer: Answer, wallNow: Date): Decision<OperationChange, OperationResult> {
   const { payment, operation } = rows;
   // The sweeper or a retry may have recorded the outcome first; an unknown answer records nothing.
   if (operation.status !== 'pending') return { answer: { status: operation.status, payment, operation } };
@@ -175,7 +175,7 @@ function decideOperation(rows: OperationRows, answer: Answer, now: Date): Decisi
           ...rows,
           status: 'pending',
           operationMove: OPERATION_MACHINE.stay(operation.status),
-          operationChanges: { connectorReference: answer.reference, nextCheckAt: nextCheck(now, operation.attempts) },
+          operationChanges: { connectorReference: answer.reference, nextCheckAt: nextCheck(wallNow, operation.attempts) },
         },
       };
     case 'failed':
@@ -225,7 +225,7 @@ function operationJournals({ account, payment, operation }: OperationRows, at: D
  * by sending the same operation again (its id is the processor's idempotency key).
  */
 export async function resolvePendingOperations(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDueOperations(deps.database.db, deps.clock.now(), limit, UNKNOWN_AFTER_MS * 2);
+  const leased = await leaseDueOperations(deps.database.db, deps, limit, UNKNOWN_AFTER_MS * 2);
   let settled = 0;
   for (const operation of leased) {
     const payment = await findPayment(deps.database.db, operation.accountId, operation.paymentId);

@@ -34,7 +34,7 @@ export async function settleAttempt(
         : {};
       // processing → requires_redirect, or requires_authentication → (processing →) requires_redirect:
       // the attempt is over and the page waits for the next one.
-      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', deps.clock.now(), {
+      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', { now: deps.clock.now(), wallNow: deps.wallClock.now() }, {
         actionUrl: null,
         threedsResult: outcome.status === 'declined' ? (outcome.threeDS ?? null) : null,
         resultCode: CODES.awaiting_shopper.code,

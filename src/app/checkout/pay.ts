@@ -45,7 +45,7 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
     await countAttempt(tx, session.id);
-    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), now, cardColumns(card)) };
+    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), { now, wallNow: deps.wallClock.now() }, cardColumns(card)) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };

@@ -68,7 +68,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, command: C
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
   const created = await deps.database.db.transaction(async (tx) => {
-    const payment = await claimWaitingPayment(tx, row, now);
+    const payment = await claimWaitingPayment(tx, row, { now, wallNow: deps.wallClock.now() });
     if (!payment) return null;
     const session = await insertSession(tx, {
       id: newId('CS', now.getTime()),

@@ -17,6 +17,7 @@ import {
   type Lease,
 } from '../../db/repositories/notifications.ts';
 import { nextAttemptAt } from './schedule.ts';
+import { lease as leaseFor } from '../../db/repositories/leases.ts';
 import { ATTEMPT_TIMEOUT_MS, networkTransport, sendNotification, type Sent, type Transport } from './transport.ts';
 
 export type DeliveryDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> & Partial<Pick<Deps, 'log'>>;
@@ -73,9 +74,9 @@ function notifyTime(deps: DeliveryDeps): number {
   return Math.floor(deps.wallClock.now().getTime() / 1000);
 }
 
+/** A lease on the wall clock, as every lease (the retry schedule counts from its `now` too). */
 function lease(deps: DeliveryDeps): Lease {
-  const now = deps.clock.now();
-  return { now, until: new Date(now.getTime() + LEASE_MS), token: randomUUID() };
+  return leaseFor(deps, LEASE_MS, randomUUID());
 }
 
 async function signingSecret(deps: DeliveryDeps, accountId: string): Promise<string> {

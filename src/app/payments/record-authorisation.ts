@@ -67,7 +67,7 @@ const MAX_ATTEMPTS = 5;
  * writer got there first.
  */
 export async function recordAuthorisation(
-  deps: Pick<Deps, 'database' | 'vault' | 'clock'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
@@ -85,6 +85,7 @@ export async function recordAuthorisation(
       move,
       next,
       now,
+      wallNow: deps.wallClock.now(),
       readVersion: payment.version,
       ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
       ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next) } } : {}),
@@ -103,7 +104,7 @@ export async function recordAuthorisation(
  * the payment's row lock (src/db/unit-of-work.ts).
  */
 export async function recordLaterOutcome(
-  deps: Pick<Deps, 'database' | 'vault' | 'clock'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
@@ -118,7 +119,7 @@ export async function recordLaterOutcome(
     async change(tx, { move, next, token }) {
       if (token) await insertCardToken(tx, context.account.id, token);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
-      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, now, columns));
+      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, { now, wallNow: deps.wallClock.now() }, columns));
     },
     journal: (_change, written) => journalsFor(context.account, written, now),
     event: ({ event }, written) =>

@@ -17,7 +17,7 @@ export { UNKNOWN_AFTER_MS };
 const LEASE_MS = UNKNOWN_AFTER_MS * 2;
 
 export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps.clock.now(), limit, LEASE_MS);
+  const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps, limit, LEASE_MS);
   let resolved = 0;
   for (const payment of leased) {
     const connector = deps.connectors.get(payment.connector);
@@ -26,7 +26,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
       : undefined;
     if (!answer?.ok || answer.value.status === 'pending') {
       // Asked again no sooner than the next window.
-      await rescheduleCheck(deps.database.db, payment.id, new Date(deps.clock.now().getTime() + UNKNOWN_AFTER_MS));
+      await rescheduleCheck(deps.database.db, payment.id, new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS));
       continue;
     }
     const account = await accountById(deps.database.db, payment.accountId);

@@ -65,6 +65,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
     notifyUrl: command.notifyUrl ?? null,
     // Scheduled: due at midnight (UTC) of its payment date; today's: due at once.
     nextCheckAt: scheduled ? utcDay(command.paymentDate) : now,
+    leasedUntil: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -31,7 +31,7 @@ const CALL_TIMEOUT_MS = 10_000;
 export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
 
 export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDuePayouts(deps.database.db, deps.clock.now(), limit, PAYOUT_LEASE_MS);
+  const leased = await leaseDuePayouts(deps.database.db, deps, limit, PAYOUT_LEASE_MS);
   let moved = 0;
   for (let payout of leased) {
     if (payout.status === 'SCHEDULED') payout = await release(deps, payout);
@@ -48,7 +48,7 @@ async function release(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
   return runRawUnitOfWork<PayoutRow | null, Transition<PayoutStatus>, PayoutRow>(deps.database, {
     lock: (query) => lockPayout(query, payout.id),
     check: (locked) => (locked?.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked ?? payout }),
-    change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at }),
+    change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at, keepLease: true }),
   });
 }
 

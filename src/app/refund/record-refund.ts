@@ -63,14 +63,14 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
       if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
       return locked;
     },
-    check: (locked) => decideRefund(locked, answer, now),
+    check: (locked) => decideRefund(locked, answer, now, deps.wallClock.now()),
     change: (query, change) =>
       settleRefund(query, {
         refund: change.refund,
         refundMove: change.refundMove,
         // A refund still pending leaves its payment as it is.
         ...(change.refundMove.to !== 'pending'
-          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, now, null) } }
+          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, { now, wallNow: deps.wallClock.now() }, null) } }
           : {}),
       }),
     journal: (change) => (change.journal ? [change.journal] : []),
@@ -82,10 +82,10 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
 }
 
 /** The check step: the refund's and the payment's moves for the answer, or the refund as it is when it is settled already. */
-function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<RefundAnswer, { status: 'unknown' }>, now: Date): Decision<RefundChange, RefundRow> {
+function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<RefundAnswer, { status: 'unknown' }>, now: Date, wallNow: Date): Decision<RefundChange, RefundRow> {
   if (refund.status !== 'pending') return { answer: refund };
   if (answer.status === 'pending') {
-    const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(now, refund.attempts) };
+    const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(wallNow, refund.attempts) };
     return { change: { refundMove: REFUND_MACHINE.stay(refund.status), refund: waiting, paymentMove: PAYMENT_MACHINE.stay(payment.status), payment } };
   }
   if (answer.status === 'succeeded') {
@@ -136,7 +136,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<Re
  * succeed or fail.
  */
 export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDueRefunds(deps.database.db, deps.clock.now(), limit, UNKNOWN_AFTER_MS * 2);
+  const leased = await leaseDueRefunds(deps.database.db, deps, limit, UNKNOWN_AFTER_MS * 2);
   let settled = 0;
   for (const refund of leased) {
     const payment = await findPayment(deps.database.db, refund.accountId, refund.paymentId);

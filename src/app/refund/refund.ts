@@ -38,7 +38,8 @@ export async function refund(deps: Deps, account: AccountRow, order: RefundOrder
       refundAmount: order.refundAmount,
       reason: order.reason ?? null,
       refundableFrom: startsFrom('refund'),
-      nextCheckAt: new Date(now.getTime() + UNKNOWN_AFTER_MS),
+      // Wall time: a technical timer, not hurried by the test clock.
+      nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
     });
     if (claimed) return recordRefund(deps, claimed.refund, await askRefund(deps, claimed.refund, claimed.connector, claimed.paymentReference));
     await explainRefusal(deps, account, order);

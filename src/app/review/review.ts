@@ -43,7 +43,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
         return { payment: change.payment, operation: await claimOperation(tx, deps, change.payment, { ...change.claim, amount: change.payment.amount }) };
       }
       await assertNoLiveOperation(tx, change.payment.id);
-      const approved = await transitionPayment(tx, change.payment.id, change.approve, deps.clock.now(), {
+      const approved = await transitionPayment(tx, change.payment.id, change.approve, { now: deps.clock.now(), wallNow: deps.wallClock.now() }, {
         resultCode: CODES.success.code,
         resultMessage: CODES.success.message,
       });

@@ -41,7 +41,7 @@ export async function billSubscriptions(deps: Deps, limit = 50): Promise<number>
 }
 
 async function openDueCharges(deps: Deps, limit: number): Promise<number> {
-  const due = await leaseDueSubscriptions(deps.database.db, deps.clock.now(), limit, LEASE_MS);
+  const due = await leaseDueSubscriptions(deps.database.db, deps, limit, LEASE_MS);
   let opened = 0;
   for (const subscription of due) if (await openCharge(deps, subscription)) opened += 1;
   return opened;
@@ -85,7 +85,7 @@ async function openCharge(deps: Pick<Deps, 'database' | 'clock'>, leased: Subscr
 }
 
 async function chargePending(deps: Deps, limit: number): Promise<number> {
-  const leased = await leasePendingCharges(deps.database.db, deps.clock.now(), limit, LEASE_MS);
+  const leased = await leasePendingCharges(deps.database.db, deps, limit, LEASE_MS);
   let recorded = 0;
   for (const charge of leased) {
     const written = await chargeOnce(deps, charge);

@@ -61,7 +61,7 @@ function outcomeOf(result: ChargeResult): ChargeStatus {
   return PAID.has(status) ? 'succeeded' : REFUSED.has(status) ? 'failed' : 'pending';
 }
 
-export async function recordCharge(deps: Pick<Deps, 'database' | 'clock'>, claimed: SubscriptionChargeRow, result: ChargeResult): Promise<Written> {
+export async function recordCharge(deps: Pick<Deps, 'database' | 'clock' | 'wallClock'>, claimed: SubscriptionChargeRow, result: ChargeResult): Promise<Written> {
   const now = deps.clock.now();
   const payment = 'payment' in result ? result.payment : undefined;
   return runUnitOfWork<Locked, ChargeChange, Written>(deps.database, {
@@ -72,7 +72,7 @@ export async function recordCharge(deps: Pick<Deps, 'database' | 'clock'>, claim
       if (!subscription || !charge || !account) throw new Error(`subscription charge ${claimed.id} lost its subscription`);
       return { account, subscription, charge };
     },
-    check: (locked) => decide(locked, result, now),
+    check: (locked) => decide(locked, result, now, deps.wallClock.now()),
     async change(tx, change) {
       const charge = await transitionCharge(tx, change.charge.id, change.chargeMove, change.chargeChanges);
       const subscription = await transitionSubscription(tx, change.subscription.id, change.subscriptionMove, change.subscriptionChanges);
@@ -94,7 +94,7 @@ export async function recordCharge(deps: Pick<Deps, 'database' | 'clock'>, claim
   });
 }
 
-function decide({ account, subscription, charge }: Locked, result: ChargeResult, now: Date): Decision<ChargeChange, Written> {
+function decide({ account, subscription, charge }: Locked, result: ChargeResult, now: Date, wallNow: Date): Decision<ChargeChange, Written> {
   // Recorded already (by this worker before a crash, or another after a lease ran out).
   if (charge.status !== 'pending') return { answer: { subscription, charge } };
   const outcome = outcomeOf(result);
@@ -103,7 +103,7 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   const stay = { subscriptionMove: SUBSCRIPTION_MACHINE.stay(subscription.status), subscriptionChanges: {} };
   if (outcome === 'pending') {
     return {
-      change: { ...base, ...stay, chargeMove: CHARGE_MACHINE.stay('pending'), chargeChanges: { ...paymentId, nextCheckAt: new Date(now.getTime() + UNKNOWN_AFTER_MS) } },
+      change: { ...base, ...stay, chargeMove: CHARGE_MACHINE.stay('pending'), chargeChanges: { ...paymentId, nextCheckAt: new Date(wallNow.getTime() + UNKNOWN_AFTER_MS) } },
     };
   }
   const code = 'refusal' in result ? { resultCode: result.refusal.code, resultMessage: result.refusal.message } : { resultCode: result.payment.resultCode, resultMessage: result.payment.resultMessage };

@@ -3,7 +3,7 @@
 import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { accounts, checkoutSessions, merchants, payments, type AccountRow, type CheckoutSessionRow, type PaymentRow } from '../schema.ts';
-import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import { nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import { nextCheckColumn, type NewPayment, type PaymentChanges } from './payments.ts';
 
 export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
@@ -12,10 +12,10 @@ export type NewCheckoutSession = typeof checkoutSessions.$inferInsert;
  * Claims an order with columns the hot-path claim does not set (the status a hosted page starts
  * in, the deadline of a payment that waits for the shopper); null when the order_no is taken.
  */
-export async function claimWaitingPayment(db: Executor, row: NewPayment & { status: PaymentStatus }, now: Date): Promise<PaymentRow | null> {
+export async function claimWaitingPayment(db: Executor, row: NewPayment & { status: PaymentStatus }, at: CheckTimes): Promise<PaymentRow | null> {
   const status = PAYMENT_MACHINE.enter(row.status).to;
-  const nextCheckAt = nextCheckFor(status, now, row.expiresAt ?? null);
-  const [inserted] = await db.insert(payments).values({ ...row, status, createdAt: now, nextCheckAt }).onConflictDoNothing({ target: [payments.accountId, payments.orderNo] }).returning();
+  const nextCheckAt = nextCheckFor(status, at, row.expiresAt ?? null);
+  const [inserted] = await db.insert(payments).values({ ...row, status, createdAt: at.now, nextCheckAt }).onConflictDoNothing({ target: [payments.accountId, payments.orderNo] }).returning();
   return inserted ?? null;
 }
 
@@ -79,13 +79,13 @@ export async function movePayment(
   id: string,
   from: readonly PaymentStatus[],
   to: PaymentStatus,
-  now: Date,
+  at: CheckTimes,
   changes: PaymentChanges,
 ): Promise<PaymentRow | null> {
   const moves = from.map((state) => PAYMENT_MACHINE.move(state, to));
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, status: to, nextCheckAt: nextCheckColumn(to, now), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
+    .set({ ...changes, status: to, nextCheckAt: nextCheckColumn(to, at), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
     .where(and(eq(payments.id, id), inArray(payments.status, moves.map((move) => move.from))))
     .returning();
   return row ?? null;

@@ -1,16 +1,35 @@
 // The one lease every sweeper claims its work with. A queue is rows of one table that fall due at
-// a time set from the injected clock (never the database's now()); `leaseDue` picks the due rows
-// no one holds with FOR UPDATE SKIP LOCKED and stamps a lease ending at `lease.until`, in one
-// statement that commits before the caller asks the processor. Two workers never get the same
+// a time set from one of the two injected clocks (never the database's now()); `leaseDue` picks the
+// due rows no one holds with FOR UPDATE SKIP LOCKED and stamps a lease ending at `lease.until`, in
+// one statement that commits before the caller asks the processor. Two workers never get the same
 // row; a worker that dies leaves its lease to run out, and the row is then due again.
+//
+// Two clocks, stated per queue. A due time is on business time (`dueOn: 'business'`: a charge's
+// date, a payout's payment date, a shopper's deadline) or on wall time (`dueOn: 'wall'`: "ask the
+// processor again", a notification's retry). A LEASE is always wall time: the sandbox's test clock
+// may jump business time forward by days while a worker holds a row, and a lease measured on it
+// would run out at once. So a column that is both a due time and a lease (leaseColumn ===
+// dueColumn: the lease just pushes the due time on) is only allowed on a wall-time queue; a
+// business-time queue keeps its lease in a column of its own (locked_until, leased_until).
 import { sql } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../client.ts';
 
+/** Which clock a column is measured on. */
+export type ClockKind = 'business' | 'wall';
+
+/** The two clocks of the app's deps (business time `clock`, `wallClock`). */
+export interface LeaseClocks {
+  readonly clock: { now(): Date };
+  readonly wallClock: { now(): Date };
+}
+
 export interface Lease {
-  /** The injected clock's time when the lease is taken. */
+  /** Wall time when the lease is taken; wall-time queues are due by it. */
   readonly now: Date;
-  /** When the lease runs out and the row may be taken by another worker. */
+  /** Wall time when the lease runs out and the row may be taken by another worker. */
   readonly until: Date;
+  /** Business time when the lease is taken; business-time queues are due by it. */
+  readonly businessNow: Date;
   /** Names the holder, where the queue records one (to record only while the lease is still ours). */
   readonly token: string;
 }
@@ -21,7 +40,12 @@ export interface LeaseQueue {
   readonly holds: string;
   /** The column of the time a row falls due (NULL: due at once). */
   readonly dueColumn: string;
-  /** The column of the lease's end; when it is the due column, a lease just pushes the due time on. */
+  /** The clock `dueColumn` is measured on. */
+  readonly dueOn: ClockKind;
+  /**
+   * The column of the lease's end, always wall time; when it is the due column (wall-time queues
+   * only), a lease just pushes the due time on.
+   */
   readonly leaseColumn: string;
   readonly tokenColumn?: string;
   /** Whether the table counts attempts (`attempts`), bumped by each lease. */
@@ -31,14 +55,16 @@ export interface LeaseQueue {
 }
 
 export interface LeaseOptions {
-  /** Rows are due when their due time is at or before this (default: the lease's `now`). */
+  /** Rows are due when their due time is at or before this (default: the lease's time on the queue's `dueOn` clock). */
   readonly dueBy?: Date;
   /** Only rows whose `scopeColumn` has this value. */
   readonly scope?: string;
 }
 
-export function lease(now: Date, ms: number, token = ''): Lease {
-  return { now, until: new Date(now.getTime() + ms), token };
+/** A lease of `ms` on the wall clock, taken now. */
+export function lease(clocks: LeaseClocks, ms: number, token = ''): Lease {
+  const now = clocks.wallClock.now();
+  return { now, until: new Date(now.getTime() + ms), businessNow: clocks.clock.now(), token };
 }
 
 /** Leases up to `limit` due rows of `queue` no one holds; answers them as raw rows (snake_case). */
@@ -53,7 +79,8 @@ export async function leaseDue<Row = Record<string, unknown>>(
   const due = sql.raw(queue.dueColumn);
   const leaseColumn = sql.raw(queue.leaseColumn);
   const now = sql`${held.now.toISOString()}::timestamptz`;
-  const dueBy = sql`${(options.dueBy ?? held.now).toISOString()}::timestamptz`;
+  if (queue.dueOn === 'business' && queue.leaseColumn === queue.dueColumn) throw new Error(`queue of ${queue.table}: a lease is wall time, not ${queue.dueColumn}`);
+  const dueBy = sql`${(options.dueBy ?? (queue.dueOn === 'wall' ? held.now : held.businessNow)).toISOString()}::timestamptz`;
   if (options.scope !== undefined && !queue.scopeColumn) throw new Error(`queue of ${queue.table} has no scope`);
   const scope = options.scope !== undefined ? sql` AND ${sql.raw(queue.scopeColumn!)} = ${options.scope}` : sql``;
   const free = queue.leaseColumn === queue.dueColumn ? sql`` : sql` AND (${leaseColumn} IS NULL OR ${leaseColumn} <= ${now})`;
@@ -72,40 +99,62 @@ export async function leaseDue<Row = Record<string, unknown>>(
   );
 }
 
-/** The queues of src/jobs/tasks.ts. */
+/**
+ * The queues of src/jobs/tasks.ts. Wall time (technical timers): the unknown-outcome and pending
+ * checks, pending subscription charges, notification retries. Business time (the contract's dates
+ * and deadlines): shoppers' deadlines, authorisations' expiry, subscriptions' due charges, payouts.
+ * payments.next_check_at is on the clock of the payment's status: wall while processing (its
+ * queue's lease pushes it on), business while waiting for the shopper (leased in leased_until).
+ */
 export const QUEUES = {
-  /** Payments whose outcome the processor has not told us. */
-  unknownPayments: { table: 'payments', holds: `status = 'processing' AND next_check_at IS NOT NULL`, dueColumn: 'next_check_at', leaseColumn: 'next_check_at', countsAttempts: false },
+  /** Payments whose outcome the processor has not told us: asked again once their own call has surely ended. */
+  unknownPayments: {
+    table: 'payments',
+    holds: `status = 'processing' AND next_check_at IS NOT NULL`,
+    dueColumn: 'next_check_at',
+    dueOn: 'wall',
+    leaseColumn: 'next_check_at',
+    countsAttempts: false,
+  },
   /** Payments waiting for the shopper (hosted page, APM, 3-D Secure challenge) past their deadline. */
   abandonedPayments: {
     table: 'payments',
     holds: `status IN ('requires_redirect', 'requires_authentication') AND next_check_at IS NOT NULL`,
     dueColumn: 'next_check_at',
-    leaseColumn: 'next_check_at',
+    dueOn: 'business',
+    leaseColumn: 'leased_until',
     countsAttempts: false,
   },
   /**
-   * Authorisations never captured, due when older (created_at, the clock's) than their connector's
-   * expiry: the caller leases per connector with `dueBy` = now − the connector's expiry days.
-   * next_check_at (unused while authorised) holds the lease.
+   * Authorisations never captured, due when older (created_at, business time) than their
+   * connector's expiry: the caller leases per connector with `dueBy` = now − the connector's expiry days.
    */
   expiringAuthorisations: {
     table: 'payments',
     holds: `status = 'authorised'`,
     dueColumn: 'created_at',
-    leaseColumn: 'next_check_at',
+    dueOn: 'business',
+    leaseColumn: 'leased_until',
     scopeColumn: 'connector',
     countsAttempts: false,
   },
   /** Captures and voids whose answer was lost or pending. */
-  pendingOperations: { table: 'payment_operations', holds: `status = 'pending'`, dueColumn: 'next_check_at', leaseColumn: 'next_check_at', countsAttempts: true },
+  pendingOperations: {
+    table: 'payment_operations',
+    holds: `status = 'pending'`,
+    dueColumn: 'next_check_at',
+    dueOn: 'wall',
+    leaseColumn: 'next_check_at',
+    countsAttempts: true,
+  },
   /** Refunds the processor settles later, or whose answer was lost. */
-  pendingRefunds: { table: 'refunds', holds: `status = 'pending'`, dueColumn: 'next_check_at', leaseColumn: 'next_check_at', countsAttempts: true },
+  pendingRefunds: { table: 'refunds', holds: `status = 'pending'`, dueColumn: 'next_check_at', dueOn: 'wall', leaseColumn: 'next_check_at', countsAttempts: true },
   /** Active subscriptions whose next charge is due (next_charge_at; NULL while an attempt is open). */
   dueSubscriptions: {
     table: 'subscriptions',
     holds: `status = 'Active' AND next_charge_at IS NOT NULL`,
     dueColumn: 'next_charge_at',
+    dueOn: 'business',
     leaseColumn: 'locked_until',
     countsAttempts: false,
   },
@@ -114,25 +163,30 @@ export const QUEUES = {
     table: 'subscription_charges',
     holds: `status = 'pending'`,
     dueColumn: 'next_check_at',
+    dueOn: 'wall',
     leaseColumn: 'next_check_at',
     countsAttempts: true,
   },
   /**
    * Payouts the rail task moves on: scheduled ones on their payment_date, processing ones to ask
-   * the rail about, completed ones still watched for a return (docs/payouts.md).
+   * the rail about, completed ones still watched for a return (docs/payouts.md). All of
+   * next_check_at is business time (the return window is a business one; a poll made sooner after
+   * an advance only asks again, sends are idempotent under the payout's id); the lease is leased_until.
    */
   duePayouts: {
     table: 'payouts',
     holds: `status IN ('SCHEDULED', 'PROCESSING', 'COMPLETED') AND next_check_at IS NOT NULL`,
     dueColumn: 'next_check_at',
-    leaseColumn: 'next_check_at',
+    dueOn: 'business',
+    leaseColumn: 'leased_until',
     countsAttempts: true,
   },
-  /** Notifications due for delivery. */
+  /** Notifications due for delivery (next_attempt_at: the retry schedule, wall time). */
   dueNotifications: {
     table: 'events',
     holds: `delivery_status = 'pending'`,
     dueColumn: 'next_attempt_at',
+    dueOn: 'wall',
     leaseColumn: 'locked_until',
     tokenColumn: 'lease_token',
     countsAttempts: true,

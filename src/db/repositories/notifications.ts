@@ -52,7 +52,7 @@ export function claimForReplay(db: Executor, id: string, lease: Lease, notifyTim
   });
 }
 
-/** `notifyTime` is the wall clock's (Unix seconds); the lease and startedAt are business time. */
+/** `notifyTime` is the wall clock's (Unix seconds), and so are the lease and startedAt (the retry schedule counts from it). */
 async function openAttempts(tx: Tx, rows: ClaimedRow[], lease: Lease, notifyTime: number, trigger: 'schedule' | 'replay'): Promise<Claim[]> {
   if (rows.length === 0) return [];
   const ids = rows.map((row) => row.id);

@@ -5,7 +5,7 @@ import { OPERATION_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts'
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Db, Executor } from '../client.ts';
 import { rowMapper } from '../rows.ts';
-import { lease, leaseDue, QUEUES } from './leases.ts';
+import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { paymentOperations, type PaymentOperationRow } from '../schema.ts';
 
 export type NewPaymentOperation = typeof paymentOperations.$inferInsert;
@@ -55,6 +55,6 @@ const toOperation = rowMapper(paymentOperations);
  * `leaseMs` into the future before the caller asks the processor, so another worker skips it
  * meanwhile (and retries it if this one dies).
  */
-export async function leaseDueOperations(db: Db, now: Date, limit: number, leaseMs: number): Promise<PaymentOperationRow[]> {
-  return (await leaseDue(db, QUEUES.pendingOperations, lease(now, leaseMs), limit)).map(toOperation);
+export async function leaseDueOperations(db: Db, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<PaymentOperationRow[]> {
+  return (await leaseDue(db, QUEUES.pendingOperations, lease(clocks, leaseMs), limit)).map(toOperation);
 }

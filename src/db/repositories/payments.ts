@@ -5,13 +5,13 @@
 // Drizzle's builders took a fifth of the server's CPU on this path, and parsing whole rows back a
 // tenth more.
 import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
-import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
+import { nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
 import { journalAccountSql } from './ledger.ts';
 import { rowMapper } from '../rows.ts';
-import { lease, leaseDue, type LeaseOptions, type QUEUES } from './leases.ts';
+import { lease, leaseDue, type LeaseClocks, type LeaseOptions, type QUEUES } from './leases.ts';
 import { payments, type PaymentRow } from '../schema.ts';
 import { riskFactsColumns, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
 
@@ -43,8 +43,10 @@ export interface Claim {
   readonly shopperEmail?: string | null | undefined;
   readonly shopperIp?: string | null | undefined;
   readonly notifyUrl?: string | null | undefined;
-  /** The injected clock's time of the claim: created_at, and when the sweeper may first ask. */
+  /** Business time of the claim: created_at. */
   readonly now: Date;
+  /** Wall time of the claim: the sweeper first asks UNKNOWN_AFTER_MS after it. */
+  readonly wallNow: Date;
 }
 
 // The claim's first state, checked against the table once (the statement below is constant).
@@ -90,7 +92,7 @@ export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
     claim.notifyUrl ?? null,
     claim.connector,
     claim.now,
-    nextCheckFor(CLAIMED, claim.now, null),
+    nextCheckFor(CLAIMED, claim, null),
     ...riskParams(probe),
   ];
 }
@@ -137,8 +139,9 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     threedsResult: null,
     networkTransactionId: null,
     subscriptionId: null,
+    leasedUntil: null,
     expiresAt: null,
-    nextCheckAt: nextCheckFor(CLAIMED, claim.now, null),
+    nextCheckAt: nextCheckFor(CLAIMED, claim, null),
     version: Number(stamps.version),
     createdAt: claim.now,
     updatedAt: stamp(payments.updatedAt, stamps.updated_at),
@@ -151,8 +154,10 @@ export interface OutcomeWrite {
   readonly move: Transition<PaymentStatus>;
   /** The row to write; its next_check_at is set here from the state reached. */
   readonly next: PaymentRow;
-  /** The injected clock's time of the write. */
+  /** Business time of the write. */
   readonly now: Date;
+  /** Wall time of the write (a processing payment's next check counts from it). */
+  readonly wallNow: Date;
   /** The version the decision was made on; the write happens only if the row still has it. */
   readonly readVersion: number;
   readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];
@@ -202,7 +207,7 @@ export type OutcomeFields = Pick<
 /** OUTCOME_SQL's parameters, in its order (also what npm run bench sends raw). */
 export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: OutcomeFields }): unknown[] {
   const { next, token, event, move } = write;
-  const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
+  const nextCheckAt = nextCheckFor(move.to, write, next.expiresAt);
   return [
     move.to,
     next.capturedAmount,
@@ -244,7 +249,7 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
 /** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
 export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
   const { next, move } = write;
-  const nextCheckAt = nextCheckFor(move.to, write.now, next.expiresAt);
+  const nextCheckAt = nextCheckFor(move.to, write, next.expiresAt);
   const [row] = await database.query<Stamps>(
     OUTCOME_SQL,
     outcomeParams(write),
@@ -287,8 +292,8 @@ export async function lockPayment(tx: Executor, accountId: string, id: string): 
 export type PaymentChanges = Omit<Partial<NewPayment>, 'status' | 'id' | 'accountId' | 'version' | 'nextCheckAt'>;
 
 /** next_check_at for a move to `to` at `now` (a shopper's page keeps its own deadline, expires_at). */
-export function nextCheckColumn(to: PaymentStatus, now: Date) {
-  return to === 'requires_redirect' ? sql`${payments.expiresAt}` : nextCheckFor(to, now, null);
+export function nextCheckColumn(to: PaymentStatus, at: CheckTimes) {
+  return to === 'requires_redirect' ? sql`${payments.expiresAt}` : nextCheckFor(to, at, null);
 }
 
 /**
@@ -299,12 +304,12 @@ export async function transitionPayment(
   tx: Executor,
   id: string,
   move: Transition<PaymentStatus>,
-  now: Date,
+  at: CheckTimes,
   changes: PaymentChanges = {},
 ): Promise<PaymentRow> {
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, status: move.to, nextCheckAt: nextCheckColumn(move.to, now), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
+    .set({ ...changes, status: move.to, nextCheckAt: nextCheckColumn(move.to, at), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
     .where(and(eq(payments.id, id), eq(payments.status, move.from)))
     .returning();
   if (!row) throw new Error(`payment ${id} is no longer ${move.from}: lock it before moving it`);
@@ -317,12 +322,12 @@ const toPayment = rowMapper(payments);
 export async function leaseDuePayments(
   db: Executor,
   queue: typeof QUEUES.unknownPayments | typeof QUEUES.abandonedPayments | typeof QUEUES.expiringAuthorisations,
-  now: Date,
+  clocks: LeaseClocks,
   limit: number,
   leaseMs: number,
   options: LeaseOptions = {},
 ): Promise<PaymentRow[]> {
-  return (await leaseDue(db, queue, lease(now, leaseMs), limit, options)).map(toPayment);
+  return (await leaseDue(db, queue, lease(clocks, leaseMs), limit, options)).map(toPayment);
 }
 
 /** When a sweeper should look at a payment again (its state unchanged). */

@@ -8,7 +8,7 @@ import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor, RawQuery } from '../client.ts';
 import { rowMapper } from '../rows.ts';
 import { payouts, type PayoutRow } from '../schema.ts';
-import { lease, leaseDue, QUEUES } from './leases.ts';
+import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 
 export type NewPayout = Omit<PayoutRow, 'status' | 'attempts'>;
 
@@ -58,17 +58,23 @@ export interface PayoutChanges {
   readonly railReference?: string | null;
   readonly nextCheckAt: Date | null;
   readonly at: Date;
+  /**
+   * Keep the rail task's lease (its own SCHEDULED → PROCESSING on the way to the rail: it still
+   * works on the row). Any other move ends the lease: the row is then due at next_check_at.
+   */
+  readonly keepLease?: boolean;
 }
 
 const MOVE_PAYOUT_SQL = `UPDATE payouts SET status = $3, failure_type = coalesce($4, failure_type), failure_reason = coalesce($5, failure_reason),
-    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = $8
+    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = $8,
+    leased_until = CASE WHEN $9::boolean THEN leased_until END
   WHERE id = $1 AND status = $2 RETURNING *`;
 
 /** Writes a Transition of a locked payout; throws when the row is no longer in its `from` state. */
 export async function movePayout(query: RawQuery, id: string, move: Transition<PayoutStatus>, changes: PayoutChanges): Promise<PayoutRow> {
   const [row] = await query<Record<string, unknown>>(
     MOVE_PAYOUT_SQL,
-    [id, move.from, move.to, changes.failureType ?? null, changes.failureReason ?? null, changes.railReference ?? null, changes.nextCheckAt, changes.at],
+    [id, move.from, move.to, changes.failureType ?? null, changes.failureReason ?? null, changes.railReference ?? null, changes.nextCheckAt, changes.at, changes.keepLease ?? false],
     'move_payout',
   );
   if (!row) throw new Error(`payout ${id} is no longer ${move.from}`);
@@ -86,8 +92,8 @@ export async function payoutById(db: Executor, accountId: string, id: string): P
 }
 
 /** Leases the payouts due for the rail task (QUEUES.duePayouts); each is due again when `leaseMs` runs out. */
-export async function leaseDuePayouts(db: Executor, now: Date, limit: number, leaseMs: number): Promise<PayoutRow[]> {
-  const rows = await leaseDue<Record<string, unknown>>(db, QUEUES.duePayouts, lease(now, leaseMs), limit);
+export async function leaseDuePayouts(db: Executor, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<PayoutRow[]> {
+  const rows = await leaseDue<Record<string, unknown>>(db, QUEUES.duePayouts, lease(clocks, leaseMs), limit);
   return rows.map(toPayout);
 }
 

@@ -5,7 +5,7 @@ import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
-import { lease, leaseDue, QUEUES } from './leases.ts';
+import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
@@ -142,8 +142,8 @@ export async function settleRefund(query: RawQuery, settlement: RefundSettlement
 }
 
 /** Leases pending refunds whose check is due (QUEUES.pendingRefunds; see leaseDueOperations). */
-export async function leaseDueRefunds(db: Db, now: Date, limit: number, leaseMs: number): Promise<RefundRow[]> {
-  return (await leaseDue(db, QUEUES.pendingRefunds, lease(now, leaseMs), limit)).map(toRefund);
+export async function leaseDueRefunds(db: Db, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<RefundRow[]> {
+  return (await leaseDue(db, QUEUES.pendingRefunds, lease(clocks, leaseMs), limit)).map(toRefund);
 }
 
 export interface RefundWithPayment {

@@ -5,7 +5,7 @@ import { CHARGE_MACHINE, type ChargeStatus, type SubscriptionStatus } from '../.
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
 import { rowMapper } from '../rows.ts';
-import { lease, leaseDue, QUEUES } from './leases.ts';
+import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { payments, subscriptionCharges, subscriptions, type PaymentRow, type SubscriptionChargeRow, type SubscriptionRow } from '../schema.ts';
 
 export type NewSubscription = Omit<typeof subscriptions.$inferInsert, 'status'>;
@@ -101,11 +101,11 @@ const toSubscription = rowMapper(subscriptions);
 const toCharge = rowMapper(subscriptionCharges);
 
 /** Leases Active subscriptions whose next charge is due (QUEUES.dueSubscriptions). */
-export async function leaseDueSubscriptions(db: Executor, now: Date, limit: number, leaseMs: number): Promise<SubscriptionRow[]> {
-  return (await leaseDue(db, QUEUES.dueSubscriptions, lease(now, leaseMs), limit)).map(toSubscription);
+export async function leaseDueSubscriptions(db: Executor, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<SubscriptionRow[]> {
+  return (await leaseDue(db, QUEUES.dueSubscriptions, lease(clocks, leaseMs), limit)).map(toSubscription);
 }
 
 /** Leases claimed attempts not yet recorded (QUEUES.pendingSubscriptionCharges). */
-export async function leasePendingCharges(db: Executor, now: Date, limit: number, leaseMs: number): Promise<SubscriptionChargeRow[]> {
-  return (await leaseDue(db, QUEUES.pendingSubscriptionCharges, lease(now, leaseMs), limit)).map(toCharge);
+export async function leasePendingCharges(db: Executor, clocks: LeaseClocks, limit: number, leaseMs: number): Promise<SubscriptionChargeRow[]> {
+  return (await leaseDue(db, QUEUES.pendingSubscriptionCharges, lease(clocks, leaseMs), limit)).map(toCharge);
 }
