@@ -84,6 +84,35 @@ describe('the audit log', () => {
     expect((await verify()).exitCode).toBe(0);
   });
 
+  it('finds rows removed from the end only against a head kept elsewhere (--expect-last)', async () => {
+    await createMember(gw, merchantId, 'viewer');
+    const intact = JSON.parse((await verify()).stdout) as { rows: number; last: string };
+    expect(intact.last).toMatch(/^[0-9]+:[0-9a-f]{64}$/);
+    expect(Number(intact.last.split(':')[0])).toBe(intact.rows);
+    const human = await runCommand(['audit', 'verify'], gw.gateway.deps);
+    expect(human.stdout).toContain(`last ${intact.last}`);
+    const kept = intact.last;
+    expect((await runCommand(['audit', 'verify', '--expect-last', kept], gw.gateway.deps)).exitCode).toBe(0);
+    const saved = await gw.database.query<Record<string, unknown>>(`SELECT * FROM portal_audit_log WHERE seq = $1`, [intact.rows]);
+    await gw.database.transaction(async (query) => {
+      await query("SET LOCAL session_replication_role = 'replica'");
+      await query(`DELETE FROM portal_audit_log WHERE seq = $1`, [intact.rows]);
+    });
+    // The shorter chain is whole: only the kept head shows a row is gone.
+    expect((await verify()).exitCode).toBe(0);
+    const cut = await runCommand(['audit', 'verify', '--expect-last', kept, '--json'], gw.gateway.deps);
+    expect(cut.exitCode).toBe(1);
+    expect(JSON.parse(cut.stdout)).toMatchObject({ ok: false, broken_seq: intact.rows, reason: `row ${intact.rows} is missing: the log ends at row ${intact.rows - 1}` });
+    const columns = Object.keys(saved[0]!);
+    await gw.database.query(`INSERT INTO portal_audit_log (${columns.join(', ')}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(', ')})`, columns.map((name) => saved[0]![name]));
+    const forged = `${intact.rows}:${'0'.repeat(64)}`;
+    expect(JSON.parse((await runCommand(['audit', 'verify', '--expect-last', forged, '--json'], gw.gateway.deps)).stdout)).toMatchObject({ ok: false, reason: 'its hash is not the one kept' });
+    const bad = await runCommand(['audit', 'verify', '--expect-last', '12:abc'], gw.gateway.deps);
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toContain('is not <seq>:<hash>');
+    expect((await runCommand(['audit', 'verify', '--expect-last', kept], gw.gateway.deps)).exitCode).toBe(0);
+  });
+
   it('appends one row per action under N concurrent writers, with no gap or fork in the chain', async () => {
     const results = await Promise.all(Array.from({ length: 12 }, () => createMember(gw, merchantId, 'viewer')));
     expect(results).toHaveLength(12);

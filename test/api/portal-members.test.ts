@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
 let merchantId: string;
@@ -29,6 +29,7 @@ describe('members', () => {
   it('asks an owner to re-authenticate, then invites a member with a one-time link', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await signIn(gw, owner);
+    await staleReauth(gw, owner);
     await client.get('/portal/members');
     const asked = await client.post('/portal/members/invite', { email: 'new.member@shop.example', role: 'operator' });
     expect(asked.body).toContain('Confirm it is you');

@@ -3,7 +3,7 @@
 // another merchant's ids exactly as unknown ones.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
 let merchantId: string;
@@ -84,6 +84,7 @@ describe('portal security', () => {
     const theirs = await createMember(gw, otherMerchant, 'operator');
     const client = await signIn(gw, owner);
     const theirSession = await signIn(gw, theirs);
+    await staleReauth(gw, owner);
     // Re-authenticate once (fresh for 5 minutes) through the confirmation the action asks for.
     await client.get('/portal/members');
     const asked = await client.post('/portal/members/PU00000000000000000000000000/disable');

@@ -208,6 +208,36 @@ describe('portal sign-in', () => {
     expect((await passwordStep(member)).answer.status).toBe(401);
   });
 
+  it("refuses a disabled merchant's members: the session ends and sign-in is refused until enabled again", async () => {
+    const closed = (await gw.merchant()).credentials.merchant_id;
+    const member = await createMember(gw, closed, 'operator');
+    const session = await signIn(gw, member, { clock: wall });
+    expect((await runCommand(['merchants', 'disable', '--merchant-id', closed], gw.gateway.deps)).exitCode).toBe(0);
+    expect((await session.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    const refused = await passwordStep(member);
+    expect(refused.answer.status).toBe(401);
+    expect(sessionCookie(refused.answer)).toBeUndefined();
+    const [audit] = await gw.database.query<{ detail: { reason: string } }>(`SELECT detail FROM portal_audit_log WHERE user_id = $1 ORDER BY seq DESC LIMIT 1`, [member.userId]);
+    expect(audit!.detail.reason).toBe('merchant disabled');
+    // Refused before the password counts: no lockout builds up while the merchant is disabled.
+    for (let i = 0; i < 5; i++) await passwordStep(member);
+    expect((await runCommand(['merchants', 'enable', '--merchant-id', closed], gw.gateway.deps)).exitCode).toBe(0);
+    expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
+  });
+
+  it('counts enrolling the second factor at sign-in as re-authentication, for five minutes', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const client = await signIn(gw, owner, { clock: wall });
+    await client.get('/portal/members');
+    const invited = await client.post('/portal/members/invite', { email: `fresh-${Date.now()}@shop.example`, role: 'viewer' });
+    expect(invited.status).toBe(200);
+    expect(invited.body).not.toContain('Confirm it is you');
+    expect(invited.body).toMatch(/id="invite-link"/);
+    wall.advance(6 * MINUTE);
+    await client.get('/portal/members');
+    expect((await client.post('/portal/members/invite', { email: `stale-${Date.now()}@shop.example`, role: 'viewer' })).body).toContain('Confirm it is you');
+  });
+
   it('never writes a password, a session token or a link token to a log line', async () => {
     expect(gw.logs.text).not.toContain('correct horse battery staple');
     expect(gw.logs.text).not.toContain('a long enough pass phrase');

@@ -27,4 +27,15 @@ describe('acquiro storefronts', () => {
     const other = await runCommand(['storefronts', 'list', '--merchant-id', shop.ids.merchant_id, '--account-id', 'A999999'], gw.gateway.deps);
     expect(other.exitCode).toBe(1);
   });
+
+  it('tells every process to drop its cached account at each change, as the portal does', async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const version = async () => (await gw.database.query<{ version: string }>(`SELECT version::text FROM cache_versions WHERE name = 'accounts'`))[0]!.version;
+    const before = Number(await version());
+    expect((await runCommand(['storefronts', 'add', '--domain', 'https://cached.example', ...ids], gw.gateway.deps)).exitCode).toBe(0);
+    expect(Number(await version())).toBe(before + 1);
+    expect((await runCommand(['storefronts', 'remove', '--domain', 'https://cached.example', ...ids], gw.gateway.deps)).exitCode).toBe(0);
+    expect(Number(await version())).toBe(before + 2);
+  });
 });

@@ -161,3 +161,11 @@ export async function signInBrowser(page: Page, baseUrl: string, member: TestMem
   }
   await page.waitForURL(`${baseUrl}/portal/transactions`);
 }
+
+/**
+ * Makes the member's re-authentication old, as six minutes later would: enrolling at sign-in
+ * counts as re-authenticated, and a test of the confirmation itself needs a session that is not.
+ */
+export async function staleReauth(gw: TestGateway, member: TestMember): Promise<void> {
+  await gw.database.query('UPDATE portal_sessions SET reauth_at = NULL WHERE user_id = $1', [member.userId]);
+}

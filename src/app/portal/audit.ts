@@ -60,10 +60,30 @@ export function recordAudit(database: Pick<Database, 'db'>, entry: AuditEntry, a
   return database.db.transaction((tx) => append(tx, entry, at));
 }
 
-export type Verification = { readonly ok: true; readonly rows: number } | { readonly ok: false; readonly rows: number; readonly seq: number; readonly reason: string };
+export type Verification =
+  | { readonly ok: true; readonly rows: number; readonly last: { readonly seq: number; readonly hash: string } | undefined }
+  | { readonly ok: false; readonly rows: number; readonly seq: number; readonly reason: string };
 
-/** Walks the chain in order; the first row whose seq, link or hash is wrong is named. */
-export async function verifyAudit(database: Pick<Database, 'db'>): Promise<Verification> {
+/** A head of the chain kept elsewhere (`seq` and `hash` of what was then the last row). */
+export interface KeptHead {
+  readonly seq: number;
+  readonly hash: string;
+}
+
+/**
+ * Walks the chain in order; the first row whose seq, link or hash is wrong is named. A chain cut
+ * short at its end is still whole: only a head kept elsewhere (`expected`) shows rows are gone.
+ */
+export async function verifyAudit(database: Pick<Database, 'db'>, expected?: KeptHead): Promise<Verification> {
+  const walked = await walkChain(database);
+  if (!walked.ok || !expected) return walked;
+  if (walked.rows < expected.seq) return { ok: false, rows: walked.rows, seq: expected.seq, reason: `row ${expected.seq} is missing: the log ends at row ${walked.rows}` };
+  const [kept] = await auditRowsAfter(database.db, expected.seq - 1, 1);
+  if (kept!.hash !== expected.hash.toLowerCase()) return { ok: false, rows: expected.seq - 1, seq: expected.seq, reason: 'its hash is not the one kept' };
+  return walked;
+}
+
+async function walkChain(database: Pick<Database, 'db'>): Promise<Verification> {
   let previous: AuditRow | undefined;
   let rows = 0;
   for (;;) {
@@ -77,6 +97,6 @@ export async function verifyAudit(database: Pick<Database, 'db'>): Promise<Verif
       previous = row;
       rows++;
     }
-    if (batch.length < 1000) return { ok: true, rows };
+    if (batch.length < 1000) return { ok: true, rows, last: previous && { seq: previous.seq, hash: previous.hash } };
   }
 }

@@ -1,5 +1,6 @@
 // A portal session from its cookie's token: found by the token's digest, ended when idle for 15
-// minutes or past its absolute limit (wall clock), or when its member is no longer active. Also:
+// minutes or past its absolute limit (wall clock), or when its member (or the member's merchant)
+// is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
 import { deleteExpiredSessions, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
@@ -20,19 +21,19 @@ export interface OpenSession {
   readonly member: PortalUserRow;
 }
 
-/** The session the token opens, or undefined (unknown, idle too long, past its limit, member not active). */
+/** The session the token opens, or undefined (unknown, idle too long, past its limit, member or merchant not active). */
 export async function sessionOf(deps: SessionDeps, token: string | undefined): Promise<OpenSession | undefined> {
   if (!token || token.length > 100) return undefined;
   const found = await sessionWithMember(deps.database.db, tokenId(token));
   if (!found) return undefined;
   const now = deps.wallClock.now().getTime();
-  const { session, member } = found;
-  if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS || member.status !== 'active') {
+  const { session, member, merchantActive } = found;
+  if (now >= session.expiresAt.getTime() || now - session.lastSeenAt.getTime() >= IDLE_TIMEOUT_MS || member.status !== 'active' || !merchantActive) {
     await deleteSession(deps.database.db, session.id);
     return undefined;
   }
   if (now - session.lastSeenAt.getTime() >= TOUCH_EVERY_MS) await touchSession(deps.database.db, session.id, new Date(now));
-  return found;
+  return { session, member };
 }
 
 /** Deletes the rows of sessions past their limits (the periodic task); answers how many. */
@@ -135,7 +136,8 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
       await replaceRecoveryCodes(tx, member.id, codes.map(recoveryCodeHash), at);
       await appendAudit(tx, { ...base, outcome: 'ok' }, at);
-      if (open.session.status === 'enrol') return { ok: true, recoveryCodes: codes, token: await promote(tx, open.session, member, at) };
+      // The member has just typed its password and a code: that counts as re-authentication.
+      if (open.session.status === 'enrol') return { ok: true, recoveryCodes: codes, token: await promote(tx, open.session, member, at, { reauthenticated: true }) };
       await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: null, pendingTotpKeyId: null });
       return { ok: true, recoveryCodes: codes };
     },

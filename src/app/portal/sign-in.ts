@@ -6,7 +6,7 @@
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
 import { deleteSession, insertSession } from '../../db/repositories/portal-sessions.ts';
-import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
+import { memberByEmail, memberById, merchantActive, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
@@ -58,12 +58,14 @@ export async function signIn(deps: SignInDeps, attempt: { email: string; passwor
     await recordAudit(deps.database, { merchantId: null, userId: null, email: typed, action: 'sign-in', outcome: 'refused', ip: attempt.ip, detail: { reason: 'unknown e-mail' } }, at);
     return { ok: false, reason: 'invalid' };
   }
+  const merchantOpen = await merchantActive(deps.database.db, found.merchantId);
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, found.id, { lock: true }),
     check: (member): Decision<PasswordCheck, SignInResult> => {
       const row = member!;
       // The password checked was the member's current one: a reset in between makes it void.
-      if (row.status !== 'active' || row.passwordHash !== found.passwordHash) return { change: { row, outcome: 'invalid', verdict: null } };
+      // A disabled merchant's members are refused like a disabled member, before the password counts.
+      if (row.status !== 'active' || !merchantOpen || row.passwordHash !== found.passwordHash) return { change: { row, outcome: 'invalid', verdict: null } };
       if (isLocked(row, at)) return { change: { row, outcome: 'locked', verdict: null } };
       return { change: { row, outcome: matches ? 'good' : 'invalid', verdict: matches ? 'good' : 'bad' } };
     },
@@ -71,7 +73,7 @@ export async function signIn(deps: SignInDeps, attempt: { email: string; passwor
       const base = { merchantId: row.merchantId, userId: row.id, email: row.email, ip: attempt.ip, action: 'sign-in' };
       if (verdict) await updateMember(tx, row.id, MEMBER_MACHINE.stay(row.status), afterVerdict(row, verdict, at), at);
       if (outcome !== 'good') {
-        const reason = outcome === 'locked' ? 'locked' : row.status !== 'active' ? `member ${row.status}` : 'wrong password';
+        const reason = outcome === 'locked' ? 'locked' : row.status !== 'active' ? `member ${row.status}` : !merchantOpen ? 'merchant disabled' : 'wrong password';
         const locks = verdict === 'bad' && row.failedAttempts + 1 >= FAILURES_BEFORE_LOCKOUT;
         await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason, ...(locks ? { locked: 'now' } : {}) } }, at);
         return { ok: false, reason: outcome === 'locked' ? 'locked' : 'invalid' };
@@ -84,10 +86,11 @@ export async function signIn(deps: SignInDeps, attempt: { email: string; passwor
   });
 }
 
-async function openSession(tx: Tx, member: PortalUserRow, status: SessionStatus, at: Date): Promise<string> {
+async function openSession(tx: Tx, member: PortalUserRow, status: SessionStatus, at: Date, reauthenticated = false): Promise<string> {
   const token = newToken();
   const limit = status === 'active' ? SESSION_LIMIT_MS : PENDING_SIGN_IN_MS;
-  await insertSession(tx, { id: tokenId(token), userId: member.id, at, expiresAt: new Date(at.getTime() + limit) }, SESSION_MACHINE.enter(status));
+  const session = { id: tokenId(token), userId: member.id, at, expiresAt: new Date(at.getTime() + limit), ...(reauthenticated ? { reauthAt: at } : {}) };
+  await insertSession(tx, session, SESSION_MACHINE.enter(status));
   return token;
 }
 
@@ -131,11 +134,12 @@ export async function completeSecondFactor(
 }
 
 /**
- * The pending session ends; an active one with a new token replaces it. Signing in does not count
- * as re-authentication: a sensitive action asks again.
+ * The pending session ends; an active one with a new token replaces it. Signing in with a code
+ * does not count as re-authentication (a sensitive action asks again); enrolling a second factor
+ * at sign-in does (`reauthenticated`), as the member has just typed its password and a code.
  */
-export async function promote(tx: Tx, pending: PortalSessionRow, member: PortalUserRow, at: Date): Promise<string> {
+export async function promote(tx: Tx, pending: PortalSessionRow, member: PortalUserRow, at: Date, options: { reauthenticated?: boolean } = {}): Promise<string> {
   SESSION_MACHINE.move(pending.status, 'active');
   await deleteSession(tx, pending.id);
-  return openSession(tx, member, 'active', at);
+  return openSession(tx, member, 'active', at, options.reauthenticated ?? false);
 }

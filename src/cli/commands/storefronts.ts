@@ -1,8 +1,10 @@
 // storefronts: the sites allowed to frame an account's hosted payment page (iFrame mode). They
 // become the pages' CSP frame-ancestors; with none, no site may frame them (docs/api/checkout.md).
+// A change goes through the portal's use case, which tells every process to drop its cached account.
 import type { Command } from 'commander';
 import { hostSource } from '../../app/checkout/frame-ancestors.ts';
-import { addStorefrontDomain, removeStorefrontDomain, storefrontDomains } from '../../db/repositories/accounts.ts';
+import { changeStorefront } from '../../app/merchants/access.ts';
+import { storefrontDomains } from '../../db/repositories/accounts.ts';
 import { show, usageError, type CommandDeps, type Output } from '../io.ts';
 import { requireAccount } from './merchants.ts';
 
@@ -23,7 +25,7 @@ export function storefrontCommands(program: Command, deps: CommandDeps, io: Outp
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await addStorefrontDomain(deps.database.db, opts.accountId, domain);
+      await changeStorefront(deps, opts.merchantId, opts.accountId, 'add', domain);
       show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `added ${domain}`);
     });
   command('remove', 'stop a site framing the hosted page')
@@ -31,7 +33,7 @@ export function storefrontCommands(program: Command, deps: CommandDeps, io: Outp
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await removeStorefrontDomain(deps.database.db, opts.accountId, domain);
+      await changeStorefront(deps, opts.merchantId, opts.accountId, 'remove', domain);
       show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `removed ${domain}`);
     });
   command('list', 'list the sites').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {

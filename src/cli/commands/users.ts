@@ -3,7 +3,7 @@
 // the password read from standard input. `reset` prints a new link; `disable` ends the member's
 // sessions for good. And `audit verify`: the audit log's hash chain, checked from the first row.
 import type { Command } from 'commander';
-import { verifyAudit } from '../../app/portal/audit.ts';
+import { verifyAudit, type KeptHead } from '../../app/portal/audit.ts';
 import { changeRole, createMember, disableMember, findMember, listMembers, resetMember } from '../../app/portal/members.ts';
 import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
 import type { PortalUserRow } from '../../db/schema.ts';
@@ -21,6 +21,13 @@ function listed(member: PortalUserRow) {
     locked_until: member.lockedUntil?.toISOString() ?? null,
     created_at: member.createdAt.toISOString(),
   };
+}
+
+/** `--expect-last 1842:<64 hex digits>`. */
+function keptHead(text: string): KeptHead {
+  const match = /^([1-9][0-9]{0,15}):([0-9a-fA-F]{64})$/.exec(text);
+  if (!match) throw usageError(`--expect-last ${text} is not <seq>:<hash> as audit verify prints it`);
+  return { seq: Number(match[1]), hash: match[2]!.toLowerCase() };
 }
 
 /** A refusal of the use case, printed as the CLI's own: exit 1 (2 for bad input). */
@@ -102,11 +109,13 @@ export function userCommands(program: Command, deps: CommandDeps, io: Output): v
     .description("the portal's audit log")
     .command('verify')
     .description('check the hash chain of the audit log from its first row; exit 1 naming the first row that breaks it')
+    .option('--expect-last <seq:hash>', 'a head printed by an earlier run and kept elsewhere: rows removed from the end are found against it', keptHead)
     .option('--json', 'print JSON')
-    .action(async (opts: { json?: boolean }) => {
-      const result = await verifyAudit(deps.database);
+    .action(async (opts: { expectLast?: KeptHead; json?: boolean }) => {
+      const result = await verifyAudit(deps.database, opts.expectLast);
       if (result.ok) {
-        show(io, Boolean(opts.json), { ok: true, rows: result.rows }, () => `audit log intact: ${result.rows} rows`);
+        const last = result.last ? `${result.last.seq}:${result.last.hash}` : null;
+        show(io, Boolean(opts.json), { ok: true, rows: result.rows, last }, () => `audit log intact: ${result.rows} rows${last ? `\nlast ${last}` : ''}`);
         return;
       }
       show(io, Boolean(opts.json), { ok: false, rows: result.rows, broken_seq: result.seq, reason: result.reason }, () => `audit log broken at row ${result.seq}: ${result.reason} (${result.rows} rows before it are intact)`);

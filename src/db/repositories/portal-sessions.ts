@@ -4,20 +4,27 @@ import { and, eq, sql } from 'drizzle-orm';
 import type { SessionStatus } from '../../domain/members.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
-import { portalSessions, portalUsers, type PortalSessionRow, type PortalUserRow } from '../schema.ts';
+import { merchants, portalSessions, portalUsers, type PortalSessionRow, type PortalUserRow } from '../schema.ts';
 
 export async function insertSession(
   db: Executor,
-  session: { id: string; userId: string; at: Date; expiresAt: Date },
+  session: { id: string; userId: string; at: Date; expiresAt: Date; reauthAt?: Date },
   entry: Entry<SessionStatus>,
 ): Promise<void> {
-  await db.insert(portalSessions).values({ id: session.id, userId: session.userId, status: entry.to, createdAt: session.at, lastSeenAt: session.at, expiresAt: session.expiresAt });
+  await db
+    .insert(portalSessions)
+    .values({ id: session.id, userId: session.userId, status: entry.to, createdAt: session.at, lastSeenAt: session.at, expiresAt: session.expiresAt, reauthAt: session.reauthAt ?? null });
 }
 
-/** The session and its member. */
-export async function sessionWithMember(db: Executor, id: string): Promise<{ session: PortalSessionRow; member: PortalUserRow } | undefined> {
-  const [row] = await db.select({ session: portalSessions, member: portalUsers }).from(portalSessions).innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId)).where(eq(portalSessions.id, id));
-  return row;
+/** The session, its member, and whether the member's merchant is active (an operator may disable it). */
+export async function sessionWithMember(db: Executor, id: string): Promise<{ session: PortalSessionRow; member: PortalUserRow; merchantActive: boolean } | undefined> {
+  const [row] = await db
+    .select({ session: portalSessions, member: portalUsers, merchantStatus: merchants.status })
+    .from(portalSessions)
+    .innerJoin(portalUsers, eq(portalUsers.id, portalSessions.userId))
+    .innerJoin(merchants, eq(merchants.id, portalUsers.merchantId))
+    .where(eq(portalSessions.id, id));
+  return row && { session: row.session, member: row.member, merchantActive: row.merchantStatus === 'active' };
 }
 
 export type SessionChange = Partial<Pick<PortalSessionRow, 'lastSeenAt' | 'reauthAt' | 'pendingTotpSecret' | 'pendingTotpKeyId'>>;
