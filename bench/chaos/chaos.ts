@@ -93,6 +93,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const tally = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
 
     const ctx: ActorContext = {
+      deps,
       merchants,
       book,
       async call(merchant, path, fields, callOptions = {}): Promise<Answered | undefined> {
