@@ -54,6 +54,8 @@ export class Book {
 export interface ActorContext {
   /** The run's own process (as an operator's CLI would be): `runCommand` for what is no HTTP request. */
   readonly deps: Deps;
+  /** How long the load runs (at least): for actors that spread something over the run. */
+  readonly loadMs: number;
   readonly merchants: Merchants;
   readonly book: Book;
   /**
@@ -116,15 +118,16 @@ async function refundTwice(ctx: ActorContext, merchant: MerchantKeys, txn: NonNu
  * acknowledged success into a cancelled payment), and an Idempotency-Key is forgotten after 7 days
  * (a retry after that would be a new refund). So the subscriptions are daily, on the auto-capture
  * merchant (each charge captured at once: no hold to expire), and the clock moves one day (one
- * cycle) at a time, at most 6 days in a run, at least CLOCK_STEP_GAP_MS apart: under both limits.
+ * cycle) at a time, at most 6 days in a run: under both limits. The steps are spread evenly over
+ * the load, so that cycles fall due (and workers are killed while charging them) all through it.
  */
 const MAX_CLOCK_DAYS = 6;
-const CLOCK_STEP_GAP_MS = 2_000;
 let lastClockStep = 0;
 
-/** Moves business time a day on, unless a step was taken within CLOCK_STEP_GAP_MS or the run has taken its 6. */
+/** Moves business time a day on, unless the last step was under a seventh of the load ago or the run has taken its 6. */
 async function stepClock(ctx: ActorContext): Promise<void> {
-  if (ctx.book.clockDays >= MAX_CLOCK_DAYS || Date.now() - lastClockStep < CLOCK_STEP_GAP_MS) return;
+  const gap = ctx.loadMs / (MAX_CLOCK_DAYS + 1);
+  if (ctx.book.clockDays >= MAX_CLOCK_DAYS || Date.now() - lastClockStep < gap) return;
   lastClockStep = Date.now();
   ctx.book.clockDays += 1;
   const moved = await runCommand(['clock', 'advance', '--days', '1'], ctx.deps);

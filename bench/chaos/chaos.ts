@@ -96,6 +96,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
 
     const ctx: ActorContext = {
       deps,
+      loadMs: options.loadMs,
       merchants,
       book,
       async call(merchant, path, fields, callOptions = {}): Promise<Answered | undefined> {
