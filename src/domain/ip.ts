@@ -11,3 +11,17 @@ export function inBlock(cidr: string, ip: string): boolean {
     return false;
   }
 }
+
+/** An address or CIDR block written the one way the allow-list stores it (127.0.0.1/32), or undefined when it is neither. */
+export function normaliseCidr(text: string): string | undefined {
+  try {
+    if (text.includes('/')) {
+      const [address, bits] = ipaddr.parseCIDR(text);
+      return `${address.toString()}/${bits}`;
+    }
+    const address = ipaddr.process(text);
+    return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
+  } catch {
+    return undefined;
+  }
+}

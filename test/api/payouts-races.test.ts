@@ -1,8 +1,10 @@
 // /v1/payout under concurrency and across accounts: 20 identical requests make one payout and
 // one reservation; a changed repeat is refused and the original stays; payouts racing for one
 // balance never take it below zero, and what is reserved is the sum of the accepted payouts;
-// another account's payout is neither found nor reachable.
+// another account's payout is neither found nor reachable; concurrent cancels of a scheduled
+// payout release it once, and a cancel racing the rail's release on its date leaves one outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { drivePayouts } from '../../src/app/payouts/rail.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
@@ -64,6 +66,55 @@ describe('one balance', () => {
     );
     expect(Number(reservations!.sum)).toBe(accepted.reduce((sum, a) => sum + a.body.amount_payer_pays, 0));
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('cancelling a scheduled payout', () => {
+  const releases = async (id: string) =>
+    Number((await gw.database.query<{ n: string }>(`SELECT count(DISTINCT journal_id)::text AS n FROM ledger_entries WHERE reference_id = $1 AND kind = 'payout_release'`, [id]))[0]!.n);
+
+  it('10 concurrent cancels: one succeeds, the reservation is released once', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const scheduled = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-12-01' }));
+    expect(scheduled.body.status).toBe('SCHEDULED');
+    const runs = await Promise.all(
+      Array.from({ length: 10 }, () => runCommand(['payouts', 'cancel', ...accountArgs(shop), '--transaction-id', scheduled.body.transaction_id], gw.gateway.deps)),
+    );
+    expect(runs.filter((r) => r.exitCode === 0)).toHaveLength(1);
+    expect(runs.filter((r) => r.exitCode !== 0).every((r) => /CANCELLED: only a SCHEDULED payout can be cancelled/.test(r.stderr))).toBe(true);
+    expect(await releases(scheduled.body.transaction_id)).toBe(1);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '1000.00', reserved: '0.00' });
+    await expectLedgerBalanced(gw);
+  });
+
+  it('a cancel racing the release on its payment date: one of them wins, money moved once', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-23' }))).body.transaction_id as string);
+    clock.set('2026-11-23T00:00:01Z');
+    try {
+      const cancels = await Promise.all([
+        drivePayouts(gw.gateway.deps),
+        ...ids.map((id) => runCommand(['payouts', 'cancel', ...accountArgs(shop), '--transaction-id', id], gw.gateway.deps)),
+      ]);
+      const cancelled = cancels.slice(1).filter((r) => typeof r === 'object' && r.exitCode === 0).length;
+      const [row] = await gw.database.query<{ cancelled: string; released: string }>(
+        `SELECT count(*) FILTER (WHERE status = 'CANCELLED')::text AS cancelled, count(*) FILTER (WHERE status <> 'SCHEDULED' AND status <> 'CANCELLED')::text AS released FROM payouts WHERE account_id = $1`,
+        [shop.ids.account_id],
+      );
+      expect(Number(row!.cancelled)).toBe(cancelled);
+      expect(Number(row!.cancelled) + Number(row!.released)).toBe(5);
+      for (const id of ids) expect(await releases(id)).toBeLessThanOrEqual(1);
+      const held = (5 - cancelled) * 101.5;
+      const balance = await balanceOf(gw, shop, 'USD');
+      // Released payouts are PROCESSING (held) or already COMPLETED (paid out): never both released and paid.
+      expect(Number(balance!.available)).toBe(1000 - held);
+      await expectLedgerBalanced(gw);
+    } finally {
+      clock.set('2026-11-22T10:15:00Z');
+    }
   });
 });
 

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { missingField } from '../../src/domain/payouts/requirements.ts';
 import { ACH_BENEFICIARY, balanceOf, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
 
 let gw: TestGateway;
@@ -67,18 +68,18 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['a LOCAL payout in another currency than the account', set({ beneficiary: bank({ account_currency: 'EUR' }) }), '4002', 'beneficiary.bank_details.account_currency'],
   ['an IBAN with a wrong check digit', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'DE89370400440532013001' }, SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
   ['an IBAN of another country', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'FR1420041010050500013M02606' }, SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
-  ['a SEPA payout without an IBAN', set({ payment_currency: 'EUR', beneficiary: withoutBank('iban', SEPA_BENEFICIARY) }), '4002', 'beneficiary.bank_details.iban'],
+  ['a SEPA payout without an IBAN', set({ payment_currency: 'EUR', beneficiary: withoutBank('iban', SEPA_BENEFICIARY) }), '4001', 'beneficiary.bank_details.iban'],
   ['an ABA routing number with a wrong check digit', set({ beneficiary: bank({ bank_code: '026009594' }) }), '4002', 'beneficiary.bank_details.bank_code'],
-  ['a US payout without a routing number', set({ beneficiary: withoutBank('bank_code') }), '4002', 'beneficiary.bank_details.bank_code'],
+  ['a US payout without a routing number', set({ beneficiary: withoutBank('bank_code') }), '4001', 'beneficiary.bank_details.bank_code'],
   ['a US account number of letters', set({ beneficiary: bank({ account_number: 'ABCDEFG' }) }), '4002', 'beneficiary.bank_details.account_number'],
   ['a GB sort code of five digits', set(local('GB', 'GBP', { ...GB, bank_code: '60161' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['an AU BSB of letters', set(local('AU', 'AUD', { account_number: '12345678', bank_code: 'ABC-DEF' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['a CA routing number of five digits', set(local('CA', 'CAD', { account_number: '1234567', bank_code: '12345' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['an IN IFSC without its zero', set(local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC1000123' })), '4002', 'beneficiary.bank_details.bank_code'],
-  ['a BR payout without its branch', set(local('BR', 'BRL', without(BR, 'bank_branch'))), '4002', 'beneficiary.bank_details.bank_branch'],
+  ['a BR payout without its branch', set(local('BR', 'BRL', without(BR, 'bank_branch'))), '4001', 'beneficiary.bank_details.bank_branch'],
   ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), '4002', 'beneficiary.bank_details.account_number'],
   ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), '4002', 'beneficiary.bank_details.bank_country_code'],
-  ['a SWIFT payout without a BIC', set({ ...swift({}), beneficiary: withoutBank('swift_code', swift({}).beneficiary) }), '4002', 'beneficiary.bank_details.swift_code'],
+  ['a SWIFT payout without a BIC', set({ ...swift({}), beneficiary: withoutBank('swift_code', swift({}).beneficiary) }), '4001', 'beneficiary.bank_details.swift_code'],
   ['a BIC of a wrong shape', set(swift({ swift_code: 'BOTK1PJT' })), '4002', 'beneficiary.bank_details.swift_code'],
   ['a BIC of another country', set(swift({ swift_code: 'DEUTDEFF' })), '4002', 'beneficiary.bank_details.swift_code'],
   ['a date_of_birth that is no day', set({ beneficiary: { ...ACH_BENEFICIARY, date_of_birth: '1990-13-01' } }), '4002', 'beneficiary.date_of_birth'],
@@ -112,21 +113,24 @@ describe('/v1/payout refuses bad input, and stores and reserves nothing', () => 
   });
 });
 
+// One valid body per rail: [local_clearing_system, the body's changes].
+const RAILS: [string, Body][] = [
+  ['SEPA', { payment_currency: 'EUR', beneficiary: SEPA_BENEFICIARY }],
+  ['ACH', {}],
+  ['FASTER_PAYMENTS', local('GB', 'GBP', GB)],
+  ['FASTER_PAYMENTS', local('GB', 'GBP', { iban: 'GB29NWBK60161331926819' })],
+  ['BECS', local('AU', 'AUD', { account_number: '12345678', bank_code: '062-000' })],
+  ['EFT', local('CA', 'CAD', { account_number: '1234567', bank_code: '000312345' })],
+  ['IMPS', local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC0000123' })],
+  ['NEFT', { ...local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC0000123' }), payment_amount: '600000.00' }],
+  ['PIX', local('BR', 'BRL', BR)],
+  ['SPEI', local('MX', 'MXN', { account_number: '002010077777777771' })],
+  ['SWIFT', swift({})],
+  ['SWIFT', { payment_method: 'SWIFT', payment_currency: 'EUR', beneficiary: bank({ swift_code: 'DEUTDEFF' }, SEPA_BENEFICIARY), swift_charge_option: 'SHARED' }],
+];
+
 describe('every rail, in its own bank details', () => {
-  it.each([
-    ['SEPA', { payment_currency: 'EUR', beneficiary: SEPA_BENEFICIARY }],
-    ['ACH', {}],
-    ['FASTER_PAYMENTS', local('GB', 'GBP', GB)],
-    ['FASTER_PAYMENTS', local('GB', 'GBP', { iban: 'GB29NWBK60161331926819' })],
-    ['BECS', local('AU', 'AUD', { account_number: '12345678', bank_code: '062-000' })],
-    ['EFT', local('CA', 'CAD', { account_number: '1234567', bank_code: '000312345' })],
-    ['IMPS', local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC0000123' })],
-    ['NEFT', { ...local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC0000123' }), payment_amount: '600000.00' }],
-    ['PIX', local('BR', 'BRL', BR)],
-    ['SPEI', local('MX', 'MXN', { account_number: '002010077777777771' })],
-    ['SWIFT', swift({})],
-    ['SWIFT', { payment_method: 'SWIFT', payment_currency: 'EUR', beneficiary: bank({ swift_code: 'DEUTDEFF' }, SEPA_BENEFICIARY), swift_charge_option: 'SHARED' }],
-  ])('%s', async (rail, change) => {
+  it.each(RAILS)('%s', async (rail, change) => {
     const owner = await gw.merchant();
     await topUp(gw, owner, 'USD', '100000.00');
     await topUp(gw, owner, 'EUR', '1000.00');
@@ -135,5 +139,30 @@ describe('every rail, in its own bank details', () => {
     expect(answer.body.status).toBe('PROCESSING');
     expect(answer.body.beneficiary.bank_details.local_clearing_system).toBe(rail);
     expect(answer.body.beneficiary.bank_details).not.toHaveProperty('bank_code');
+  });
+});
+
+describe("each rail's required bank details, as the requirements table names them", () => {
+  // Every field the table requires of a rail, left out of that rail's valid body: a 400 naming it.
+  const cases = RAILS.flatMap(([rail, change]) => {
+    const details = ((change.beneficiary as Body | undefined) ?? ACH_BENEFICIARY).bank_details as Body;
+    const context = { method: (change.payment_method as 'LOCAL' | 'SWIFT' | undefined) ?? 'LOCAL', country: details.bank_country_code as string, currency: (change.payment_currency as string | undefined) ?? 'USD' };
+    return Object.keys(details).flatMap((field) => {
+      const named = missingField('bank_details', context, (f) => f !== field && details[f] !== undefined);
+      return named ? [[`${rail} ${details.bank_country_code} without ${field}`, change, field, named] as const] : [];
+    });
+  });
+
+  it('covers every rail of the table', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(RAILS.length);
+  });
+
+  it.each(cases)('%s', async (_what, change, field, named) => {
+    const body = payoutBody(shop, change);
+    const beneficiary = body.beneficiary as Body;
+    const answer = await shop.post('/v1/payout', { ...body, beneficiary: { ...beneficiary, bank_details: without(beneficiary.bank_details as Body, field) } });
+    expect(answer.status, answer.raw).toBe(400);
+    expect(answer.body.return_message).toMatch(new RegExp(`^4001:.*beneficiary\\.bank_details\\.${named}`));
+    expect(await payoutCount(gw, shop)).toBe(0);
   });
 });

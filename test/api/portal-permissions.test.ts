@@ -37,7 +37,7 @@ describe('portal permissions', () => {
       if (allowed) expect(answer.location ?? '').not.toBe('/portal/sign-in');
     }
     const refusals = await gw.database.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM portal_audit_log WHERE user_id = $1 AND outcome = 'refused'`,
+      `SELECT count(*)::int AS n FROM portal_audit_log WHERE user_id = $1 AND outcome = 'refused' AND detail->>'reason' LIKE 'your role does not allow%'`,
       [member.userId],
     );
     expect(refusals[0]!.n).toBe(routes().filter((route) => !may(role, route.permission)).length);

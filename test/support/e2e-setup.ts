@@ -1,36 +1,11 @@
 // Global setup of the e2e project: the page tests need Debian's Chromium and a font with Chinese
-// glyphs (without one the Chinese pages render as boxes). When either is missing, running as
-// root on a machine with apt-get, it installs them; otherwise it stops the run at once with the
-// command to run. Parallel runs on one machine install once: the first takes a lock, the others
-// wait for it and find everything in place.
+// glyphs (without one the Chinese pages render as boxes); the test run installs them
+// (test/support/provision.ts).
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CHROMIUM } from './chromium.ts';
+import { executable, onPath, provision, type Missing } from './provision.ts';
 
 export const PACKAGES = { chromium: 'chromium', font: 'fonts-noto-cjk', fontconfig: 'fontconfig' } as const;
-const LOCK = join(tmpdir(), 'acquiro-test-provision.lock');
-const LOCK_WAIT_MS = 15 * 60_000;
-
-interface Missing {
-  readonly packages: string[];
-  readonly what: string[];
-}
-
-function executable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function onPath(command: string): boolean {
-  return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-}
 
 /** What the page tests lack on this machine, as Debian packages and as words for a person. */
 export function missing(): Missing {
@@ -52,82 +27,6 @@ export function missing(): Missing {
   return { packages, what };
 }
 
-function apt(args: string[]): void {
-  const run = spawnSync('apt-get', ['-q', '-o', 'DPkg::Lock::Timeout=600', ...args], {
-    stdio: ['ignore', 'inherit', 'inherit'],
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
-  if (run.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${run.status ?? run.signal})`);
-}
-
-/** Holds a lock directory while `work` runs; a lock whose holder has died is taken over. */
-async function withLock<T>(work: () => T): Promise<T> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let said = false;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (lockIsStale()) {
-        rmSync(LOCK, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`waited ${LOCK_WAIT_MS / 60_000} min for ${LOCK}; remove it if no test run is installing packages`, { cause: error });
-      }
-      if (!said) console.log(`e2e: another test run is installing packages; waiting for it (${LOCK})`);
-      said = true;
-      await sleep(1_000);
-    }
-  }
-  try {
-    return work();
-  } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
-
-function lockIsStale(): boolean {
-  try {
-    const holder = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
-    process.kill(holder, 0);
-    return false;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPERM') return false;
-    // No pid yet: the holder may be between mkdir and writing it; stale only when old.
-    if (code === 'ENOENT') return Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 10_000;
-    return true;
-  }
-}
-
-export function installCommand(packages: readonly string[]): string {
-  return `sudo apt-get update && sudo apt-get install -y ${packages.join(' ')}`;
-}
-
 export default async function setup(): Promise<void> {
-  const before = missing();
-  if (before.packages.length === 0) return;
-  const canInstall = process.getuid?.() === 0 && onPath('apt-get');
-  if (!canInstall) {
-    throw new Error(
-      `The page tests (project e2e) need ${before.what.join(' and ')}. Install with:\n\n  ${installCommand(before.packages)}\n\n` +
-        'then run npm test again (or point ACQUIRO_CHROMIUM at a Chromium elsewhere).',
-    );
-  }
-  await withLock(() => {
-    // Another run may have installed them while this one waited for the lock.
-    const now = missing();
-    if (now.packages.length === 0) return;
-    const started = Date.now();
-    console.log(`e2e: installing ${now.packages.join(' ')} with apt-get for the page tests (${now.what.join(', ')} missing)`);
-    apt(['update']);
-    apt(['install', '-y', '--no-install-recommends', ...now.packages]);
-    console.log(`e2e: installed in ${((Date.now() - started) / 1000).toFixed(0)} s`);
-  });
-  const after = missing();
-  if (after.packages.length > 0) throw new Error(`still missing after apt-get: ${after.what.join(' and ')}. Install with:\n\n  ${installCommand(after.packages)}`);
+  await provision('page (e2e)', missing, 'then run npm test again (or point ACQUIRO_CHROMIUM at a Chromium elsewhere).');
 }

@@ -8,7 +8,7 @@ import { randomInt } from 'node:crypto';
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { parseRate, PARITY, payoutAmounts, type FeeSchedule, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
+import { inverseRate, parseRate, PARITY, payoutAmounts, type FeeSchedule, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
 import { routeOf } from '../../domain/payouts/clearing.ts';
 import { dayOf, utcDay } from '../../domain/payouts/dates.ts';
 import { payoutFeeFor } from '../../domain/payouts/fees.ts';
@@ -102,8 +102,10 @@ function sameRequest(existing: PayoutRow, fingerprint: string): PayoutRow {
 
 async function rateFor(deps: Deps, command: PayoutCommand): Promise<Rate> {
   if (command.sourceCurrency === command.paymentCurrency) return PARITY;
-  const text = await rateText(deps.database.query, command.sourceCurrency, command.paymentCurrency);
-  const rate = text === null ? null : parseRate(text);
+  // A pair configured one way only is read the other way too, at its inverse (docs/payouts.md).
+  const found = await rateText(deps.database.query, command.sourceCurrency, command.paymentCurrency);
+  const configured = found === null ? null : parseRate(found.text);
+  const rate = configured && found?.inverse ? inverseRate(configured) : configured;
   if (!rate) {
     throw new AppError('fx_rate_unavailable', `source_currency ${command.sourceCurrency}: no exchange rate to ${command.paymentCurrency} (acquiro fx set)`, { field: 'source_currency' });
   }

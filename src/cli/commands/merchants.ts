@@ -1,23 +1,16 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
-import ipaddr from 'ipaddr.js';
-import { and, asc, eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { assertConnectorForMode, createAccount, createMerchant, listMerchants, revokePreviousKeys, rotateKey } from '../../app/merchants/credentials.ts';
-import { addQueryIp } from '../../db/repositories/query-ips.ts';
-import { accountIps, accounts } from '../../db/schema.ts';
+import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
+import { addQueryIp, listQueryIps, removeQueryIp } from '../../db/repositories/query-ips.ts';
+import { accounts } from '../../db/schema.ts';
 import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
 
 function normaliseCidr(text: string): string {
-  try {
-    if (text.includes('/')) {
-      const [address, bits] = ipaddr.parseCIDR(text);
-      return `${address.toString()}/${bits}`;
-    }
-    const address = ipaddr.process(text);
-    return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
-  } catch {
-    throw usageError(`--cidr ${text} is not an IP address or CIDR block`);
-  }
+  const cidr = normaliseCidrText(text);
+  if (!cidr) throw usageError(`--cidr ${text} is not an IP address or CIDR block`);
+  return cidr;
 }
 
 export async function requireAccount(deps: CommandDeps, merchantId: string, accountId: string): Promise<void> {
@@ -125,21 +118,14 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
       const cidr = normaliseCidr(opts.cidr);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      const removed = await deps.database.db
-        .delete(accountIps)
-        .where(and(eq(accountIps.accountId, opts.accountId), eq(accountIps.cidr, cidr)))
-        .returning();
-      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr, removed: removed.length > 0 }, () =>
-        removed.length > 0 ? `removed ${cidr}` : `${cidr} was not registered`,
+      const removed = await removeQueryIp(deps.database.db, opts.accountId, cidr);
+      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr, removed }, () =>
+        removed ? `removed ${cidr}` : `${cidr} was not registered`,
       );
     });
   ipCommand('list', 'list registered addresses').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
     await requireAccount(deps, opts.merchantId, opts.accountId);
-    const rows = await deps.database.db
-      .select({ cidr: accountIps.cidr, created_at: accountIps.createdAt })
-      .from(accountIps)
-      .where(eq(accountIps.accountId, opts.accountId))
-      .orderBy(asc(accountIps.cidr));
+    const rows = await listQueryIps(deps.database.db, opts.accountId);
     show(io, Boolean(opts.json), rows, () => table(rows));
   });
 }

@@ -1,9 +1,8 @@
 // storefronts: the sites allowed to frame an account's hosted payment page (iFrame mode). They
 // become the pages' CSP frame-ancestors; with none, no site may frame them (docs/api/checkout.md).
 import type { Command } from 'commander';
-import { eq, sql } from 'drizzle-orm';
 import { hostSource } from '../../app/checkout/frame-ancestors.ts';
-import { accounts } from '../../db/schema.ts';
+import { addStorefrontDomain, removeStorefrontDomain, storefrontDomains } from '../../db/repositories/accounts.ts';
 import { show, usageError, type CommandDeps, type Output } from '../io.ts';
 import { requireAccount } from './merchants.ts';
 
@@ -17,18 +16,14 @@ export function storefrontCommands(program: Command, deps: CommandDeps, io: Outp
   const storefronts = program.command('storefronts').description('sites allowed to frame the hosted payment page (iFrame mode)');
   const command = (name: string, description: string) =>
     storefronts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
-  const domains = async (accountId: string) =>
-    (await deps.database.db.select({ domains: accounts.storefrontDomains }).from(accounts).where(eq(accounts.id, accountId)))[0]?.domains ?? [];
+  const domains = (accountId: string) => storefrontDomains(deps.database.db, accountId);
 
   command('add', 'allow a site to frame the hosted page')
     .requiredOption('--domain <site>', 'https://shop.example, shop.example or *.example.com (a port if not the default)')
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await deps.database.db
-        .update(accounts)
-        .set({ storefrontDomains: sql`(SELECT array_agg(DISTINCT d ORDER BY d) FROM unnest(array_append(${accounts.storefrontDomains}, ${domain}::text)) AS d)` })
-        .where(eq(accounts.id, opts.accountId));
+      await addStorefrontDomain(deps.database.db, opts.accountId, domain);
       show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `added ${domain}`);
     });
   command('remove', 'stop a site framing the hosted page')
@@ -36,10 +31,7 @@ export function storefrontCommands(program: Command, deps: CommandDeps, io: Outp
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
       await requireAccount(deps, opts.merchantId, opts.accountId);
-      await deps.database.db
-        .update(accounts)
-        .set({ storefrontDomains: sql`array_remove(${accounts.storefrontDomains}, ${domain}::text)` })
-        .where(eq(accounts.id, opts.accountId));
+      await removeStorefrontDomain(deps.database.db, opts.accountId, domain);
       show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `removed ${domain}`);
     });
   command('list', 'list the sites').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {

@@ -53,3 +53,23 @@ export async function announceAccountChange(db: Executor): Promise<void> {
         SELECT pg_notify(${ACCOUNTS_CHANNEL}, version::text) FROM bumped`,
   );
 }
+
+/** Adds a storefront domain (a CSP host-source, checked by the caller) to the account's list, kept sorted and without repeats. */
+export async function addStorefrontDomain(db: Executor, accountId: string, domain: string): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ storefrontDomains: sql`(SELECT array_agg(DISTINCT d ORDER BY d) FROM unnest(array_append(${accounts.storefrontDomains}, ${domain}::text)) AS d)` })
+    .where(eq(accounts.id, accountId));
+}
+
+export async function removeStorefrontDomain(db: Executor, accountId: string, domain: string): Promise<void> {
+  await db
+    .update(accounts)
+    .set({ storefrontDomains: sql`array_remove(${accounts.storefrontDomains}, ${domain}::text)` })
+    .where(eq(accounts.id, accountId));
+}
+
+export async function storefrontDomains(db: Executor, accountId: string): Promise<string[]> {
+  const [row] = await db.select({ domains: accounts.storefrontDomains }).from(accounts).where(eq(accounts.id, accountId));
+  return row?.domains ?? [];
+}

@@ -6,13 +6,19 @@ import { fxRates } from '../schema.ts';
 
 export type FxRateRow = typeof fxRates.$inferSelect;
 
-export async function rateText(query: RawQuery, sourceCurrency: string, paymentCurrency: string): Promise<string | null> {
-  const [row] = await query<{ rate: string }>(
-    `SELECT rate FROM fx_rates WHERE source_currency = $1 AND payment_currency = $2`,
+/**
+ * The configured rate from `sourceCurrency` to `paymentCurrency` (`inverse: false`), or else the
+ * opposite pair's (`inverse: true`, for the caller to invert); null when neither is configured.
+ */
+export async function rateText(query: RawQuery, sourceCurrency: string, paymentCurrency: string): Promise<{ text: string; inverse: boolean } | null> {
+  const [row] = await query<{ rate: string; inverse: boolean }>(
+    `SELECT rate, source_currency <> $1 AS inverse FROM fx_rates
+      WHERE (source_currency = $1 AND payment_currency = $2) OR (source_currency = $2 AND payment_currency = $1)
+      ORDER BY inverse LIMIT 1`,
     [sourceCurrency, paymentCurrency],
-    'fx_rate',
+    'fx_rate_either_way',
   );
-  return row?.rate ?? null;
+  return row ? { text: row.rate, inverse: row.inverse } : null;
 }
 
 export async function setRate(db: Executor, row: FxRateRow): Promise<void> {

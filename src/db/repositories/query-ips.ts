@@ -1,8 +1,19 @@
 // The addresses allowed to call the read operations (query, refund search) for an account.
+import { and, asc, eq } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { accountIps } from '../schema.ts';
 
 /** Registers `cidr` (normalised by the caller); registering it twice changes nothing. */
 export async function addQueryIp(db: Executor, accountId: string, cidr: string): Promise<void> {
   await db.insert(accountIps).values({ accountId, cidr }).onConflictDoNothing();
+}
+
+/** Whether `cidr` was registered (and now is not). */
+export async function removeQueryIp(db: Executor, accountId: string, cidr: string): Promise<boolean> {
+  const removed = await db.delete(accountIps).where(and(eq(accountIps.accountId, accountId), eq(accountIps.cidr, cidr))).returning();
+  return removed.length > 0;
+}
+
+export function listQueryIps(db: Executor, accountId: string): Promise<{ cidr: string; created_at: Date }[]> {
+  return db.select({ cidr: accountIps.cidr, created_at: accountIps.createdAt }).from(accountIps).where(eq(accountIps.accountId, accountId)).orderBy(asc(accountIps.cidr));
 }

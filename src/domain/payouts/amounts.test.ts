@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { exponentOf } from '../money.ts';
-import { parseRate, payoutAmounts, percentageOf, type FeePaidBy, type Rate } from './amounts.ts';
+import { inverseRate, parseRate, payoutAmounts, percentageOf, type FeePaidBy, type Rate } from './amounts.ts';
 
 const fees = { fixedMinor: 150, basisPoints: 50, swiftChargeMinor: 2500 };
 
@@ -67,6 +67,16 @@ describe('payoutAmounts, worked examples', () => {
   it('reads rates exactly and refuses what is not a positive decimal', () => {
     expect(parseRate('0.9213')).toEqual({ numerator: 9213n, denominator: 10_000n, text: '0.9213' });
     for (const bad of ['0', '0.000', '-1', '1e3', '1.', '.5', 'abc', '']) expect(parseRate(bad), bad).toBeNull();
+  });
+
+  it('inverts a rate to 12 decimal places, half up, exact where it can be', () => {
+    expect(inverseRate(parseRate('153')!)?.text).toBe('0.006535947712');
+    expect(inverseRate(parseRate('0.8')!)?.text).toBe('1.25');
+    expect(inverseRate(parseRate('3')!)?.text).toBe('0.333333333333');
+    expect(inverseRate(parseRate('1.5')!)?.text).toBe('0.666666666667');
+    expect(inverseRate(parseRate('0.0000001')!)?.text).toBe('10000000');
+    expect(inverseRate(parseRate('400000000000')!)?.text).toBe('0.000000000003');
+    expect(inverseRate(parseRate('999999999999')!)?.text).toBe('0.000000000001');
   });
 
   it('rounds the percentage half up', () => {

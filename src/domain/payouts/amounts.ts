@@ -32,6 +32,22 @@ export function parseRate(text: string): Rate | null {
   return { numerator, denominator: 10n ** BigInt(fraction.length), text };
 }
 
+/** Decimal places of a rate derived as the inverse of the opposite pair's. */
+export const INVERSE_RATE_DECIMALS = 12;
+
+/**
+ * The rate from B to A when only A to B is configured: 1 / rate, rounded half up to
+ * INVERSE_RATE_DECIMALS places (trailing zeros dropped). That decimal, not the exact inverse, is the
+ * rate used, stored and echoed, so `fx_rate` reproduces the amounts. Null when it rounds to zero.
+ */
+export function inverseRate(rate: Rate): Rate | null {
+  const scale = 10n ** BigInt(INVERSE_RATE_DECIMALS);
+  const scaled = (2n * rate.denominator * scale + rate.numerator) / (2n * rate.numerator);
+  const whole = (scaled / scale).toString();
+  const fraction = (scaled % scale).toString().padStart(INVERSE_RATE_DECIMALS, '0').replace(/0+$/, '');
+  return parseRate(fraction ? `${whole}.${fraction}` : whole);
+}
+
 export const PARITY: Rate = { numerator: 1n, denominator: 1n, text: '1' };
 
 export interface FeeSchedule {

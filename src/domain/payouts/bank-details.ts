@@ -5,7 +5,8 @@
 import { validate as validateAba } from 'abavalidator';
 import { clabe } from 'clabe-validator';
 import { electronicFormatIBAN, extractBIC, extractIBAN, isValidBIC, isValidIBAN } from 'ibantools';
-import { isIbanCountry, routeOf, type ClearingSystem, type LocalBankCode, type PayoutMethod } from './clearing.ts';
+import { routeOf, type ClearingSystem, type LocalBankCode, type PayoutMethod } from './clearing.ts';
+import { missingField } from './requirements.ts';
 
 export interface BankDetailsInput {
   readonly bank_country_code: string;
@@ -29,6 +30,8 @@ export interface CheckedBankDetails {
 export interface BankDetailsProblem {
   readonly field: string;
   readonly message: string;
+  /** The field is absent (answered as a missing field), not malformed. */
+  readonly missing?: boolean;
 }
 
 export interface BankDetailsContext {
@@ -61,21 +64,18 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
     if (extractBIC(swiftCode).countryCode !== country) return problem('swift_code', `the BIC is of another country than bank_country_code ${country}`);
   }
 
+  // Which fields the rail needs: the one requirements table (requirements.ts).
+  const missing = missingField('bank_details', { method: context.method, country, currency: context.paymentCurrency }, (field) => {
+    const value = details[field as keyof BankDetailsInput];
+    return value !== undefined && value !== '';
+  });
+  if (missing) return { problem: { field: missing, missing: true, message: `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}` } };
+
   if (route.rail === 'SWIFT') {
-    if (!swiftCode) return problem('swift_code', 'is required for SWIFT payouts');
-    if (isIbanCountry(country)) {
-      if (!iban) return problem('iban', `is required for accounts in ${country}`);
-    } else if (!details.account_number) {
-      return problem('account_number', 'is required for SWIFT payouts');
-    } else if (!/^[A-Za-z0-9]{1,34}$/.test(details.account_number)) {
-      return problem('account_number', 'up to 34 letters and digits');
-    }
-    return { clearing: 'SWIFT', ...(iban ? { iban } : {}), swiftCode };
+    if (!iban && !/^[A-Za-z0-9]{1,34}$/.test(details.account_number ?? '')) return problem('account_number', 'up to 34 letters and digits');
+    return { clearing: 'SWIFT', ...(iban ? { iban } : {}), swiftCode: swiftCode! };
   }
-  if (route.rail === 'SEPA') {
-    if (!iban) return problem('iban', 'is required for SEPA payouts');
-    return { clearing: 'SEPA', iban, ...(swiftCode ? { swiftCode } : {}) };
-  }
+  if (route.rail === 'SEPA') return { clearing: 'SEPA', iban: iban!, ...(swiftCode ? { swiftCode } : {}) };
   // A domestic rail: its country's account number and bank code (a GB IBAN carries both).
   const local = route.local!;
   if (iban && local.bankCode === 'sort_code') return { clearing: route.rail, iban };
@@ -87,9 +87,9 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
 const digitsOnly = (text: string) => text.replace(/[\s-]/g, '');
 
 function checkLocal(kind: LocalBankCode, details: BankDetailsInput): { bankCode: string } | { problem: BankDetailsProblem } {
-  const account = details.account_number;
+  // Present: the requirements table checked it.
+  const account = details.account_number ?? '';
   const rule = LOCAL_RULES[kind];
-  if (!account) return problem('account_number', `is required for LOCAL payouts to ${details.bank_country_code}`);
   if (!rule.account.test(account)) return problem('account_number', rule.accountHint);
   if (kind === 'clabe') {
     // The CLABE is the account number; it carries the bank's code in its first three digits.
@@ -100,13 +100,11 @@ function checkLocal(kind: LocalBankCode, details: BankDetailsInput): { bankCode:
     }
     return { bankCode: check.code.bank };
   }
-  if (details.bank_code === undefined) return problem('bank_code', `is required: ${rule.codeHint}`);
-  const code = digitsOnly(details.bank_code).toUpperCase();
+  const code = digitsOnly(details.bank_code ?? '').toUpperCase();
   if (!rule.code.test(code)) return problem('bank_code', rule.codeHint);
   if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'not a valid ABA routing number (check digit)');
   if (kind === 'br_bank') {
-    if (details.bank_branch === undefined) return problem('bank_branch', 'is required for payouts to BR: the 4-digit agency number');
-    if (!/^[0-9]{4}(-?[0-9Xx])?$/.test(details.bank_branch)) return problem('bank_branch', 'the 4-digit agency number, with an optional check digit');
+    if (!/^[0-9]{4}(-?[0-9Xx])?$/.test(details.bank_branch ?? '')) return problem('bank_branch', 'the 4-digit agency number, with an optional check digit');
   }
   return { bankCode: kind === 'ca_routing' ? canadianRouting(code) : code };
 }

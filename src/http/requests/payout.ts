@@ -131,9 +131,9 @@ function has(object: Readonly<Record<string, unknown>> | undefined, path: string
   return node !== undefined && node !== '';
 }
 
-function requireParty(party: 'beneficiary' | 'payer', object: Record<string, unknown>, method: PayoutCommand['method'], country: string | undefined) {
+function requireParty(party: 'beneficiary' | 'payer', object: Record<string, unknown>, context: { method: PayoutCommand['method']; country: string | undefined; currency: string }) {
   const entityType = object.entity_type as EntityType | undefined;
-  const missing = missingField(party, { method, country, entityType }, (path) => has(object, path));
+  const missing = missingField(party, { ...context, entityType }, (path) => has(object, path));
   if (missing) throw new AppError('missing_field', `${party}.${missing} is required`, { field: `${party}.${missing}` });
   const born = object.date_of_birth as string | undefined;
   if (born !== undefined) checkDay(born, `${party}.date_of_birth`);
@@ -153,10 +153,10 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
 
   const beneficiary = body.beneficiary as Record<string, unknown>;
   const details = body.beneficiary.bank_details;
-  requireParty('beneficiary', beneficiary, method, details?.bank_country_code);
+  requireParty('beneficiary', beneficiary, { method, country: details?.bank_country_code, currency: paymentCurrency });
   if (body.beneficiary.date_of_birth !== undefined && body.beneficiary.date_of_birth > today) throw invalid('beneficiary.date_of_birth', 'a date in the past');
   if (body.payer) {
-    requireParty('payer', body.payer as Record<string, unknown>, method, details?.bank_country_code);
+    requireParty('payer', body.payer as Record<string, unknown>, { method, country: details?.bank_country_code, currency: paymentCurrency });
     if (body.payer.date_of_birth !== undefined && body.payer.date_of_birth > today) throw invalid('payer.date_of_birth', 'a date in the past');
   }
   const bankCountry = checkCountry(details!.bank_country_code!, 'beneficiary.bank_details.bank_country_code');
@@ -168,6 +168,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   });
   if ('problem' in bank) {
     const field = `beneficiary.bank_details.${bank.problem.field}`;
+    if (bank.problem.missing) throw new AppError('missing_field', `${field} ${bank.problem.message}`, { field });
     throw invalid(field, bank.problem.message);
   }
   return {

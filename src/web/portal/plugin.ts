@@ -16,6 +16,13 @@ import { CSRF_COOKIE, SESSION_COOKIE, cookieOptions } from './cookies.ts';
 import { narrowLayout } from './layout.ts';
 import { auditRoutes } from './pages/audit.ts';
 import { membersRoutes } from './pages/members.ts';
+import { balancesRoutes } from './pages/balances.ts';
+import { payoutsRoutes } from './pages/payouts.ts';
+import { reportsRoutes } from './pages/reports.ts';
+import { settingsRoutes } from './pages/settings.ts';
+import { subscriptionsRoutes } from './pages/subscriptions.ts';
+import { transactionActionRoutes } from './pages/transaction-actions.ts';
+import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
 
 /** Registers the portal; give it `{ prefix: '/portal' }`. */
@@ -54,5 +61,12 @@ export function portalPlugin(deps: Deps) {
     transactionsRoutes(app, deps);
     membersRoutes(app, deps);
     auditRoutes(app, deps);
+    transactionRoutes(app, deps);
+    transactionActionRoutes(app, deps);
+    balancesRoutes(app, deps);
+    reportsRoutes(app, deps);
+    settingsRoutes(app, deps);
+    subscriptionsRoutes(app, deps);
+    payoutsRoutes(app, deps);
   };
 }

@@ -1,0 +1,86 @@
+// Payouts: each account's payouts, one payout's detail (the fields the API answers), and
+// cancelling a scheduled one — through the use cases `acquiro payouts` uses (src/app/payouts).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../../app/context.ts';
+import { cancelPayout, payoutOf, payoutsOf } from '../../../app/payouts/operator.ts';
+import { payoutFields } from '../../../app/payouts/view.ts';
+import { asRefusal } from '../../../app/portal/api-refusal.ts';
+import { PortalRefusal } from '../../../app/portal/refusal.ts';
+import { merchantAccount, merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
+import { html, type Html } from '../../html.ts';
+import { moneyText, queryOf, timeText } from '../forms.ts';
+import { portalAction, portalPage } from '../guard.ts';
+import { csrfField } from '../layout.ts';
+import { may } from '../permissions.ts';
+
+const PAYOUTS = '/portal/payouts';
+type Params = { Params: { accountId: string; payoutId: string } };
+
+const pathOf = (accountId: string, payoutId: string) => `${PAYOUTS}/${encodeURIComponent(accountId)}/${encodeURIComponent(payoutId)}`;
+
+/** The merchant's account, or not found (another merchant's too). */
+async function ownAccount(deps: Deps, merchantId: string, accountId: string): Promise<string> {
+  const account = await merchantAccount(deps.database.db, merchantId, accountId);
+  if (!account) throw new PortalRefusal('There is no such payout.', { status: 404 });
+  return account.id;
+}
+
+/** The API's payout fields, nested ones (the beneficiary's) as dotted names. */
+function fieldRows(fields: Record<string, unknown>, prefix = ''): Html[] {
+  return Object.entries(fields).flatMap(([name, value]) =>
+    value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? fieldRows(value as Record<string, unknown>, `${prefix}${name}.`)
+      : [html`<div><dt>${prefix}${name}</dt><dd>${typeof value === 'string' ? value : JSON.stringify(value)}</dd></div>`],
+  );
+}
+
+export function payoutsRoutes(app: FastifyInstance, deps: Deps): void {
+  portalPage(app, deps, {
+    path: '/payouts',
+    permission: 'payouts.view',
+    title: 'Payouts',
+    async render(context) {
+      const accounts = await merchantAccounts(deps.database.db, context.member.merchantId);
+      const lists = await Promise.all(accounts.map(async (account) => ({ account, rows: await payoutsOf(deps, account.id, { limit: 200 }) })));
+      return html`<h1>Payouts</h1>
+${lists.map(
+  ({ account, rows }) => html`<section aria-labelledby="po-${account.id}"><h2 id="po-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
+${
+  rows.length === 0
+    ? html`<p class="empty">No payouts.</p>`
+    : html`<div class="table-wrap"><table class="data"><thead><tr><th>Payout</th><th>Status</th><th>Paid from balance</th><th>Beneficiary gets</th><th>Created</th></tr></thead><tbody>
+${rows.map(
+  (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}</td><td class="num">${moneyText(p.transferSource, p.sourceCurrency)}</td><td class="num">${moneyText(p.transferPayment, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
+)}</tbody></table></div>`
+}</section>`,
+)}`;
+    },
+  });
+
+  portalPage<Params>(app, deps, {
+    path: '/payouts/:accountId/:payoutId',
+    permission: 'payouts.view',
+    title: (request) => `Payout ${request.params.payoutId}`,
+    nav: PAYOUTS,
+    async render(context, request) {
+      const accountId = await ownAccount(deps, context.member.merchantId, request.params.accountId);
+      const payout = await asRefusal(() => payoutOf(deps, accountId, request.params.payoutId));
+      const canCancel = payout.status === 'SCHEDULED' && may(context.member.role, 'payouts.cancel');
+      return html`<p><a href="${PAYOUTS}">← Payouts</a></p>
+<h1>Payout <span class="mono">${payout.id}</span></h1>
+${queryOf(request).done === 'cancel' ? html`<div class="notice" role="status"><p>The payout is cancelled; its amount is back in the available balance.</p></div>` : ''}
+${canCancel ? html`<form method="post" action="${pathOf(accountId, payout.id)}/cancel" data-confirm="Cancel this scheduled payout?">${csrfField(context.csrfToken)}<button class="button small danger" type="submit">Cancel payout</button></form>` : ''}
+<dl class="facts">${fieldRows(payoutFields(payout))}</dl>`;
+    },
+  });
+
+  portalAction<Params>(app, deps, {
+    path: '/payouts/:accountId/:payoutId/cancel',
+    permission: 'payouts.cancel',
+    async handle(context, request) {
+      const accountId = await ownAccount(deps, context.member.merchantId, request.params.accountId);
+      const payout = await asRefusal(() => cancelPayout(deps, accountId, request.params.payoutId));
+      return { redirect: `${pathOf(accountId, payout.id)}?done=cancel`, target: payout.id };
+    },
+  });
+}

@@ -1,0 +1,86 @@
+// Subscriptions: each account's subscriptions, one's history of charges, and cancelling it —
+// through the use cases `acquiro subscriptions` and /v1/cancelsubscription use (src/app/subscriptions).
+import type { FastifyInstance } from 'fastify';
+import type { Deps } from '../../../app/context.ts';
+import { asRefusal } from '../../../app/portal/api-refusal.ts';
+import { PortalRefusal } from '../../../app/portal/refusal.ts';
+import { cancelAccountSubscription, listAccountSubscriptions, showSubscription } from '../../../app/subscriptions/manage.ts';
+import { codeText } from '../../../domain/errors.ts';
+import { merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
+import { html } from '../../html.ts';
+import { queryOf } from '../forms.ts';
+import { portalAction, portalPage } from '../guard.ts';
+import { csrfField } from '../layout.ts';
+import { may } from '../permissions.ts';
+
+const SUBSCRIPTIONS = '/portal/subscriptions';
+type Params = { Params: { accountId: string; recurringId: string } };
+
+const pathOf = (accountId: string, recurringId: string) => `${SUBSCRIPTIONS}/${encodeURIComponent(accountId)}/${encodeURIComponent(recurringId)}`;
+
+export function subscriptionsRoutes(app: FastifyInstance, deps: Deps): void {
+  portalPage(app, deps, {
+    path: '/subscriptions',
+    permission: 'subscriptions.view',
+    title: 'Subscriptions',
+    async render(context) {
+      const accounts = await merchantAccounts(deps.database.db, context.member.merchantId);
+      const lists = await Promise.all(accounts.map(async (account) => ({ account, rows: await listAccountSubscriptions(deps, context.member.merchantId, account.id, 200) })));
+      return html`<h1>Subscriptions</h1>
+${lists.map(
+  ({ account, rows }) => html`<section aria-labelledby="sub-${account.id}"><h2 id="sub-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
+${
+  rows.length === 0
+    ? html`<p class="empty">No subscriptions.</p>`
+    : html`<div class="table-wrap"><table class="data"><thead><tr><th>Subscription</th><th>Status</th><th>Contract</th><th>Amount</th><th>Period</th><th>Paid cycles</th><th>Next charge</th></tr></thead><tbody>
+${rows.map(
+  (s) => html`<tr><td><a href="${pathOf(account.id, s.recurring_id)}">${s.recurring_id}</a></td><td>${s.status}</td><td>${s.contract_name}</td><td class="num">${s.contract_amount} ${s.currency}</td><td>${s.period}</td><td class="num">${s.cycles_paid}</td><td>${s.next_charge_at}</td></tr>`,
+)}</tbody></table></div>`
+}</section>`,
+)}`;
+    },
+  });
+
+  portalPage<Params>(app, deps, {
+    path: '/subscriptions/:accountId/:recurringId',
+    permission: 'subscriptions.view',
+    title: (request) => `Subscription ${request.params.recurringId}`,
+    nav: SUBSCRIPTIONS,
+    async render(context, request) {
+      const { accountId, recurringId } = request.params;
+      const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId));
+      const cancelled = queryOf(request).done === 'cancel';
+      const canCancel = s.status === 'Active' && may(context.member.role, 'subscriptions.cancel');
+      return html`<p><a href="${SUBSCRIPTIONS}">← Subscriptions</a></p>
+<h1>Subscription <span class="mono">${s.recurring_id}</span></h1>
+${cancelled ? html`<div class="notice" role="status"><p>The subscription is cancelled: it is never charged again.</p></div>` : ''}
+<dl class="facts">
+<div><dt>Status</dt><dd>${s.status}</dd></div><div><dt>Contract</dt><dd>${s.contract_name}</dd></div>
+<div><dt>Amount</dt><dd>${s.contract_amount} ${s.currency} every ${s.period}</dd></div><div><dt>First payment</dt><dd><a href="/portal/transactions/${encodeURIComponent(s.first_transaction_id)}">${s.first_transaction_id}</a></dd></div>
+<div><dt>Paid cycles</dt><dd>${s.cycles_paid}</dd></div><div><dt>Next charge</dt><dd>${s.next_charge_at}</dd></div>
+<div><dt>Created</dt><dd>${s.created_at}</dd></div><div><dt>Ended</dt><dd>${s.ended_at}</dd></div>
+</dl>
+${canCancel ? html`<form method="post" action="${pathOf(accountId, recurringId)}/cancel" data-confirm="Cancel this subscription? It is never charged again.">${csrfField(context.csrfToken)}<button class="button small danger" type="submit">Cancel subscription</button></form>` : ''}
+<h2>Charges</h2>
+${
+  s.charges.length === 0
+    ? html`<p class="empty">No charges yet.</p>`
+    : html`<div class="table-wrap"><table class="data"><thead><tr><th>Cycle</th><th>Attempt</th><th>Status</th><th>Due</th><th>Amount</th><th>Transaction</th><th>Result</th></tr></thead><tbody>
+${s.charges.map(
+  (c) => html`<tr><td class="num">${c.cycle}</td><td class="num">${c.attempt}</td><td>${c.status}</td><td>${c.due_at}</td><td class="num">${c.amount}</td><td>${c.transaction_id ? html`<a href="/portal/transactions/${encodeURIComponent(c.transaction_id)}">${c.transaction_id}</a>` : ''}</td><td>${c.result_info}</td></tr>`,
+)}</tbody></table></div>`
+}`;
+    },
+  });
+
+  portalAction<Params>(app, deps, {
+    path: '/subscriptions/:accountId/:recurringId/cancel',
+    permission: 'subscriptions.cancel',
+    async handle(context, request) {
+      const { accountId, recurringId } = request.params;
+      const outcome = await asRefusal(() => cancelAccountSubscription(deps, context.member.merchantId, accountId, recurringId));
+      if (outcome.status === 'refused') throw new PortalRefusal(codeText(outcome.code), { status: outcome.code === 'subscription_not_found' ? 404 : 409 });
+      return { redirect: `${pathOf(accountId, recurringId)}?done=cancel`, target: recurringId };
+    },
+  });
+}

@@ -1,0 +1,92 @@
+// The forms of a transaction's page: refund (re-authenticate above the threshold), cancel,
+// capture, review, replay a notification. Each reads its fields, calls the use case the merchant
+// API calls (src/app/portal/payment-actions.ts) and sends the member back to the transaction's
+// page with the outcome; a refusal shows the API's code and message.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Deps } from '../../../app/context.ts';
+import {
+  cancelTransaction,
+  captureTransaction,
+  refundNeedsReauth,
+  refundTransaction,
+  replayTransactionNotification,
+  reviewTransaction,
+  type ActionOutcome,
+} from '../../../app/portal/payment-actions.ts';
+import { PortalRefusal } from '../../../app/portal/refusal.ts';
+import { merchantTransaction } from '../../../app/portal/transactions.ts';
+import { amountField, choiceField, textField } from '../forms.ts';
+import { formOf, portalAction, type ActionResult } from '../guard.ts';
+import { transactionPath } from './transaction.ts';
+
+type Params = { Params: { id: string } };
+
+function done(id: string, what: string, outcome: ActionOutcome): ActionResult {
+  return { redirect: `${transactionPath(id)}?done=${what}&outcome=${outcome.status}`, target: id };
+}
+
+/** The refund's amount in the transaction's currency; the transaction is the member's merchant's or not found. */
+async function refundAmountOf(deps: Deps, merchantId: string, request: FastifyRequest<Params>): Promise<number> {
+  const { payment } = await merchantTransaction(deps, merchantId, request.params.id);
+  const amount = amountField(formOf(request), 'refund_amount', payment.currency);
+  if (amount === undefined) throw new PortalRefusal('refund_amount is missing', { field: 'refund_amount' });
+  return amount;
+}
+
+export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void {
+  portalAction<Params>(app, deps, {
+    path: '/transactions/:id/refund',
+    permission: 'transactions.refund',
+    async reauth(request, context) {
+      try {
+        const { payment } = await merchantTransaction(deps, context.member.merchantId, request.params.id);
+        return refundNeedsReauth(await refundAmountOf(deps, context.member.merchantId, request), payment.currency);
+      } catch {
+        return false; // an unknown transaction or a bad amount is refused by the action itself, without asking for the password first
+      }
+    },
+    async handle(context, request) {
+      const refundAmount = await refundAmountOf(deps, context.member.merchantId, request);
+      const reason = textField(formOf(request), 'refund_reason', { max: 256, hint: 'at most 256 characters' });
+      const outcome = await refundTransaction(deps, context.member.merchantId, { transactionId: request.params.id, refundAmount, ...(reason ? { reason } : {}) });
+      return done(request.params.id, 'refund', outcome);
+    },
+  });
+
+  portalAction<Params>(app, deps, {
+    path: '/transactions/:id/cancel',
+    permission: 'transactions.cancel',
+    async handle(context, request) {
+      return done(request.params.id, 'cancel', await cancelTransaction(deps, context.member.merchantId, request.params.id));
+    },
+  });
+
+  portalAction<Params>(app, deps, {
+    path: '/transactions/:id/capture',
+    permission: 'transactions.capture',
+    async handle(context, request) {
+      const { payment } = await merchantTransaction(deps, context.member.merchantId, request.params.id);
+      const amount = amountField(formOf(request), 'amount', payment.currency);
+      return done(request.params.id, 'capture', await captureTransaction(deps, context.member.merchantId, request.params.id, amount));
+    },
+  });
+
+  portalAction<Params>(app, deps, {
+    path: '/transactions/:id/review',
+    permission: 'transactions.review',
+    async handle(context, request) {
+      const decision = choiceField(formOf(request), 'decision', ['approve', 'reject'] as const);
+      if (!decision) throw new PortalRefusal('decision is missing: approve or reject', { field: 'decision' });
+      return done(request.params.id, decision, await reviewTransaction(deps, context.member.merchantId, request.params.id, decision === 'approve'));
+    },
+  });
+
+  portalAction<{ Params: { id: string; notifyId: string } }>(app, deps, {
+    path: '/transactions/:id/notifications/:notifyId/replay',
+    permission: 'notifications.replay',
+    async handle(context, request) {
+      const outcome = await replayTransactionNotification(deps, context.member.merchantId, request.params.id, request.params.notifyId);
+      return { redirect: `${transactionPath(request.params.id)}?done=replay&outcome=${outcome.status}`, target: request.params.notifyId };
+    },
+  });
+}

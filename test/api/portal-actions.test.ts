@@ -1,0 +1,211 @@
+// Staff act on a transaction from its page: refund (full, partial; above the threshold only
+// after re-authenticating), cancel, capture, review, replay a notification. Each goes through the
+// API's use case: the API's query answer and the ledger show it, refusals carry the API's code,
+// concurrent identical actions have one effect, a viewer is refused, and another merchant's
+// transaction is not found.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import type { SignedClient } from '../support/client.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { createMember, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+
+let gw: TestGateway;
+let wall: FakeClock;
+let shop: SignedClient;
+let manual: SignedClient;
+let other: SignedClient;
+let operator: TestMember;
+let staff: PortalClient;
+let viewer: PortalClient;
+let receiver: Receiver;
+
+beforeAll(async () => {
+  wall = new FakeClock(new Date());
+  gw = await startTestGateway({ wallClock: wall });
+  shop = await gw.merchant();
+  manual = await gw.merchant({ captureMode: 'manual' });
+  other = await gw.merchant();
+  receiver = await startReceiver();
+  for (const client of [shop, manual, other]) {
+    const done = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', '127.0.0.1'], gw.gateway.deps);
+    expect(done.exitCode).toBe(0);
+  }
+  operator = await createMember(gw, shop.ids.merchant_id, 'operator');
+  staff = await signIn(gw, operator, { clock: wall });
+  viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
+}, 120_000);
+afterAll(async () => {
+  await receiver?.close();
+  await gw?.close();
+});
+
+async function queried(client: SignedClient, txn: Txn): Promise<Record<string, string>> {
+  const answer = await client.post('/v1/retrievalTrans', { ...client.ids, transaction_id: txn.transaction_id });
+  expect(answer.status, answer.raw).toBe(200);
+  return answer.body.orders_list[0];
+}
+
+/** Opens the transaction's page (for a fresh CSRF token) and posts the action's form. */
+async function act(client: PortalClient, txn: Txn, action: string, fields: Record<string, string> = {}) {
+  await client.get(`/portal/transactions/${txn.transaction_id}`);
+  return client.post(`/portal/transactions/${txn.transaction_id}/${action}`, fields);
+}
+
+describe('portal refund', () => {
+  it('refunds part, then the rest: the API query and the ledger show it', async () => {
+    const txn = await pay(shop, { amount: '40.00' });
+    const first = await act(staff, txn, 'refund', { refund_amount: '15.00', refund_reason: 'damaged' });
+    expect(first.status).toBe(303);
+    expect(first.location).toBe(`/portal/transactions/${txn.transaction_id}?done=refund&outcome=succeeded`);
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '15.00' });
+    const page = await staff.follow(first);
+    expect(page.body).toContain('The refund is done.');
+    expect(page.body).toContain('15.00 USD: succeeded (damaged)');
+    await act(staff, txn, 'refund', { refund_amount: '25.00' });
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '40.00' });
+    expect((await booksOf(gw, txn.transaction_id)).merchant_balance ?? 0).toBeGreaterThanOrEqual(0);
+    const [refunds] = await gw.database.query<{ n: number; total: number }>('SELECT count(*)::int AS n, sum(amount)::int AS total FROM refunds WHERE payment_id = $1', [txn.transaction_id]);
+    expect(refunds).toEqual({ n: 2, total: 4000 });
+    const [audit] = await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_audit_log WHERE action = 'transactions.refund' AND target = $1 AND outcome = 'ok'", [txn.transaction_id]);
+    expect(audit!.n).toBe(2);
+    await expectLedgerBalanced(gw);
+  });
+
+  it('refuses more than is left with the API code, naming the field, and stores nothing', async () => {
+    const txn = await pay(shop, { amount: '10.00' });
+    const answer = await act(staff, txn, 'refund', { refund_amount: '10.01' });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain('5010:refund_amount 10.01 exceeds');
+    const bad = await act(staff, txn, 'refund', { refund_amount: '1.234' });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toContain('4003:refund_amount is invalid');
+    const [row] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1', [txn.transaction_id]);
+    expect(row!.n).toBe(0);
+  });
+
+  it('20 concurrent full refunds from the portal refund once', async () => {
+    const txn = await pay(shop, { amount: '30.00' });
+    await staff.get(`/portal/transactions/${txn.transaction_id}`);
+    const answers = await Promise.all(Array.from({ length: 20 }, () => staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '30.00' })));
+    expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
+    const [row] = await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1 AND status <> 'failed'", [txn.transaction_id]);
+    expect(row!.n).toBe(1);
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '30.00' });
+    await expectLedgerBalanced(gw);
+  });
+
+  it('above the threshold, asks for the password again once the sign-in is no longer fresh', async () => {
+    const txn = await pay(shop, { amount: '900.00' });
+    wall.advance(6 * 60_000);
+    const asked = await act(staff, txn, 'refund', { refund_amount: '600.00' });
+    expect(asked.status).toBe(200);
+    expect(asked.body).toContain('Confirm it is you');
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '0.00' });
+    const wrong = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', _reauth_password: 'not it' });
+    expect(wrong.status).toBe(403);
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '0.00' });
+    const confirmed = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', _reauth_password: operator.password });
+    expect(confirmed.status).toBe(303);
+    expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '600.00' });
+    // At or below the threshold no password is asked, fresh or not.
+    wall.advance(6 * 60_000);
+    expect((await act(staff, txn, 'refund', { refund_amount: '300.00' })).status).toBe(303);
+  });
+});
+
+describe('portal cancel, capture and review', () => {
+  it('cancels an authorisation: the API says cancelled and the hold is released', async () => {
+    const txn = await pay(manual, { amount: '20.00' });
+    const answer = await act(staff2(), txn, 'cancel');
+    expect(answer.status).toBe(303);
+    expect(await queried(manual, txn)).toMatchObject({ payment_status: '4000' });
+    expect(await booksOf(gw, txn.transaction_id)).toEqual({});
+    const again = await act(staff2(), txn, 'cancel');
+    expect(again.status).toBe(409);
+    expect(again.body).toContain('5007');
+  });
+
+  it('captures part of an authorisation', async () => {
+    const txn = await pay(manual, { amount: '20.00' });
+    expect((await act(staff2(), txn, 'capture', { amount: '12.00' })).status).toBe(303);
+    expect(await queried(manual, txn)).toMatchObject({ payment_status: '3000', captured_amount: '12.00' });
+    await expectLedgerBalanced(gw);
+  });
+
+  it('approves and rejects payments held for review', async () => {
+    const held = await pay(shop, { card: '4000000000004954' });
+    const rejected = await pay(shop, { card: '4000000000004954' });
+    expect((await act(staff, held, 'review', { decision: 'approve' })).location).toContain('done=approve&outcome=succeeded');
+    expect((await act(staff, rejected, 'review', { decision: 'reject' })).location).toContain('done=reject&outcome=succeeded');
+    expect(await queried(shop, held)).toMatchObject({ payment_status: '3000' });
+    expect(await queried(shop, rejected)).toMatchObject({ payment_status: '4000' });
+    expect((await act(staff, held, 'review', { decision: 'maybe' })).status).toBe(400);
+  });
+});
+
+let manualStaff: PortalClient | undefined;
+function staff2(): PortalClient {
+  return manualStaff!;
+}
+beforeAll(async () => {
+  manualStaff = await signIn(gw, await createMember(gw, manual.ids.merchant_id, 'operator'), { clock: wall });
+});
+
+describe('portal notification replay', () => {
+  it('sends a transaction’s notification again and lists the attempt', async () => {
+    const txn = await pay(shop, { notify_url: receiver.url });
+    const [event] = await gw.database.query<{ id: string }>('SELECT id FROM events WHERE payment_id = $1', [txn.transaction_id]);
+    const answer = await staff.post(`/portal/transactions/${txn.transaction_id}/notifications/${event!.id}/replay`, {});
+    expect(answer.location).toContain('done=replay&outcome=succeeded');
+    expect(receiver.received.some((r) => r.body.notify_id === event!.id)).toBe(true);
+    const page = await staff.follow(answer);
+    expect(page.body).toContain('Notification attempt 1 (replay)');
+  });
+});
+
+describe('portal actions refused', () => {
+  it('a viewer sees no action forms and is refused each action; nothing changes', async () => {
+    const txn = await pay(shop, { amount: '10.00' });
+    const page = await viewer.get(`/portal/transactions/${txn.transaction_id}`);
+    expect(page.body).not.toContain('/refund"');
+    const [event] = await gw.database.query<{ id: string }>('SELECT id FROM events WHERE payment_id = $1', [txn.transaction_id]);
+    for (const [action, fields] of [
+      ['refund', { refund_amount: '1.00' }],
+      ['cancel', {}],
+      ['capture', { amount: '1.00' }],
+      ['review', { decision: 'approve' }],
+      [`notifications/${event!.id}/replay`, {}],
+    ] as const) {
+      const answer = await viewer.post(`/portal/transactions/${txn.transaction_id}/${action}`, fields);
+      expect(answer.status, action).toBe(403);
+    }
+    expect(await queried(shop, txn)).toMatchObject({ payment_status: '3000', refunded_amount: '0.00' });
+  });
+
+  it('another merchant’s transaction is not found on its page or by any action', async () => {
+    const theirs = await pay(other, { amount: '10.00' });
+    const [event] = await gw.database.query<{ id: string }>('SELECT id FROM events WHERE payment_id = $1', [theirs.transaction_id]);
+    const missing = await staff.get('/portal/transactions/T0000000000000000000000000');
+    const page = await staff.get(`/portal/transactions/${theirs.transaction_id}`);
+    expect(page.status).toBe(404);
+    expect(missing.status).toBe(404);
+    for (const body of [page.body, missing.body]) expect(body).toContain('There is no such transaction.');
+    expect(page.body).not.toContain(theirs.order_no);
+    for (const [action, fields] of [
+      ['refund', { refund_amount: '1.00' }],
+      ['cancel', {}],
+      ['capture', { amount: '1.00' }],
+      ['review', { decision: 'approve' }],
+      [`notifications/${event!.id}/replay`, {}],
+    ] as const) {
+      const answer = await staff.post(`/portal/transactions/${theirs.transaction_id}/${action}`, fields);
+      expect(answer.status, action).toBe(404);
+    }
+    // Their notification, under one of our transactions: not found either.
+    const ours = await pay(shop);
+    expect((await staff.post(`/portal/transactions/${ours.transaction_id}/notifications/${event!.id}/replay`, {})).status).toBe(404);
+    expect(await queried(other, theirs)).toMatchObject({ payment_status: '3000', refunded_amount: '0.00' });
+  });
+});

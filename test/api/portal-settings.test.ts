@@ -1,0 +1,165 @@
+// Settings over HTTP: key rotation (re-authentication; the new secret shown once and working at
+// once), query IPs, storefront domains, the notification URL check; roles refused; another
+// merchant's accounts not found.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { verify } from '../../src/domain/signature.ts';
+import type { SignedClient } from '../support/client.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { pay } from '../support/lifecycle.ts';
+import { createMember, nextCode, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+
+let gw: TestGateway;
+let wall: FakeClock;
+let shop: SignedClient;
+let other: SignedClient;
+let admin: TestMember;
+let staff: PortalClient;
+let viewer: PortalClient;
+let operator: PortalClient;
+let receiver: Receiver;
+/** The account's current secret, after the rotations below. */
+let latestSecret: string;
+
+beforeAll(async () => {
+  wall = new FakeClock(new Date());
+  gw = await startTestGateway({ wallClock: wall });
+  shop = await gw.merchant();
+  other = await gw.merchant();
+  receiver = await startReceiver();
+  admin = await createMember(gw, shop.ids.merchant_id, 'admin');
+  staff = await signIn(gw, admin, { clock: wall });
+  viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
+  operator = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'operator'), { clock: wall });
+}, 120_000);
+afterAll(async () => {
+  await receiver?.close();
+  await gw?.close();
+});
+
+const account = () => `/portal/settings/accounts/${shop.ids.account_id}`;
+const secretOf = (body: string) => /id="new-secret">([^<]+)</.exec(body)?.[1];
+
+describe('portal key rotation', () => {
+  it('shows the new secret once; it signs at once and the old key still works', async () => {
+    await staff.get('/portal/settings');
+    let answer = await staff.post(`${account()}/rotate-key`);
+    // Right after signing in the confirmation may still be fresh; if not, the form asks for it.
+    if (answer.body.includes('Confirm it is you')) answer = await staff.post(`${account()}/rotate-key`, { _reauth_password: admin.password, _reauth_code: nextCode(admin, wall) });
+    expect(answer.status, answer.body.slice(-600)).toBe(200);
+    const secret = secretOf(answer.body)!;
+    latestSecret = secret;
+    expect(secret).toMatch(/^sk_/);
+    expect(answer.headers['cache-control']).toBe('no-store');
+    const order = { merchant_id: shop.ids.merchant_id, account_id: shop.ids.account_id };
+    expect((await shop.post('/v1/authorise', { ...order, order_no: `K-${Date.now()}`, currency: 'USD', amount: '1.00', card: '4111111111111111', expiration_month: '12', expiration_year: '2030', security_code: '123' }, { secret })).status).toBe(200);
+    expect((await pay(shop)).transaction_id).toBeTruthy();
+    expect((await staff.get('/portal/settings')).body).not.toContain(secret);
+    const audit = await gw.database.query<{ detail: unknown; outcome: string }>("SELECT detail, outcome FROM portal_audit_log WHERE action = 'settings.rotate-key'");
+    expect(audit.at(-1)!.outcome).toBe('ok');
+    expect(JSON.stringify(audit)).not.toContain(secret);
+  });
+
+  it('asks for the password and code again once the sign-in is no longer fresh', async () => {
+    wall.advance(6 * 60_000);
+    await staff.get('/portal/settings');
+    const asked = await staff.post(`${account()}/rotate-key`);
+    expect(asked.body).toContain('Confirm it is you');
+    expect(secretOf(asked.body)).toBeUndefined();
+    const confirmed = await staff.post(`${account()}/rotate-key`, { _reauth_password: admin.password, _reauth_code: nextCode(admin, wall) });
+    expect(confirmed.status).toBe(200);
+    expect(secretOf(confirmed.body)).toMatch(/^sk_/);
+    latestSecret = secretOf(confirmed.body)!;
+  });
+
+  it('is refused to a viewer and to an operator, and another merchant’s account is not found', async () => {
+    expect((await viewer.post(`${account()}/rotate-key`)).status).toBe(403);
+    expect((await operator.get('/portal/settings')).status).toBe(403);
+    expect((await operator.post(`${account()}/rotate-key`)).status).toBe(403);
+    const [before] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM account_keys WHERE account_id = $1', [other.ids.account_id]);
+    await staff.get('/portal/settings');
+    const theirs = await staff.post(`/portal/settings/accounts/${other.ids.account_id}/rotate-key`);
+    expect(theirs.status).toBe(404);
+    const [after] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM account_keys WHERE account_id = $1', [other.ids.account_id]);
+    expect(after).toEqual(before);
+  });
+});
+
+describe('portal query IPs and storefronts', () => {
+  it('adds an address: the query is admitted from it; removing it refuses again', async () => {
+    const txn = await pay(shop);
+    const query = () => shop.post('/v1/retrievalTrans', { ...shop.ids, transaction_id: txn.transaction_id }, { remoteAddress: '203.0.113.7' });
+    expect((await query()).status).toBe(403);
+    await staff.get('/portal/settings');
+    const added = await staff.post(`${account()}/query-ips/add`, { cidr: '203.0.113.0/24' });
+    expect(added.status).toBe(303);
+    expect((await staff.follow(added)).body).toContain('203.0.113.0/24');
+    expect((await query()).body.orders_list[0]).toMatchObject({ transaction_id: txn.transaction_id });
+    await staff.post(`${account()}/query-ips/remove`, { cidr: '203.0.113.0/24' });
+    expect((await query()).status).toBe(403);
+  });
+
+  it('adds and removes a storefront domain', async () => {
+    await staff.get('/portal/settings');
+    expect((await staff.post(`${account()}/storefronts/add`, { domain: 'https://shop.example' })).status).toBe(303);
+    expect((await staff.get('/portal/settings')).body).toContain('https://shop.example');
+    await staff.post(`${account()}/storefronts/remove`, { domain: 'https://shop.example' });
+    expect((await staff.get('/portal/settings')).body).not.toContain('<span class="mono">https://shop.example</span>');
+  });
+
+  it.each([
+    ['query-ips/add', { cidr: '300.1.2.3' }, '4002:cidr is invalid'],
+    ['storefronts/add', { domain: 'javascript:alert(1)' }, '4002:domain is invalid'],
+    ['notify-url/check', { notify_url: 'ftp://shop.example/notify' }, '4002:notify_url is invalid'],
+    ['query-ips/add', {}, 'cidr is missing'],
+  ] as const)('refuses %s %j with a 400 naming the field', async (action, fields, text) => {
+    await staff.get('/portal/settings');
+    const answer = await staff.post(`${account()}/${action}`, fields);
+    expect(answer.status).toBe(400);
+    expect(answer.body).toContain(text);
+  });
+
+  it('another merchant’s account: every change is not found, nothing changes', async () => {
+    await staff.get('/portal/settings');
+    for (const [action, fields] of [
+      ['query-ips/add', { cidr: '198.51.100.1' }],
+      ['query-ips/remove', { cidr: '198.51.100.1' }],
+      ['storefronts/add', { domain: 'evil.example' }],
+      ['storefronts/remove', { domain: 'evil.example' }],
+      ['notify-url/check', { notify_url: receiver.url }],
+    ] as const) {
+      expect((await staff.post(`/portal/settings/accounts/${other.ids.account_id}/${action}`, fields)).status, action).toBe(404);
+    }
+    const [ips] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM account_ips WHERE account_id = $1', [other.ids.account_id]);
+    expect(ips!.n).toBe(0);
+    expect(receiver.received).toHaveLength(0);
+  });
+
+  it('a viewer is refused each change', async () => {
+    for (const action of ['query-ips/add', 'storefronts/add', 'notify-url/check']) {
+      expect((await viewer.post(`${account()}/${action}`, { cidr: '198.51.100.1', domain: 'a.example', notify_url: receiver.url })).status).toBe(403);
+    }
+  });
+});
+
+describe('portal notification URL check', () => {
+  it('posts one signed url_check and shows the answer', async () => {
+    await staff.get('/portal/settings');
+    receiver.reply(() => 200);
+    const answer = await staff.post(`${account()}/notify-url/check`, { notify_url: receiver.url });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toContain('The receiver answered HTTP 200');
+    const received = receiver.received.at(-1)!;
+    expect(received.body).toMatchObject({ notify_type: 'url_check', merchant_id: shop.ids.merchant_id, account_id: shop.ids.account_id });
+    const [key] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM events WHERE type = $1', ['url_check']);
+    expect(key!.n).toBe(0);
+    expect(verify(received.body, latestSecret)).toBe(true);
+  });
+
+  it('says when the receiver does not acknowledge', async () => {
+    receiver.reply(() => 500);
+    await staff.get('/portal/settings');
+    const answer = await staff.post(`${account()}/notify-url/check`, { notify_url: receiver.url });
+    expect(answer.body).toContain('HTTP 500');
+  });
+});

@@ -1,0 +1,98 @@
+// Subscriptions and payouts in the portal over HTTP: lists, a subscription's charges and a
+// payout's detail, cancelling each through the operators' use cases (seen in their rows and the
+// balance), roles refused, and another merchant's ids not found.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SignedClient } from '../support/client.ts';
+import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { expectLedgerBalanced } from '../support/lifecycle.ts';
+import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
+import { createMember, signIn, type PortalClient } from '../support/portal.ts';
+import { subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+let other: SignedClient;
+let admin: PortalClient;
+let operator: PortalClient;
+let viewer: PortalClient;
+
+beforeAll(async () => {
+  const wall = new FakeClock(new Date());
+  gw = await startTestGateway({ clock: new FakeClock('2026-11-22T10:15:00Z'), wallClock: wall });
+  shop = await gw.merchant();
+  other = await gw.merchant();
+  for (const client of [shop, other]) await topUp(gw, client, 'USD', '1000.00');
+  admin = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'admin'), { clock: wall });
+  operator = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'operator'), { clock: wall });
+  viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
+}, 120_000);
+afterAll(() => gw?.close());
+
+describe('portal subscriptions', () => {
+  it('lists them, shows one with its charges, and an operator cancels it', async () => {
+    const { recurringId, transactionId } = await subscribe(shop, subscribing(shop, { contract_name: '<b>Gold</b>' }));
+    const list = await viewer.get('/portal/subscriptions');
+    expect(list.body).toContain(recurringId);
+    expect(list.body).toContain('&lt;b&gt;Gold&lt;/b&gt;');
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    const page = await operator.get(path);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain(transactionId);
+    expect((await viewer.post(`${path}/cancel`)).status).toBe(403);
+    const done = await operator.post(`${path}/cancel`);
+    expect(done.location).toBe(`${path}?done=cancel`);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+    // A repeat is answered like /v1/cancelsubscription's repeat: already cancelled, nothing changes.
+    await operator.get(path);
+    expect((await operator.post(`${path}/cancel`)).status).toBe(303);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+  });
+
+  it('another merchant’s subscription is not found, and stays active', async () => {
+    const { recurringId } = await subscribe(other, subscribing(other));
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const path = `/portal/subscriptions/${account}/${recurringId}`;
+      expect((await operator.get(path)).status).toBe(404);
+      await operator.get('/portal/subscriptions');
+      expect((await operator.post(`${path}/cancel`)).status).toBe(404);
+    }
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Active');
+  });
+});
+
+describe('portal payouts', () => {
+  it('lists them, shows one, and an admin cancels a scheduled one: the reservation returns', async () => {
+    const created = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-30' }));
+    expect(created.body).toMatchObject({ status: 'SCHEDULED' });
+    const id = created.body.transaction_id as string;
+    expect((await viewer.get('/portal/payouts')).body).toContain(id);
+    const path = `/portal/payouts/${shop.ids.account_id}/${id}`;
+    const page = await viewer.get(path);
+    expect(page.body).toContain('SCHEDULED');
+    expect(page.body).not.toContain('Cancel payout');
+    expect((await operator.post(`${path}/cancel`)).status).toBe(403);
+    await admin.get(path);
+    const done = await admin.post(`${path}/cancel`);
+    expect(done.location).toBe(`${path}?done=cancel`);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '1000.00', reserved: '0.00' });
+    await admin.get(path);
+    const again = await admin.post(`${path}/cancel`);
+    expect(again.status).toBe(409);
+    expect(again.body).toContain('5060');
+    await expectLedgerBalanced(gw);
+  });
+
+  it('another merchant’s payout is not found, and stays scheduled', async () => {
+    const created = await other.post('/v1/payout', payoutBody(other, { payment_date: '2026-11-30' }));
+    const id = created.body.transaction_id as string;
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const path = `/portal/payouts/${account}/${id}`;
+      expect((await admin.get(path)).status).toBe(404);
+      await admin.get('/portal/payouts');
+      expect((await admin.post(`${path}/cancel`)).status).toBe(404);
+    }
+    expect((await admin.get('/portal/payouts')).body).not.toContain(id);
+    const [row] = await gw.database.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [id]);
+    expect(row!.status).toBe('SCHEDULED');
+  });
+});

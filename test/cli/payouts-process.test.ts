@@ -1,0 +1,131 @@
+// Payouts through real processes, as operators run them: a listening gateway and its workers (on
+// PostgreSQL a server without workers beside an `acquiro worker`; on the embedded database the
+// server with its own), funded with `acquiro balance topup`. Today's payout reaches COMPLETED
+// within 30 s and its signed `payout.completed` reaches the merchant's receiver; a SCHEDULED one
+// is released by `acquiro clock advance` and completes within 30 s, with no restart.
+import { randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sign, verify } from '../../src/domain/signature.ts';
+import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { ACH_BENEFICIARY } from '../support/payouts.ts';
+import { acquiro, startServer, startWorker, tempDataDir, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { startReceiver, type Receiver } from '../support/receiver.ts';
+
+interface Credentials {
+  readonly merchant_id: string;
+  readonly account_id: string;
+  readonly secret_key: string;
+}
+
+let receiver: Receiver;
+let database: TestDatabase | undefined;
+let env: Record<string, string>;
+let server: RunningServer;
+let worker: RunningWorker | undefined;
+let shop: Credentials;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  if (TEST_DB === 'postgres') {
+    database = await openTestDatabase(2);
+    env = database.env;
+    server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' });
+    worker = startWorker(env);
+  } else {
+    env = { ACQUIRO_DATA_DIR: tempDataDir() };
+    server = await startServer(env);
+  }
+  shop = await cli<Credentials>(['merchants', 'create', '--name', `Payouts ${randomBytes(3).toString('hex')}`, '--json']);
+  await cli(['balance', 'topup', '--merchant-id', shop.merchant_id, '--account-id', shop.account_id, '--currency', 'USD', '--amount', '1000.00']);
+});
+afterAll(async () => {
+  await worker?.stop();
+  await server?.stop();
+  await database?.drop();
+  await receiver?.close();
+});
+
+/** Runs `acquiro <args>`, expecting success; its stdout parsed when it is JSON. */
+async function cli<T = unknown>(args: string[]): Promise<T> {
+  const run = await acquiro(args, env);
+  expect(run.stderr, run.stdout).toBe('');
+  expect(run.code).toBe(0);
+  return (run.stdout.trimStart().startsWith('{') || run.stdout.trimStart().startsWith('[') ? JSON.parse(run.stdout) : run.stdout) as T;
+}
+
+async function payout(fields: Record<string, unknown>): Promise<Record<string, any>> {
+  const body = {
+    merchant_id: shop.merchant_id,
+    account_id: shop.account_id,
+    request_id: randomUUID(),
+    payment_currency: 'USD',
+    payment_amount: '100.00',
+    payment_method: 'LOCAL',
+    reason: 'Supplier invoice',
+    reference: 'INV-2026-001',
+    beneficiary: ACH_BENEFICIARY,
+    notify_url: receiver.url,
+    ...fields,
+  };
+  const response = await fetch(`${server.url}/v1/payout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ ...body, encryption_data: sign(body as never, shop.secret_key) }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as Record<string, any>;
+}
+
+async function notified(transactionId: string, type: string, withinMs: number) {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const found = receiver.received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
+    if (found) return found;
+    if (Date.now() > deadline) throw new Error(`no ${type} for ${transactionId} in ${withinMs} ms:\n${server.output()}${worker?.output() ?? ''}`);
+    await sleep(100);
+  }
+}
+
+const show = (transactionId: string) =>
+  cli<Record<string, any>>(['payouts', 'show', '--merchant-id', shop.merchant_id, '--account-id', shop.account_id, '--transaction-id', transactionId, '--json']);
+
+/** Business time's UTC day, as `acquiro clock show` prints it. */
+async function businessDay(): Promise<string> {
+  return (await cli<string>(['clock', 'show'])).slice(0, 10);
+}
+
+const addDays = (day: string, days: number) => new Date(Date.parse(`${day}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+
+describe('payouts through a running gateway and its workers', () => {
+  it("takes today's payout to COMPLETED within 30 s and delivers payout.completed, signed", async () => {
+    const created = await payout({});
+    expect(created).toMatchObject({ status: 'PROCESSING', amount_payer_pays: 10_150 });
+    const startedAt = Date.now();
+
+    const completed = await notified(created.transaction_id, 'payout.completed', 30_000);
+    expect(Date.now() - startedAt).toBeLessThan(30_000);
+    expect(verify(completed.body, shop.secret_key)).toBe(true);
+    expect(completed.body).toMatchObject({ status: 'COMPLETED', amount_payer_pays: 10_150, amount_beneficiary_receives: 10_000, request_id: created.request_id });
+    expect(await show(created.transaction_id)).toMatchObject({ status: 'COMPLETED' });
+  });
+
+  it('releases a SCHEDULED payout after `acquiro clock advance`, and completes it within 30 s, with no restart', async () => {
+    const paymentDate = addDays(await businessDay(), 2);
+    const created = await payout({ payment_date: paymentDate });
+    expect(created).toMatchObject({ status: 'SCHEDULED', payment_date: paymentDate });
+    // The workers leave it alone while its day has not come.
+    await sleep(6_000);
+    expect(await show(created.transaction_id)).toMatchObject({ status: 'SCHEDULED' });
+
+    await cli(['clock', 'advance', '--days', '2']);
+    const advancedAt = Date.now();
+    const completed = await notified(created.transaction_id, 'payout.completed', 30_000);
+    expect(Date.now() - advancedAt).toBeLessThan(30_000);
+    expect(verify(completed.body, shop.secret_key)).toBe(true);
+    expect(completed.body).toMatchObject({ status: 'COMPLETED', payment_date: paymentDate });
+
+    const balances = await cli<{ currency: string; available: string; reserved: string }[]>(['balance', 'show', '--merchant-id', shop.merchant_id, '--account-id', shop.account_id, '--json']);
+    expect(balances.find((b) => b.currency === 'USD')).toMatchObject({ available: '797.00', reserved: '0.00' });
+  });
+});
