@@ -2,8 +2,8 @@
 // signed requests through `ctx.call` (which retries a request whose connection was cut, on the
 // other gateway, as a merchant's server would: the same body, the same Idempotency-Key) and
 // writes what the gateway acknowledged into the book, which the checks compare with the database
-// afterwards. A new operation (payouts, subscription cycles) joins the run by adding an actor to
-// ACTORS, and its invariants to checks.ts.
+// afterwards. A new operation joins the run by adding an actor to ACTORS, and its invariants to
+// checks.ts.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../../src/app/context.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -37,6 +37,10 @@ export class Book {
   readonly refundKeys = new Map<string, Set<string>>();
   /** Anything a client saw that must never happen (a 500, a hang, two answers to one request that disagree). */
   readonly anomalies: string[] = [];
+  /** recurring_id → order_no of every subscription whose first payment was answered as a success. */
+  readonly subscriptions = new Map<string, string>();
+  /** Days the test clock was moved forward (`acquiro clock advance`). */
+  clockDays = 0;
   /** Keys whose first request died with its gateway: later requests with them wait and get 409 (4017). */
   stuckKeys = 0;
 
@@ -48,6 +52,10 @@ export class Book {
 }
 
 export interface ActorContext {
+  /** The run's own process (as an operator's CLI would be): `runCommand` for what is no HTTP request. */
+  readonly deps: Deps;
+  /** How long the load runs (at least): for actors that spread something over the run. */
+  readonly loadMs: number;
   readonly merchants: Merchants;
   readonly book: Book;
   /**
@@ -101,6 +109,50 @@ async function refundTwice(ctx: ActorContext, merchant: MerchantKeys, txn: NonNu
   }
   if (ids.size > 1) ctx.book.anomalies.push(`one Idempotency-Key answered with two refunds: ${[...ids].join(', ')}`);
 }
+
+/**
+ * Subscription cycles need business time to pass, and `acquiro clock advance` moves it for every
+ * process and every merchant on the database, not for one subscription. Two things on that clock
+ * would disturb the other actors: an authorisation not captured within 7 days is voided (the
+ * manual-capture merchant's, whose capture a killed gateway left undone, would turn from an
+ * acknowledged success into a cancelled payment), and an Idempotency-Key is forgotten after 7 days
+ * (a retry after that would be a new refund). So the subscriptions are daily, on the auto-capture
+ * merchant (each charge captured at once: no hold to expire), and the clock moves one day (one
+ * cycle) at a time, at most 6 days in a run: under both limits. The steps are spread evenly over
+ * the load, so that cycles fall due (and workers are killed while charging them) all through it.
+ */
+const MAX_CLOCK_DAYS = 6;
+let lastClockStep = 0;
+
+/** Moves business time a day on, unless the last step was under a seventh of the load ago or the run has taken its 6. */
+async function stepClock(ctx: ActorContext): Promise<void> {
+  const gap = ctx.loadMs / (MAX_CLOCK_DAYS + 1);
+  if (ctx.book.clockDays >= MAX_CLOCK_DAYS || Date.now() - lastClockStep < gap) return;
+  lastClockStep = Date.now();
+  ctx.book.clockDays += 1;
+  const moved = await runCommand(['clock', 'advance', '--days', '1'], ctx.deps);
+  if (moved.exitCode !== 0) ctx.book.anomalies.push(`acquiro clock advance: exit ${moved.exitCode}: ${moved.stderr}`);
+}
+
+/** Daily subscriptions on the auto-capture merchant, and the clock moved a cycle on now and then (why: above). */
+export const SUBSCRIPTION_ACTOR: Actor = {
+  name: 'subscription',
+  weight: 1,
+  async act(ctx) {
+    const merchant = ctx.merchants.auto;
+    const body = cardPayment(
+      { merchant_id: merchant.merchant_id, account_id: merchant.account_id },
+      { amount: '10.00', subscription: { contract_name: 'Chaos daily', contract_amount: '10.00', interval: 'day' } },
+    );
+    const answer = await ctx.call(merchant, '/v1/authorise', body);
+    if (isPaid(answer)) {
+      ctx.book.payments.set(String(body.order_no), String(answer!.body.transaction_id));
+      if (answer!.body.recurring_id) ctx.book.subscriptions.set(String(answer!.body.recurring_id), String(body.order_no));
+      else ctx.book.anomalies.push(`subscription payment ${String(body.order_no)} answered without a recurring_id`);
+    }
+    await stepClock(ctx);
+  },
+};
 
 export const ACTORS: readonly Actor[] = [
   {
@@ -180,6 +232,7 @@ export const ACTORS: readonly Actor[] = [
       if (accepted) ctx.book.payouts.set(body.request_id, String(accepted.body.transaction_id));
     },
   },
+  SUBSCRIPTION_ACTOR,
 ];
 
 /** An actor picked at random by weight. */

@@ -44,14 +44,16 @@ export interface ChaosFigures {
   readonly outcomes: Record<string, number>;
   /** Requests sent again after a cut connection or a 503. */
   readonly retries: number;
-  readonly acknowledged: { payments: number; captures: number; refunds: number; payouts: number };
+  readonly acknowledged: { payments: number; captures: number; refunds: number; payouts: number; subscriptions: number };
+  /** Days the test clock moved, and the subscription charges (cycles after the first) that succeeded and failed. */
+  readonly cycles: { clockDays: number; charged: number; declined: number };
   readonly stuckKeys: number;
   /** Items the workers left waiting on the processor, finished by the final sweep. */
   readonly sweptAfterDrain: number;
   readonly anomalies: readonly string[];
   /**
    * Whether the checks, given a forged book on the same database (a payment acknowledged that was
-   * never sent, no refund keys for the refunds made), find both: checks that cannot fail prove nothing.
+   * never sent, a subscription acknowledged that was never begun, no refund keys for the refunds made), find all three: checks that cannot fail prove nothing.
    */
   readonly checksFire: boolean;
 }
@@ -93,6 +95,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const tally = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
 
     const ctx: ActorContext = {
+      deps,
+      loadMs: options.loadMs,
       merchants,
       book,
       async call(merchant, path, fields, callOptions = {}): Promise<Answered | undefined> {
@@ -154,7 +158,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     // The workers, no longer killed, finish what waits on the processor; the sweep does the rest.
     const drainUntil = Date.now() + options.drainMs;
     while (Date.now() < drainUntil) {
-      if (total(await waitingOnProcessor(testDb.database)) === 0) break;
+      if (total(await waitingOnProcessor(testDb.database, deps.clock.now())) === 0) break;
       await sleep(1_000);
     }
     const exits = fleet.unexpectedExits();
@@ -162,11 +166,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     print(`drained at ${elapsed(started)} s`);
     const sweptAfterDrain = await sweep(deps);
     print(`swept at ${elapsed(started)} s`);
-    const anomalies = [...book.anomalies, ...exits, ...(await findAnomalies(testDb.database, book))];
+    const anomalies = [...book.anomalies, ...exits, ...(await findAnomalies(testDb.database, book, deps.clock.now()))];
     const forged = new Book();
     forged.payments.set('ORD-never-sent', 'T-never-sent');
-    const caught = await findAnomalies(testDb.database, forged);
-    const checksFire = caught.some((a) => a.includes('ORD-never-sent')) && caught.some((a) => a.includes('a double refund'));
+    forged.subscriptions.set('RC-never-begun', 'ORD-never-sent');
+    const caught = await findAnomalies(testDb.database, forged, deps.clock.now());
+    const checksFire = caught.some((a) => a.includes('ORD-never-sent')) && caught.some((a) => a.includes('a double refund')) && caught.some((a) => a.includes('RC-never-begun'));
+    const [charges] = await testDb.database.query<{ charged: number; declined: number }>(
+      `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS charged, count(*) FILTER (WHERE status = 'failed')::int AS declined FROM subscription_charges`,
+    );
     const ledger = await runCommand(['ledger', 'check'], deps);
     if (ledger.exitCode !== 0) anomalies.push(`acquiro ledger check: exit ${ledger.exitCode}\n${ledger.stdout}${ledger.stderr}`);
 
@@ -177,7 +185,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       requests,
       outcomes,
       retries,
-      acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size, payouts: book.payouts.size },
+      acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size, payouts: book.payouts.size, subscriptions: book.subscriptions.size },
+      cycles: { clockDays: book.clockDays, ...charges! },
       stuckKeys: book.stuckKeys,
       sweptAfterDrain,
       anomalies,
@@ -206,8 +215,9 @@ export function describeFigures(figures: ChaosFigures): string {
     `operations: ${Object.entries(figures.operations).map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `requests: ${figures.requests} (${Object.entries(figures.outcomes).map(([what, n]) => `${what} ${n}`).join(', ')}), ${figures.retries} sent again`,
     `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds, ` +
-      `${figures.acknowledged.payouts} payouts; ` +
+      `${figures.acknowledged.payouts} payouts, ${figures.acknowledged.subscriptions} subscriptions; ` +
       `${figures.stuckKeys} Idempotency-Keys held by a killed request (4017)`,
+    `subscription cycles: clock moved ${figures.cycles.clockDays} days, ${figures.cycles.charged} charges succeeded, ${figures.cycles.declined} failed (retried: dunning)`,
     `left waiting for the final sweep: ${figures.sweptAfterDrain}`,
     `anomalies: ${figures.anomalies.length}`,
     ...figures.anomalies.map((a) => `  - ${a}`),

@@ -13,19 +13,25 @@ export interface Waiting {
   readonly operations: number;
   readonly refunds: number;
   readonly payouts: number;
+  /** Subscription charges at the processor, and cycles (or retries) due and not yet taken. */
+  readonly subscriptions: number;
 }
 
-export async function waitingOnProcessor(database: Database): Promise<Waiting> {
+/** What waits on the processor (or, for subscriptions, is due by business time `now`). */
+export async function waitingOnProcessor(database: Database, now: Date): Promise<Waiting> {
   const [row] = await database.query<Waiting>(
     `SELECT (SELECT count(*)::int FROM payments WHERE status = 'processing') AS payments,
             (SELECT count(*)::int FROM payment_operations WHERE status = 'pending') AS operations,
             (SELECT count(*)::int FROM refunds WHERE status = 'pending') AS refunds,
-            (SELECT count(*)::int FROM payouts WHERE status = 'PROCESSING') AS payouts`,
+            (SELECT count(*)::int FROM payouts WHERE status = 'PROCESSING') AS payouts,
+            (SELECT count(*)::int FROM subscription_charges WHERE status = 'pending')
+              + (SELECT count(*)::int FROM subscriptions WHERE status = 'Active' AND next_charge_at <= $1) AS subscriptions`,
+    [now],
   );
   return row!;
 }
 
-export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts;
+export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts + waiting.subscriptions;
 
 /**
  * Runs every periodic task of the workers, in this process, on a clock moved past every lease
@@ -37,18 +43,19 @@ export async function sweep(now: Deps): Promise<number> {
   let ahead = 0;
   const deps: Deps = { ...now, clock: { now: () => new Date(now.clock.now().getTime() + ahead) } };
   const database = deps.database;
-  const before = total(await waitingOnProcessor(database));
-  for (let round = 0; round < 10 && total(await waitingOnProcessor(database)) > 0; round++) {
+  const waiting = async () => total(await waitingOnProcessor(database, deps.clock.now()));
+  const before = await waiting();
+  for (let round = 0; round < 10 && (await waiting()) > 0; round++) {
     ahead += SWEEP_AHEAD_MS;
     for (const task of PERIODIC_TASKS) await task.run(deps);
   }
-  return before - total(await waitingOnProcessor(database));
+  return before - (await waiting());
 }
 
 /** Every way the database disagrees with the book, or holds one effect twice. */
-export async function findAnomalies(database: Database, book: Book): Promise<string[]> {
+export async function findAnomalies(database: Database, book: Book, now: Date): Promise<string[]> {
   const found: string[] = [];
-  const waiting = await waitingOnProcessor(database);
+  const waiting = await waitingOnProcessor(database, now);
   if (total(waiting) > 0) found.push(`still waiting on the processor after the sweep: ${JSON.stringify(waiting)}`);
 
   // Double charges or captures: the processor receivable booked for a payment beyond its amount.
@@ -76,6 +83,38 @@ export async function findAnomalies(database: Database, book: Book): Promise<str
   for (const row of await database.query<{ request_id: string; n: number }>(`SELECT request_id, count(*)::int AS n FROM payouts GROUP BY account_id, request_id HAVING count(*) > 1`)) {
     found.push(`payout request_id ${row.request_id} paid ${row.n} times`);
   }
+
+  // Subscriptions: each cycle charged once at most, by one charge and one payment.
+  for (const row of await database.query<{ subscription_id: string; cycle: number; n: number }>(
+    `SELECT subscription_id, cycle, count(*)::int AS n FROM subscription_charges WHERE status = 'succeeded' GROUP BY 1, 2 HAVING count(*) > 1`,
+  )) {
+    found.push(`subscription ${row.subscription_id} cycle ${row.cycle} charged ${row.n} times`);
+  }
+  for (const row of await database.query<{ subscription_id: string; cycle: string; n: number }>(
+    `SELECT s.id AS subscription_id, substring(p.order_no from ' R([0-9]+)-') AS cycle, count(*)::int AS n
+       FROM subscriptions s JOIN payments p ON p.account_id = s.account_id AND p.order_no LIKE s.order_no_base || ' R%'
+      WHERE p.status IN ('authorised', 'captured', 'partially_refunded', 'refunded') GROUP BY 1, 2 HAVING count(*) > 1`,
+  )) {
+    found.push(`subscription ${row.subscription_id} cycle ${row.cycle} paid by ${row.n} payments`);
+  }
+  // Every due cycle charged, or in dunning as documented: an Active subscription has a succeeded
+  // charge for each cycle before its next one and nothing due by now (a declined cycle's retry is
+  // due later, before the next cycle); an Unpaid one stopped after its last retry.
+  for (const row of await database.query<{ id: string; status: string; next_cycle: number; paid: number; due: boolean }>(
+    `SELECT s.id, s.status, s.next_cycle,
+            (SELECT count(DISTINCT c.cycle)::int FROM subscription_charges c WHERE c.subscription_id = s.id AND c.status = 'succeeded') AS paid,
+            coalesce(s.next_charge_at <= $1, false) AS due
+       FROM subscriptions s WHERE s.status IN ('Active', 'Unpaid')`,
+    [now],
+  )) {
+    if (row.status === 'Active' && (row.due || row.paid !== row.next_cycle - 2)) {
+      found.push(`subscription ${row.id}: ${row.paid} cycles charged before cycle ${row.next_cycle}${row.due ? ', a charge due and not taken' : ''}`);
+    }
+  }
+  const subscribed = new Set(
+    (await database.query<{ id: string }>(`SELECT id FROM subscriptions WHERE id = ANY($1)`, [[...book.subscriptions.keys()]])).map((row) => row.id),
+  );
+  for (const [id, orderNo] of book.subscriptions) if (!subscribed.has(id)) found.push(`subscription ${id} (payment ${orderNo}) acknowledged, not stored`);
 
   // Acknowledged writes lost: every success a client was told of is in the database as such.
   const paid = new Map(

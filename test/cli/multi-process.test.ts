@@ -1,7 +1,8 @@
 // Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
-// limit holds across both; a key revoked or a merchant disabled is refused by both within a second.
+// limit holds across both; a key revoked or a merchant disabled is refused by both within a second;
+// subscription cycles made due by the test clock are charged once each by the two workers.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
@@ -9,6 +10,7 @@ import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { payoutBody } from '../support/payouts.ts';
+import { subscribe, subscribing } from '../support/subscriptions.ts';
 import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 let test: TestDatabase;
@@ -114,9 +116,6 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     expect(Math.round(Number(usd!.available) * 100)).toBe(25_000 - paid.reduce((sum, minor) => sum + minor, 0));
   });
 
-  // Subscriptions join here as they are built: a cycle due while both workers run is charged once.
-  it.todo('a subscription cycle due while both workers run: charged once');
-
   it('holds an account’s rate limit across both gateways: each takes its part', async () => {
     const { client } = await merchant('--rate-limit', '10');
     // 30 at once, 15 to each gateway. Each takes its part: 5 at once, then 5 a second; each alone
@@ -164,5 +163,46 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
 
     await cli(['merchants', 'disable', '--merchant-id', credentials.merchant_id]);
     expect(await seenByBoth(client, (status, info) => status !== 200 && info.startsWith('4410'), rotated.secret_key as string)).toBeLessThan(1_000);
+  });
+  // Last: the test clock moves business time for every process on the schema, and the tests above
+  // must not see their payments' authorisations or keys age by months.
+  it('subscription cycles due while both workers run: each charged once', { timeout: 240_000 }, async () => {
+    const { credentials, client } = await merchant('--rate-limit', '100000');
+    // Six subscriptions, three begun through each gateway.
+    const begun = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => subscribe(httpClient([urls[i % 2]!], credentials), subscribing(client))),
+    );
+    // 125 days on: cycles 2 to 5 (a month, two, three and four after each anchor) are due, 24 charges.
+    expect((await acquiro(['clock', 'advance', '--days', '125'], env)).code).toBe(0);
+    const CYCLES = [2, 3, 4, 5];
+    const ids = begun.map((b) => b.recurringId);
+    const succeeded = async () =>
+      (await one<{ n: number }>(`SELECT count(*)::int AS n FROM subscription_charges WHERE subscription_id = ANY($1) AND status = 'succeeded'`, [ids])).n;
+    const deadline = performance.now() + 180_000;
+    while ((await succeeded()) < ids.length * CYCLES.length && performance.now() < deadline) await sleep(500);
+    // A little longer: a doubled charge would show now, or not at all.
+    await sleep(3_000);
+
+    const charges = await test.database.query<{ subscription_id: string; cycle: number; status: string; n: number }>(
+      `SELECT subscription_id, cycle, status, count(*)::int AS n FROM subscription_charges WHERE subscription_id = ANY($1) GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
+      [ids],
+    );
+    expect(charges).toEqual(ids.toSorted().flatMap((id) => CYCLES.map((cycle) => ({ subscription_id: id, cycle, status: 'succeeded', n: 1 }))));
+    // Each charge a payment of its own: per subscription and cycle one payment (order_no `<first> R<cycle>-<attempt>`),
+    // captured, approved by the processor once (its own network transaction id), booked once.
+    for (const { orderNo } of begun) {
+      const payments = await test.database.query<{ cycle: string; n: number; captured: number; authorisations: number; booked: number }>(
+        `SELECT substring(p.order_no from ' R([0-9]+)-') AS cycle, count(*)::int AS n,
+                count(*) FILTER (WHERE p.status = 'captured')::int AS captured,
+                count(DISTINCT p.network_transaction_id)::int AS authorisations,
+                (SELECT coalesce(sum(e.amount), 0)::int FROM ledger_entries e
+                  WHERE e.payment_id = ANY(array_agg(p.id)) AND e.book = 'processor_receivable' AND e.amount > 0) AS booked
+           FROM payments p WHERE p.account_id = $1 AND p.order_no LIKE $2 GROUP BY 1 ORDER BY 1::int`,
+        [credentials.account_id, `${orderNo} R%`],
+      );
+      expect(payments).toEqual(CYCLES.map((cycle) => ({ cycle: String(cycle), n: 1, captured: 1, authorisations: 1, booked: 1000 })));
+    }
+    const check = await acquiro(['ledger', 'check'], env);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
   });
 });
