@@ -41,7 +41,12 @@ export const total = (waiting: Waiting) => waiting.payments + waiting.operations
 export async function sweep(now: Deps): Promise<number> {
   // Each round a step further: a task that asks again in a few seconds (the payout rail) finds it due.
   let ahead = 0;
-  const deps: Deps = { ...now, clock: { now: () => new Date(now.clock.now().getTime() + ahead) } };
+  // Both clocks move: leases and re-check timers run on the wall clock, due dates on business time.
+  const deps: Deps = {
+    ...now,
+    clock: { now: () => new Date(now.clock.now().getTime() + ahead) },
+    wallClock: { now: () => new Date(now.wallClock.now().getTime() + ahead) },
+  };
   const database = deps.database;
   const waiting = async () => total(await waitingOnProcessor(database, deps.clock.now()));
   const before = await waiting();

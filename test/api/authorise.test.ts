@@ -42,7 +42,7 @@ describe('test cards (docs/api/authorise.md)', () => {
   });
 
   it('covers every card the simulator documents', () => {
-    expect(TEST_CARDS.length).toBe(13);
+    expect(TEST_CARDS.length).toBe(15);
   });
 
   it('answers the 3-D Secure card with a URL for the shopper', async () => {
@@ -53,7 +53,7 @@ describe('test cards (docs/api/authorise.md)', () => {
 
 describe('the answer', () => {
   it('carries every documented field, with the card masked and the risk decision', async () => {
-    const body = cardPayment(shop.ids, { note: 'gift wrap', subscription: { contract_name: 'monthly box', interval: 'month' } });
+    const body = cardPayment(shop.ids, { note: 'gift wrap', subscription: { contract_name: 'monthly box', interval: 'month', contract_amount: '25.00' } });
     const answer = await shop.post('/v1/authorise', body);
     expect(Object.keys(answer.body)).toEqual(
       expect.arrayContaining([
@@ -93,7 +93,7 @@ describe('body formats (docs/api/authorise.md, Request)', () => {
       cart_items: [{ basic_item_data: { name: 'Mug', quantity: '2', price: { amount_usd: '5.00', currency: 'USD' } } }],
       account_owner: [{ first_name: 'Ana', past_orders_count: '3', registration_ip: '10.0.0.1' }],
       total_discount: [{ coupon_code_used: 'WELCOME', discount_type: 'percent' }],
-      subscription: { contract_name: 'box', interval: 'month', billing_cycle: '12' },
+      subscription: { contract_name: 'box', interval: 'month', billing_cycle: '12', contract_amount: '25.00' },
       cookie_new: 'a=1&b=2',
       items: 'Mug#,#SKU1#,#5.00#,#2#;#Tea#,#SKU2#,#0.00#,#1',
     });
@@ -106,7 +106,7 @@ describe('body formats (docs/api/authorise.md, Request)', () => {
       cart_items: [{ basic_item_data: { name: 'Mug', quantity: '2', price: { amount_usd: '5.00', currency: 'USD' } } }],
       account_owner: [{ first_name: 'Ana', past_orders_count: '3' }],
       total_discount: [{ coupon_code_used: 'WELCOME' }],
-      subscription: { contract_name: 'box', interval: 'month', billing_cycle: '12' },
+      subscription: { contract_name: 'box', interval: 'month', billing_cycle: '12', contract_amount: '25.00' },
       cookie_new: 'a=1&b=2',
     });
     expect(row?.request).not.toHaveProperty('card');

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import {
   batch,
   booksOf,
@@ -129,11 +129,11 @@ describe('the processor', () => {
     processor.script.cancel = lost;
     expect(await cancel(shop, txn)).toMatchObject({ cancel_status: '2', error_message: '1000:Pending: awaiting the processor' });
     expect((await paymentRow(gw, txn.transaction_id)).status).toBe('authorised');
-    const later = { ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + 60_000) } };
+    const later = depsLater(gw, 60_000);
     // Still no answer: still pending, asked again later.
     expect(await resolvePendingOperations(later)).toBe(0);
     delete processor.script.cancel;
-    const evenLater = { ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + 600_000) } };
+    const evenLater = depsLater(gw, 600_000);
     expect(await resolvePendingOperations(evenLater)).toBe(1);
     expect((await paymentRow(gw, txn.transaction_id)).status).toBe('cancelled');
     await expectLedgerBalanced(gw);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import {
   batch,
   booksOf,
@@ -225,7 +225,7 @@ describe('the processor', () => {
       '5012:a capture of this transaction is in progress',
     );
     delete processor.script.capture;
-    const later = { ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + 60_000) } };
+    const later = depsLater(gw, 60_000);
     expect(await resolvePendingOperations(later)).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', captured: 1000 });
     expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.authorised', 'payment.captured']);

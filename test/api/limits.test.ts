@@ -93,6 +93,6 @@ describe('a fair share per account while the gateway is busy', () => {
     expect(flood.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
     // Coarsely: the other account's payments are not held up by the whole flood queueing before them.
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    expect(median(during.map((a) => a.ms))).toBeLessThan(20 * median(alone) + 1_000);
+    expect(median(during.map((a) => a.ms))).toBeLessThan(20 * median(alone) + 3_000);
   }, 120_000);
 });

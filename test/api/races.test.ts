@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { batch, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, refund, scriptedProcessor } from '../support/lifecycle.ts';
 
 const processor = scriptedProcessor();
@@ -119,7 +119,7 @@ describe('concurrent workers', () => {
   it('two sweepers settle a pending refund once', async () => {
     const txn = await pay(auto);
     expect((await refund(auto, txn, '4.00', { refund_reason: 'sandbox_settle_later' })).refund_status).toBe('2');
-    const later = { ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + 600_000) } };
+    const later = depsLater(gw, 600_000);
     await Promise.all([settlePendingRefunds(later), settlePendingRefunds(later), settlePendingRefunds(later)]);
     expect(count(await eventTypes(gw, txn.transaction_id), 'refund.succeeded')).toBe(1);
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'partially_refunded', refunded: 400 });

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { pay, refund, type Txn } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
@@ -71,7 +71,7 @@ describe('by refund_reference_id', () => {
   });
 
   it('shows a refund settled later as done, with its settle_date', async () => {
-    const later = { ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + 600_000) } };
+    const later = depsLater(gw, 600_000);
     await settlePendingRefunds(later);
     const answer = await search(shop, { refund_reference_id: pending.refund_reference_id });
     expect(answer.body.refund_list[0]).toMatchObject({ refund_status: '1', refund_message: 'V0000:OK', settle_date: expect.stringMatching(/^20\d{12}$/) });

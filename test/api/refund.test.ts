@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import {
   batch,
   booksOf,
@@ -37,7 +37,7 @@ beforeEach(() => {
 });
 
 /** The deps of the gateway with its clock `ms` ahead: the sweepers' work is due. */
-const later = (ms = 600_000) => ({ ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + ms) } });
+const later = (ms = 600_000) => depsLater(gw, ms);
 
 const refundRows = (paymentId: string) =>
   gw.database.query<{ id: string; status: string; amount: number; result_code: string | null }>(

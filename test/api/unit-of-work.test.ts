@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
@@ -31,7 +31,7 @@ afterEach(() => gw.database.query(`DELETE FROM refused_events`));
 afterAll(() => gw?.close());
 
 const refuseEvents = (type: string) => gw.database.query(`INSERT INTO refused_events (type) VALUES ($1)`, [type]);
-const later = (ms: number) => ({ ...gw.gateway.deps, clock: { now: () => new Date(Date.now() + ms) } });
+const later = (ms: number) => depsLater(gw, ms);
 
 describe('a unit of work that fails at its event step', () => {
   it('rolls back the capture: the payment stays authorised, no journal, no event; a later attempt captures once', async () => {

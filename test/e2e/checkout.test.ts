@@ -128,7 +128,7 @@ describe('the hosted payment page in Chromium', () => {
     await page.waitForURL(`${gw.url}/checkout/**`);
     await fillCard(page, '4000000000000002');
     await page.getByRole('button', { name: 'Pay $42.50' }).dblclick();
-    await expect.poll(() => page.locator('#form-errors').textContent()).toBe('Your card was declined. Try another card or contact your bank.Attempts left: 4');
+    await expect.poll(() => page.locator('#form-errors').textContent(), { timeout: 30_000 }).toBe('Your card was declined. Try another card or contact your bank.Attempts left: 4');
     const [session] = await gw.database.query<{ attempts: number }>(
       'SELECT s.attempts FROM checkout_sessions s JOIN payments p ON p.id = s.payment_id WHERE p.order_no = $1',
       [body.order_no],

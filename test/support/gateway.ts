@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
 import pg from 'pg';
-import type { Clock, Connectors } from '../../src/app/context.ts';
+import type { Clock, Connectors, Deps } from '../../src/app/context.ts';
 import { createMerchant, type AccountSettings, type Credentials } from '../../src/app/merchants/credentials.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { openDatabase, type Database } from '../../src/db/client.ts';
@@ -116,6 +116,15 @@ export async function startTestGateway(options: TestGatewayOptions = {}): Promis
       await drop();
     },
   };
+}
+
+/**
+ * The gateway's deps as a sweeper would run them `ms` from now: business time and wall time both
+ * moved (leases and re-check timers run on the wall clock, due dates on business time).
+ */
+export function depsLater(gw: TestGateway, ms: number): Deps {
+  const clock: Clock = { now: () => new Date(Date.now() + ms) };
+  return { ...gw.gateway.deps, clock, wallClock: clock };
 }
 
 /** A clock tests move by hand. */
