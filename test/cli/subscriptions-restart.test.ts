@@ -3,13 +3,15 @@
 // 4000000000000416 holds a merchant-initiated charge for 10 s before the processor receives it,
 // the window the kill falls in; the processor never got it, says so when asked, and the retry
 // charges the cycle. And `acquiro clock advance` past several due dates: every charge taken, in
-// order, within 30 s. PostgreSQL only: the test reads the database while the gateway runs.
+// order, within 30 s. These read the database while the gateway runs, so run on PostgreSQL; on the
+// embedded database (one process owns its data directory) the kill -9 test looks through
+// `acquiro subscriptions show` and `acquiro payments list`, which the running server answers.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, startServer, type RunningServer } from '../support/processes.ts';
+import { acquiro, acquiroJson, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 const WAIT_MS = 120_000;
 let database: TestDatabase | undefined;
@@ -97,5 +99,53 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     await until('three charges', async () => ((await charged()).length === 3 ? true : undefined), server);
     expect(Date.now() - advanced).toBeLessThan(30_000);
     expect((await charged()).map((row) => row.cycle)).toEqual([2, 3, 4]);
+  });
+});
+
+describe.runIf(TEST_DB === 'pglite')('a gateway on an embedded database killed between a recurring charge’s claim and its record', () => {
+  it('charges the cycle once after it restarts on the same data directory', { timeout: 300_000 }, async () => {
+    const env = { ACQUIRO_DATA_DIR: tempDataDir(), HOST: '127.0.0.1' };
+    const first = await startServer(env);
+    running.push(first);
+    const credentials = (await acquiroJson(['merchants', 'create', '--name', 'Recurring restart'], env)) as { merchant_id: string; account_id: string; secret_key: string };
+    const account = ['--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id];
+
+    const body = cardPayment({ merchant_id: credentials.merchant_id, account_id: credentials.account_id }, { card: '4000000000000416', subscription: { contract_name: 'Gold plan', contract_amount: '10.00', interval: 'month' } });
+    const response = await fetch(`${first.url}/v1/authorise`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, encryption_data: sign(body as never, credentials.secret_key) }),
+    });
+    const answer = await response.text();
+    const recurringId = /<recurring_id>(RC\w+)<\/recurring_id>/.exec(answer)?.[1];
+    expect(recurringId, answer).toBeDefined();
+    const charges = async () => (await acquiroJson(['subscriptions', 'show', ...account, '--recurring-id', recurringId!], env)).charges as { cycle: number; attempt: number; status: string; result_info: string }[];
+    const cyclePayments = async () =>
+      ((await acquiroJson(['payments', 'list', ...account], env)) as unknown as { order_no: string; status: string }[]).filter((payment) => payment.order_no.startsWith(`${body.order_no as string} R2-`));
+
+    // A month and a day on (32 days: past the cycle's due date and its first retry's).
+    expect((await acquiro(['clock', 'advance', '--days', '32'], env)).code).toBe(0);
+    // Claimed, and its payment made: the charge is on its way to the processor (held 10 s).
+    await until('a charge at the processor', async () => {
+      const claimed = (await charges()).some((charge) => charge.cycle === 2 && charge.status === 'pending');
+      return claimed && (await cyclePayments()).length === 1 ? true : undefined;
+    }, first);
+    await first.stop('SIGKILL');
+    // No server owns the data directory now: the command opens it itself and finds the attempt unrecorded.
+    expect((await charges()).map(({ cycle, attempt, status }) => ({ cycle, attempt, status }))).toEqual([{ cycle: 2, attempt: 1, status: 'pending' }]);
+
+    const restarted = await startServer(env);
+    running.push(restarted);
+    // The processor never received the first attempt (2008); the retry, already due, charges the cycle.
+    const settled = await until('the cycle charged', async () => {
+      const cycle = (await charges()).filter((charge) => charge.cycle === 2);
+      return cycle.some((charge) => charge.status === 'succeeded') ? cycle : undefined;
+    }, restarted);
+    expect(settled.map(({ cycle, attempt, status, result_info }) => ({ cycle, attempt, status, result: result_info.split(':')[0] }))).toEqual([
+      { cycle: 2, attempt: 1, status: 'failed', result: '2008' },
+      { cycle: 2, attempt: 2, status: 'succeeded', result: '0000' },
+    ]);
+    const approved = (await cyclePayments()).filter((payment) => payment.status === 'captured' || payment.status === 'authorised');
+    expect(approved).toHaveLength(1);
   });
 });
