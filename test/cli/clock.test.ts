@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, startServer, startWorker, tempDataDir, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, startGatewayAndWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 const DAY_MS = 86_400_000;
@@ -23,15 +23,7 @@ let worker: RunningWorker | undefined;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  if (TEST_DB === 'postgres') {
-    database = await openTestDatabase(2);
-    env = database.env;
-    server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' });
-    worker = startWorker(env);
-  } else {
-    env = { ACQUIRO_DATA_DIR: tempDataDir() };
-    server = await startServer(env);
-  }
+  ({ database, env, server, worker } = await startGatewayAndWorker());
 });
 afterAll(async () => {
   await worker?.stop();

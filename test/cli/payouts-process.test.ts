@@ -3,13 +3,13 @@
 // server with its own), funded with `acquiro balance topup`. Today's payout reaches COMPLETED
 // within 30 s and its signed `payout.completed` reaches the merchant's receiver; a SCHEDULED one
 // is released by `acquiro clock advance` and completes within 30 s, with no restart.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign, verify } from '../../src/domain/signature.ts';
-import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { ACH_BENEFICIARY } from '../support/payouts.ts';
-import { acquiro, startServer, startWorker, tempDataDir, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import type { TestDatabase } from '../support/gateway.ts';
+import { payoutBody } from '../support/payouts.ts';
+import { acquiro, startGatewayAndWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 interface Credentials {
@@ -27,15 +27,7 @@ let shop: Credentials;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  if (TEST_DB === 'postgres') {
-    database = await openTestDatabase(2);
-    env = database.env;
-    server = await startServer({ ...env, ACQUIRO_WORKERS: 'off' });
-    worker = startWorker(env);
-  } else {
-    env = { ACQUIRO_DATA_DIR: tempDataDir() };
-    server = await startServer(env);
-  }
+  ({ database, env, server, worker } = await startGatewayAndWorker());
   shop = await cli<Credentials>(['merchants', 'create', '--name', `Payouts ${randomBytes(3).toString('hex')}`, '--json']);
   await cli(['balance', 'topup', '--merchant-id', shop.merchant_id, '--account-id', shop.account_id, '--currency', 'USD', '--amount', '1000.00']);
 });
@@ -55,19 +47,7 @@ async function cli<T = unknown>(args: string[]): Promise<T> {
 }
 
 async function payout(fields: Record<string, unknown>): Promise<Record<string, any>> {
-  const body = {
-    merchant_id: shop.merchant_id,
-    account_id: shop.account_id,
-    request_id: randomUUID(),
-    payment_currency: 'USD',
-    payment_amount: '100.00',
-    payment_method: 'LOCAL',
-    reason: 'Supplier invoice',
-    reference: 'INV-2026-001',
-    beneficiary: ACH_BENEFICIARY,
-    notify_url: receiver.url,
-    ...fields,
-  };
+  const body = payoutBody({ ids: { merchant_id: shop.merchant_id, account_id: shop.account_id } }, { notify_url: receiver.url, ...fields });
   const response = await fetch(`${server.url}/v1/payout`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

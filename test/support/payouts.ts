@@ -21,7 +21,8 @@ export const ACH_BENEFICIARY = {
   bank_details: { account_name: 'Ada Lovelace', bank_country_code: 'US', account_currency: 'USD', account_number: '123456789', bank_code: '026009593' },
 };
 
-export function payoutBody(client: SignedClient, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+/** A valid ACH payout of 100.00 USD for the account of `client` (a signed client, or only its ids). */
+export function payoutBody(client: Pick<SignedClient, 'ids'>, overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {
     ...client.ids,
     request_id: randomUUID(),

@@ -4,6 +4,7 @@ import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { openTestDatabase, TEST_DB, type TestDatabase } from './gateway.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -176,4 +177,23 @@ export function startWorker(env: Record<string, string>): RunningWorker {
       return exited;
     },
   };
+}
+
+/**
+ * The gateway as the test's database runs it: on PostgreSQL a server with its workers off beside
+ * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory.
+ */
+export async function startGatewayAndWorker(): Promise<{
+  database: TestDatabase | undefined;
+  env: Record<string, string>;
+  server: RunningServer;
+  worker: RunningWorker | undefined;
+}> {
+  if (TEST_DB === 'postgres') {
+    const database = await openTestDatabase(2);
+    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' });
+    return { database, env: database.env, server, worker: startWorker(database.env) };
+  }
+  const env = { ACQUIRO_DATA_DIR: tempDataDir() };
+  return { database: undefined, env, server: await startServer(env), worker: undefined };
 }
