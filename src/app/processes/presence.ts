@@ -9,6 +9,17 @@ import type { Deps } from '../context.ts';
 
 const BEAT_MS = 1_000;
 
+/** The presences of this process that have started and not stopped: alive by construction. */
+const started = new Set<string>();
+
+/**
+ * Whether `id` is a presence of this very process, running. On the embedded database (one
+ * process owns the data directory, and nothing beats) any other holder is a process that is gone.
+ */
+export function isRunningHere(id: string): boolean {
+  return started.has(id);
+}
+
 export class Presence {
   readonly id = `${process.pid}-${randomBytes(6).toString('hex')}`;
   readonly #deps: Pick<Deps, 'database' | 'log'>;
@@ -31,6 +42,7 @@ export class Presence {
 
   /** Beats once (so the first request already knows its share), then every second. */
   async start(): Promise<void> {
+    started.add(this.id);
     if (this.#deps.database.kind !== 'postgres') return;
     await forgetLongGone(this.#deps.database).catch(() => {});
     await this.#beat();
@@ -41,6 +53,7 @@ export class Presence {
   }
 
   async stop(): Promise<void> {
+    started.delete(this.id);
     if (!this.#timer) return;
     clearInterval(this.#timer);
     this.#timer = undefined;
