@@ -1,8 +1,11 @@
 // This process among the others on one PostgreSQL. Once a second it beats (process_heartbeats)
 // and, in the same round trip, learns how many gateways are alive, which sets its part of each
 // account's rate limit, and the account cache's version, which empties its account directory
-// when another process changed an account or a key. Nothing is written per request.
-// The embedded database has one process by construction: there is nothing to beat for.
+// when another process changed an account or a key. Nothing is written per request. Its id holds
+// the Idempotency-Keys of the requests it runs: a process that stopped beating is gone, and its
+// keys are taken over (src/http/plugins/idempotency.ts).
+// The embedded database has one process by construction: there is nothing to beat for, and a
+// key holder that is not one of this process's presences (isRunningHere) is gone.
 import { randomBytes } from 'node:crypto';
 import { beat, forgetLongGone, leave, type ProcessRole } from '../../db/repositories/processes.ts';
 import type { Deps } from '../context.ts';
