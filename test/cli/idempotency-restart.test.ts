@@ -13,6 +13,8 @@ import { TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
 import { acquiro, acquiroJson, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
+/** Starts may be slow on a machine shared with other builds. */
+const START_MS = 150_000;
 let database: TestDatabase | undefined;
 const running: (RunningServer | RunningWorker)[] = [];
 
@@ -38,8 +40,8 @@ const refundsOf = async (client: SignedClient, transactionId: string) =>
   );
 
 describe('a gateway killed while a keyed refund is at the processor', () => {
-  it('answers the retries with the refund it had claimed, once, never 4017', { timeout: 300_000 }, async () => {
-    const started = await startGatewayAndWorker();
+  it('answers the retries with the refund it had claimed, once, never 4017', { timeout: 600_000 }, async () => {
+    const started = await startGatewayAndWorker({ readyWithinMs: START_MS });
     database = started.database;
     const { env } = started;
     running.push(started.server, ...(started.worker ? [started.worker] : []));
@@ -64,7 +66,7 @@ describe('a gateway killed while a keyed refund is at the processor', () => {
     await started.server.stop('SIGKILL');
     expect(await cut).toBeInstanceOf(Error);
 
-    const restarted = await startServer(TEST_DB === 'postgres' ? { ...env, ACQUIRO_WORKERS: 'off', NO_TAKEOVER: '1' } : { ...env, NO_TAKEOVER: '1' });
+    const restarted = await startServer(TEST_DB === 'postgres' ? { ...env, ACQUIRO_WORKERS: 'off' } : env, { readyWithinMs: START_MS });
     running.push(restarted);
     const client = httpClient([restarted.url], credentials);
     const retries = await Promise.all(Array.from({ length: 5 }, () => client.post('/v1/refund', refund, { headers })));
