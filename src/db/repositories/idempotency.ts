@@ -47,6 +47,14 @@ export async function findKey(db: Executor, accountId: string, key: string): Pro
 }
 
 /**
+ * How long a holder's process must have been silent before its keys are taken over: longer than
+ * the gateways-alive window (ALIVE_SECONDS), so that a live process whose beats were delayed by
+ * a loaded machine keeps its requests (a takeover of a live one would be safe for the money,
+ * the claims being unique, but two requests would answer), and shorter than a retry's wait.
+ */
+const HOLDER_SILENT_SECONDS = ALIVE_SECONDS * 3;
+
+/**
  * Takes over a running key from `from.holder` when that holder is gone: released (no holder), its
  * lease over at `wallNow`, or its process no longer beating (process_heartbeats; a holder that
  * `runsHere` is alive whatever its beats say). The UPDATE names the holder it replaces, so among
@@ -59,7 +67,7 @@ export async function takeOverKey(
   const previous = take.from.holder;
   const processGone = take.runsHere
     ? sql`false`
-    : sql`NOT EXISTS (SELECT 1 FROM process_heartbeats h WHERE h.id = ${idempotencyKeys.holder} AND h.beat_at > now() - make_interval(secs => ${ALIVE_SECONDS}))`;
+    : sql`NOT EXISTS (SELECT 1 FROM process_heartbeats h WHERE h.id = ${idempotencyKeys.holder} AND h.beat_at > now() - make_interval(secs => ${HOLDER_SILENT_SECONDS}))`;
   const [taken] = await db
     .update(idempotencyKeys)
     .set({ holder: take.holder, heldUntil: take.heldUntil })
