@@ -7,6 +7,9 @@
 // another merchant's transaction in the middle of a wave.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
+import { claimRefunds, type RefundClaim } from '../../src/db/repositories/refunds.ts';
+import { startsFrom } from '../../src/domain/lifecycle.ts';
+import { newId } from '../../src/domain/ids.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { batch, booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor, type Txn } from '../support/lifecycle.ts';
@@ -191,5 +194,34 @@ describe('waves racing', () => {
     }
     expect(gw.logs.text).not.toMatch(/deadlock|batch order failed/);
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('claims under request keys (a keyed request taken over) racing', () => {
+  it('two waves claiming the same orders under the same keys at once: one refund per key, reserved once', async () => {
+    const txns = await payments(4);
+    const claimsOf = (): RefundClaim[] =>
+      txns.map((txn, i) => ({
+        id: newId('RF'),
+        accountId: shop.ids.account_id,
+        transactionId: txn.transaction_id,
+        orderNo: txn.order_no,
+        currency: 'USD',
+        amount: 1000,
+        refundAmount: 100,
+        reason: null,
+        refundableFrom: startsFrom('refund'),
+        nextCheckAt: new Date(Date.now() + 60_000),
+        requestKey: `race-key:${i}`,
+      }));
+    const [first, second] = await Promise.all([claimRefunds(gw.database, claimsOf()), claimRefunds(gw.database, claimsOf())]);
+    txns.forEach((_, i) => expect([first![i], second![i]].filter(Boolean)).toHaveLength(1));
+    for (const txn of txns) {
+      const [row] = await gw.database.query<{ reserved: number; n: number }>(
+        `SELECT p.refund_reserved::int AS reserved, (SELECT count(*)::int FROM refunds r WHERE r.payment_id = p.id) AS n FROM payments p WHERE p.id = $1`,
+        [txn.transaction_id],
+      );
+      expect(row).toEqual({ reserved: 100, n: 1 });
+    }
   });
 });

@@ -8,7 +8,7 @@ import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { claimRefunds, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
+import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
@@ -39,7 +39,9 @@ export async function refund(deps: Deps, account: AccountRow, order: RefundOrder
  * against the captured amount at once, committed before the processor hears of it); the processor
  * asked about every claimed refund at once, outside any transaction; the answers recorded in one
  * unit of work (recordRefunds). Answers each order's refund, or its refusal, in the orders' order.
- * Only the orders the claim did not take are checked one by one, to say why.
+ * Only the orders the claim did not take are checked one by one, to say why. An order of a keyed
+ * request claims at most one refund under its `requestKey`; run again (its request taken over
+ * after the first died), it answers that refund.
  */
 export async function refundWave(deps: Deps, account: AccountRow, orders: readonly RefundOrder[]): Promise<(RefundRow | AppError)[]> {
   if (new Set(orders.map((o) => o.transactionId)).size !== orders.length) throw new Error('refundWave: two orders on one transaction');
@@ -53,14 +55,12 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
       if (claim) claimed.push({ index, claim });
       return !claim;
     });
-    // Refusals are explained one by one; an order that turns out refundable (it changed meanwhile) is claimed again.
-    const explained = await Promise.all(
-      refusedNow.map((index) => explainRefusal(deps, account, orders[index]!).then(() => null, (error: unknown) => refusal(deps, error))),
-    );
+    // Each order not claimed is looked at on its own; one that turns out refundable (it changed meanwhile) is claimed again.
+    const answers = await Promise.all(refusedNow.map((index) => notClaimed(deps, account, orders[index]!)));
     unclaimed = refusedNow.filter((index, i) => {
-      const error = explained[i];
-      if (error) results[index] = error;
-      return !error;
+      const answer = answers[i];
+      if (answer) results[index] = answer;
+      return !answer;
     });
   }
   for (const index of unclaimed) results[index] = new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
@@ -71,6 +71,23 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   const recorded = await recordWave(deps, asked);
   claimed.forEach(({ index }, i) => (results[index] = recorded[i]!));
   return results;
+}
+
+/**
+ * Why an order was not claimed: a keyed request taken over from a dead one finds the refund the
+ * order claimed then, its answer as it stands (a pending one is asked about by
+ * settlePendingRefunds; asking now could race its call); otherwise the refusal the order
+ * deserves, or null when it turns out refundable after all.
+ */
+async function notClaimed(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow | AppError | null> {
+  try {
+    const earlier = order.requestKey ? await refundByRequestKey(deps.database.db, account.id, order.requestKey) : null;
+    if (earlier) return earlier;
+    await explainRefusal(deps, account, order);
+    return null;
+  } catch (error) {
+    return refusal(deps, error);
+  }
 }
 
 function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundClaim {
@@ -87,6 +104,7 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundCla
     refundableFrom: startsFrom('refund'),
     // Wall time: a technical timer, not hurried by the test clock.
     nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
+    ...(order.requestKey ? { requestKey: order.requestKey } : {}),
   };
 }
 

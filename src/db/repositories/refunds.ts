@@ -7,6 +7,7 @@ import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
+import { isUniqueViolation } from '../unique.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
@@ -20,14 +21,16 @@ const toRefund = rowMapper(refunds);
 // naming the same payments in other orders wait for each other instead of deadlocking.
 
 // Claims refunds with one conditional update: each payment is this account's, named by both keys
-// with its currency and amount, in a refundable state, with enough left. Under concurrency the
+// with its currency and amount, in a refundable state, with enough left, and (in a request with an
+// Idempotency-Key) no refund claimed under the order's request key yet. Under concurrency the
 // database re-checks the condition against the latest row, so refunds never exceed the capture
-// (and payments_refund_reserved_bounds would refuse it anyway). `locked` takes the payments' locks
-// in id order (its rows are locked as they leave the sort, and the update only reaches a row once
-// `locked` has given it).
+// (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
+// at once are settled by refunds_request_key (0019): the loser's statement, reservations
+// included, is undone. `locked` takes the payments' locks in id order (its rows are locked as they
+// leave the sort, and the update only reaches a row once `locked` has given it).
 const CLAIM_REFUNDS_SQL = `WITH o AS (
-    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[])
-      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id)
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[])
+      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key)
   ), locked AS (
     SELECT p.id FROM payments p WHERE p.account_id = $1 AND p.id IN (SELECT payment_id FROM o) ORDER BY p.id FOR UPDATE
   ), reserved AS (
@@ -35,10 +38,11 @@ const CLAIM_REFUNDS_SQL = `WITH o AS (
     FROM locked l, o
     WHERE p.id = l.id AND o.payment_id = l.id AND p.account_id = $1 AND p.order_no = o.order_no AND p.currency = o.currency
       AND p.amount = o.amount AND p.status = ANY ($10::text[]) AND p.captured_amount - p.refund_reserved >= o.refund_amount
-    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at
+      AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
+    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
   ), claimed AS (
-    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status)
-    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11 FROM reserved r
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key)
+    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key FROM reserved r
     RETURNING *
   )
   SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference
@@ -55,6 +59,8 @@ export interface RefundClaim {
   readonly reason: string | null;
   readonly refundableFrom: readonly string[];
   readonly nextCheckAt: Date;
+  /** The order's key in a keyed request (OrderRef.requestKey): at most one refund per key. */
+  readonly requestKey?: string;
 }
 
 /** A claimed refund and what asking the processor needs. */
@@ -82,29 +88,45 @@ export async function claimRefunds(database: Database, claims: readonly RefundCl
   }
   // One update per payment row: a second claim on the same payment would be lost, not refused.
   if (new Set(claims.map((c) => c.transactionId)).size !== claims.length) throw new Error('claimRefunds: two claims on one payment');
-  const rows = await database.query<Record<string, unknown>>(
-    CLAIM_REFUNDS_SQL,
-    [
-      first!.accountId,
-      claims.map((c) => c.transactionId),
-      claims.map((c) => c.orderNo),
-      claims.map((c) => c.currency),
-      claims.map((c) => c.amount),
-      claims.map((c) => c.refundAmount),
-      claims.map((c) => c.reason),
-      claims.map((c) => c.nextCheckAt.toISOString()),
-      claims.map((c) => c.id),
-      first!.refundableFrom,
-      REFUND_MACHINE.enter('pending').to,
-    ],
-    'claim_refunds',
-  );
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await database.query<Record<string, unknown>>(
+      CLAIM_REFUNDS_SQL,
+      [
+        first!.accountId,
+        claims.map((c) => c.transactionId),
+        claims.map((c) => c.orderNo),
+        claims.map((c) => c.currency),
+        claims.map((c) => c.amount),
+        claims.map((c) => c.refundAmount),
+        claims.map((c) => c.reason),
+        claims.map((c) => c.nextCheckAt.toISOString()),
+        claims.map((c) => c.id),
+        first!.refundableFrom,
+        REFUND_MACHINE.enter('pending').to,
+        claims.map((c) => c.requestKey ?? null),
+      ],
+      'claim_refunds',
+    );
+  } catch (error) {
+    // Another request claimed under one of these keys meanwhile (refunds_request_key): nothing was
+    // claimed here. Alone, that claim is simply not taken; among others, each is claimed again on its own.
+    if (!isUniqueViolation(error, 'refunds_request_key')) throw error;
+    if (claims.length === 1) return [null];
+    return Promise.all(claims.map(async (claim) => (await claimRefunds(database, [claim]))[0]!));
+  }
   const byId = new Map(rows.map((row) => [String(row.id), row]));
   return claims.map((claim) => {
     const row = byId.get(claim.id);
     if (!row) return null;
     return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
   });
+}
+
+/** The refund claimed under a keyed request's order key (OrderRef.requestKey), if any. */
+export async function refundByRequestKey(db: Executor, accountId: string, requestKey: string): Promise<RefundRow | null> {
+  const [row] = await db.select().from(refunds).where(and(eq(refunds.accountId, accountId), eq(refunds.requestKey, requestKey)));
+  return row ?? null;
 }
 
 // The lock step of recording refunds (record-refund.ts): each refund and its payment, their

@@ -34,14 +34,17 @@ interface BatchCommon<Order> {
 
 /** An operation run in lanes: one order at a time per transaction. */
 interface LaneSpec<Order> extends BatchCommon<Order> {
-  /** Runs one valid order; answers its status fields. */
-  run(order: Order): Promise<Fields>;
+  /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
+  run(order: Order, index: number): Promise<Fields>;
 }
 
 /** An operation run in waves: orders on different transactions together. */
 interface WaveSpec<Order> extends BatchCommon<Order> {
-  /** Runs valid orders on different transactions together; answers each one's status fields or its refusal, in order. */
-  runWave(orders: Order[]): Promise<(Fields | AppError)[]>;
+  /**
+   * Runs valid orders on different transactions together, `indices` their places in the list
+   * (0-based); answers each one's status fields or its refusal, in order.
+   */
+  runWave(orders: Order[], indices: number[]): Promise<(Fields | AppError)[]>;
 }
 
 export type BatchSpec<Order> = LaneSpec<Order> | WaveSpec<Order>;
@@ -113,7 +116,7 @@ async function runWaves<Order>(
       if (valid.length === 0) continue;
       let results: (Fields | AppError)[];
       try {
-        results = await spec.runWave(valid.map((v) => v.order));
+        results = await spec.runWave(valid.map((v) => v.order), valid.map((v) => v.index));
       } catch (error) {
         const refused = refusedOrThrow(deps, spec, error, valid[0]!.index);
         results = valid.map(() => refused);
@@ -141,7 +144,7 @@ function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
 async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
   try {
     assertGoodText(entry);
-    return await spec.run(spec.parse(entry));
+    return await spec.run(spec.parse(entry), index);
   } catch (error) {
     return refusedOrThrow(deps, spec, error, index);
   }
