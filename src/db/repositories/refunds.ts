@@ -70,12 +70,6 @@ export interface ClaimedRefund {
   readonly paymentReference: string | null;
 }
 
-/** The claimed refund; null when nothing was claimed. */
-export async function claimRefund(database: Database, claim: RefundClaim): Promise<ClaimedRefund | null> {
-  const [claimed] = await claimRefunds(database, [claim]);
-  return claimed ?? null;
-}
-
 /**
  * Claims refunds of one account, each on a different payment, with one statement (one commit):
  * answers each claim's refund in the claims' order, null where nothing was claimed.
