@@ -19,7 +19,10 @@ export function storefrontCommands(program: Command, ctx: CommandContext): void 
   const storefronts = program.command('storefronts').description('sites allowed to frame the hosted payment page (iFrame mode)');
   const command = (name: string, description: string) =>
     storefronts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
-  const domains = async (deps: CommandDeps, accountId: string) => (await accounts()).storefrontDomains(deps.database.db, accountId);
+  const domains = async (deps: CommandDeps, accountId: string) => {
+    const { storefrontDomains } = await accounts();
+    return storefrontDomains(deps.database.db, accountId);
+  };
 
   command('add', 'allow a site to frame the hosted page')
     .requiredOption('--domain <site>', 'https://shop.example, shop.example or *.example.com (a port if not the default)')
