@@ -4,8 +4,8 @@
 //
 // It loads what the command line asks for: help, the version, `sign` and `call` load commander and
 // a few pure modules; the configuration is read for the other commands; a command routed to the
-// owner loads nothing more; one run here opens the database (and loads the gateway's modules)
-// only when its action first needs it, once commander has checked its arguments.
+// owner loads no use case and opens no database; one run here opens the database (and loads the
+// gateway's modules) only when its action first needs it, once commander has checked its arguments.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Deps } from '../app/context.ts';
 import type { Config } from '../config.ts';
