@@ -183,7 +183,7 @@ export function startWorker(env: Record<string, string>): RunningWorker {
  * The gateway as the test's database runs it: on PostgreSQL a server with its workers off beside
  * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory.
  */
-export async function startGatewayAndWorker(): Promise<{
+export async function startGatewayAndWorker(options: Pick<ServerOptions, 'readyWithinMs'> = {}): Promise<{
   database: TestDatabase | undefined;
   env: Record<string, string>;
   server: RunningServer;
@@ -191,9 +191,9 @@ export async function startGatewayAndWorker(): Promise<{
 }> {
   if (TEST_DB === 'postgres') {
     const database = await openTestDatabase(2);
-    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' });
+    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' }, options);
     return { database, env: database.env, server, worker: startWorker(database.env) };
   }
   const env = { ACQUIRO_DATA_DIR: tempDataDir() };
-  return { database: undefined, env, server: await startServer(env), worker: undefined };
+  return { database: undefined, env, server: await startServer(env, options), worker: undefined };
 }
