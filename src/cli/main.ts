@@ -59,7 +59,7 @@ class DatabaseOnFirstUse {
     }
     const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }] = await Promise.all([
       import('../startup.ts'),
-      import('../gateway.ts'),
+      import('../deps.ts'),
       import('../logging.ts'),
     ]);
     const database = await openReachableDatabase(this.config);
