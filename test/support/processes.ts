@@ -1,6 +1,7 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +30,60 @@ export interface Run {
   readonly stderr: string;
 }
 
+/**
+ * Shorter timers than production's for tests of real processes (docs/operations.md, "Timers"), each
+ * still waited on: a processor call gets 8 s (an unknown outcome is asked about 13 s after its claim,
+ * and a sweeper's lease held by a killed worker runs out after 26 s); the sandbox's slow card
+ * (4000000000000416) holds a merchant-initiated charge 5 s before the processor gets it; a killed
+ * owner's lock on an embedded data directory is taken over 3 s after its last renewal.
+ */
+export const QUICK_TIMERS: Readonly<Record<string, string>> = {
+  ACQUIRO_CONNECTOR_TIMEOUT: '8',
+  ACQUIRO_SANDBOX_CARD_DELAY: '5',
+  ACQUIRO_DATA_DIR_LEASE: '3',
+};
+
 export function tempDataDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'acquiro-test-')), 'data');
+}
+
+const MIGRATIONS = join(ROOT, 'src/db/migrations');
+
+/** Where an embedded database with this checkout's migrations is kept: one per set of migrations and PGlite version. */
+function templatePath(): string {
+  const hash = createHash('sha256').update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  for (const name of readdirSync(MIGRATIONS).sort()) hash.update(name).update(readFileSync(join(MIGRATIONS, name)));
+  return join(tmpdir(), `acquiro-test-migrated-${hash.digest('hex').slice(0, 16)}`);
+}
+
+let template: Promise<string> | undefined;
+
+async function makeTemplate(): Promise<string> {
+  const path = templatePath();
+  if (existsSync(path)) return path;
+  const built = tempDataDir();
+  const run = await acquiro(['migrate'], { ACQUIRO_DATA_DIR: built });
+  if (run.code !== 0) throw new Error(`acquiro migrate exited ${run.code}:\n${run.stderr}`);
+  try {
+    renameSync(built, path);
+  } catch (error) {
+    if (!existsSync(path)) throw error; // otherwise another test process made it first
+  }
+  return path;
+}
+
+/**
+ * A new data directory whose embedded database is migrated and holds nothing else: a copy of one
+ * `acquiro migrate` made once per set of migrations (in the temporary directory, shared by the
+ * test processes of this machine). A first start on it still finds no merchant and makes the demo
+ * one; it only skips the migrations (seconds per start on a loaded machine). A test of a
+ * directory's very first start uses tempDataDir().
+ */
+export async function migratedDataDir(): Promise<string> {
+  template ??= makeTemplate();
+  const dir = tempDataDir();
+  cpSync(await template, dir, { recursive: true });
+  return dir;
 }
 
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */

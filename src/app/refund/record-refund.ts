@@ -15,8 +15,8 @@ import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 import { refundEventPayload } from './refund-answer.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 /** The processor's answer, or none that says what happened. */
 export type RefundAnswer = OperationOutcome | { readonly status: 'unknown' };
@@ -70,7 +70,7 @@ export async function recordRefund(deps: Deps, claimed: RefundRow, answer: Refun
         refundMove: change.refundMove,
         // A refund still pending leaves its payment as it is.
         ...(change.refundMove.to !== 'pending'
-          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, { now, wallNow: deps.wallClock.now() }, null) } }
+          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, checkTimes(deps, now), null) } }
           : {}),
       }),
     journal: (change) => (change.journal ? [change.journal] : []),
@@ -136,7 +136,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<Re
  * succeed or fail.
  */
 export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDueRefunds(deps.database.db, deps, limit, UNKNOWN_AFTER_MS * 2);
+  const leased = await leaseDueRefunds(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let settled = 0;
   for (const refund of leased) {
     const payment = await findPayment(deps.database.db, refund.accountId, refund.paymentId);

@@ -11,7 +11,6 @@ import { claimRefund } from '../../db/repositories/refunds.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 import { askRefund, recordRefund } from './record-refund.ts';
 
 /** One refund order, as its adapter built it (src/http/batch/operations.ts parses /v1/refund's). */
@@ -39,7 +38,7 @@ export async function refund(deps: Deps, account: AccountRow, order: RefundOrder
       reason: order.reason ?? null,
       refundableFrom: startsFrom('refund'),
       // Wall time: a technical timer, not hurried by the test clock.
-      nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
+      nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
     });
     if (claimed) return recordRefund(deps, claimed.refund, await askRefund(deps, claimed.refund, claimed.connector, claimed.paymentReference));
     await explainRefusal(deps, account, order);
