@@ -232,11 +232,17 @@ export function startWorker(env: Record<string, string>): RunningWorker {
   };
 }
 
+export interface GatewayAndWorkerOptions {
+  /** On PGlite, a data directory already migrated (migratedDataDir) instead of a fresh one. */
+  readonly migrated?: boolean;
+}
+
 /**
  * The gateway as the test's database runs it: on PostgreSQL a server with its workers off beside
- * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory.
+ * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory (or a
+ * migrated one).
  */
-export async function startGatewayAndWorker(): Promise<{
+export async function startGatewayAndWorker(options: GatewayAndWorkerOptions = {}): Promise<{
   database: TestDatabase | undefined;
   env: Record<string, string>;
   server: RunningServer;
@@ -247,6 +253,6 @@ export async function startGatewayAndWorker(): Promise<{
     const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' });
     return { database, env: database.env, server, worker: startWorker(database.env) };
   }
-  const env = { ACQUIRO_DATA_DIR: tempDataDir() };
+  const env = { ACQUIRO_DATA_DIR: options.migrated ? await migratedDataDir() : tempDataDir() };
   return { database: undefined, env, server: await startServer(env), worker: undefined };
 }
