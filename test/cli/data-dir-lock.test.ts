@@ -145,6 +145,8 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
   it('is taken over from a killed server, whose data is all there', async () => {
     const dataDir = await migratedDataDir();
     const killed = await startServer({ ACQUIRO_DATA_DIR: dataDir, ...QUICK_TIMERS });
+    // Its lock states the lease it renews within (ACQUIRO_DATA_DIR_LEASE), the one a taker waits out.
+    expect(JSON.parse(readFileSync(lockOf(dataDir), 'utf8'))).toMatchObject({ lease_ms: LEASE_MS });
     expect(await killed.stop('SIGKILL')).toBe(null);
     expect(existsSync(lockOf(dataDir))).toBe(true); // a killed process cannot remove it: its lease runs out
     const list = await acquiro(['merchants', 'list', '--json'], { ACQUIRO_DATA_DIR: dataDir });

@@ -1,17 +1,18 @@
 // The real gateway as a process, killed (SIGKILL) while a recurring charge is at the processor,
 // between its claim and its record: after the restart the cycle is charged once. The sandbox card
-// 4000000000000416 holds a merchant-initiated charge before the processor receives it (5 s here,
+// 4000000000000416 holds a merchant-initiated charge before the processor receives it (4 s here,
 // ACQUIRO_SANDBOX_CARD_DELAY), the window the kill falls in; the processor never got it, says so
 // when asked, and the retry charges the cycle. The restarted gateway waits out the killed one's
-// lease on the charge (twice the unknown-outcome wait: 26 s with the 8 s ACQUIRO_CONNECTOR_TIMEOUT
+// lease on the charge (twice the unknown-outcome wait: 22 s with the 6 s ACQUIRO_CONNECTOR_TIMEOUT
 // of QUICK_TIMERS). And `acquiro clock advance` past several due dates: every charge taken, in
 // order, within 30 s. These read the database while the gateway runs, so run on PostgreSQL; on the
 // embedded database (one process owns its data directory) the kill -9 test watches the charge
 // through /v1/retrievalTrans (the demo merchant may query from loopback) and reads the attempts
 // with `acquiro subscriptions show`, which opens the directory itself once the killed server's
-// lock has run out (3 s here, ACQUIRO_DATA_DIR_LEASE).
+// lock has run out (3 s here, ACQUIRO_DATA_DIR_LEASE). The tests on PostgreSQL run at once, each
+// on a schema of its own.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -19,14 +20,30 @@ import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway
 import { acquiro, acquiroJson, migratedDataDir, QUICK_TIMERS, startServer, type RunningServer } from '../support/processes.ts';
 
 const WAIT_MS = 120_000;
-let database: TestDatabase | undefined;
-const running: RunningServer[] = [];
 
-afterEach(async () => {
-  for (const child of running.splice(0)) await child.stop('SIGKILL');
-  await database?.drop();
-  database = undefined;
-});
+/**
+ * What one test starts: its schema (on PostgreSQL) and its servers, killed and dropped when it
+ * ends (through the test's own context: tests that run at once each finish their own).
+ */
+function ownProcesses({ onTestFinished }: TestContext) {
+  const running: RunningServer[] = [];
+  let database: TestDatabase | undefined;
+  onTestFinished(async () => {
+    for (const child of running) await child.stop('SIGKILL');
+    await database?.drop();
+  });
+  return {
+    async database(): Promise<TestDatabase> {
+      database = await openTestDatabase(2);
+      return database;
+    },
+    async server(env: Record<string, string>): Promise<RunningServer> {
+      const started = await startServer(env);
+      running.push(started);
+      return started;
+    },
+  };
+}
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, server: RunningServer): Promise<T> {
   const deadline = Date.now() + WAIT_MS;
@@ -71,23 +88,27 @@ async function ordersOf(client: SignedClient, orderNo: string): Promise<{ paymen
 }
 
 describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring charge’s claim and its record', () => {
-  it('charges the cycle once after it restarts', { timeout: 300_000 }, async () => {
-    database = await openTestDatabase(2);
+  it.concurrent('charges the cycle once after it restarts', { timeout: 300_000 }, async (context) => {
+    const { expect } = context;
+    const own = ownProcesses(context);
+    const database = await own.database();
     const env = { ...database.env, HOST: '127.0.0.1', ...QUICK_TIMERS };
-    const query = <T>(sql: string, params: unknown[] = []) => database!.database.query<T & Record<string, unknown>>(sql, params);
-    const first = await startServer(env);
-    running.push(first);
+    const query = <T>(sql: string, params: unknown[] = []) => database.database.query<T & Record<string, unknown>>(sql, params);
+    const first = await own.server(env);
     const { orderNo, recurringId } = await subscribe(first, demoCredentials(first), '4000000000000416');
     // A month and a day on (32 days: past the cycle's due date and its first retry's).
     expect((await acquiro(['clock', 'advance', '--days', '32'], env)).code).toBe(0);
     await until('a charge at the processor', async () => (await query('SELECT 1 FROM payments WHERE order_no = $1', [`${orderNo} R2-1`]))[0], first);
+    const claimedBy = Date.now();
     await first.stop('SIGKILL');
     expect(await query(`SELECT status FROM subscription_charges WHERE subscription_id = $1`, [recurringId])).toEqual([{ status: 'pending' }]);
 
-    const restarted = await startServer(env);
-    running.push(restarted);
+    const restarted = await own.server(env);
     // The processor never received the first attempt: asked about it, it has no record (2008).
     await until('the first attempt recorded', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'failed'`, [recurringId]))[0], restarted);
+    // Taken up once the killed worker's lease ran out: 22 s after the claim with these timers,
+    // where the default ACQUIRO_CONNECTOR_TIMEOUT's lease would have held it 70 s.
+    expect(Date.now() - claimedBy).toBeLessThan(60_000);
     // The retry fell due a day after the cycle, already past: it is taken at once.
     await until('the cycle charged', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'succeeded'`, [recurringId]))[0], restarted);
 
@@ -103,12 +124,13 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     expect(approved[0]!.n).toBe(1);
   });
 
-  it('takes every charge an advance of the clock makes due, in order, within 30 s', { timeout: 180_000 }, async () => {
-    database = await openTestDatabase(2);
+  it.concurrent('takes every charge an advance of the clock makes due, in order, within 30 s', { timeout: 180_000 }, async (context) => {
+    const { expect } = context;
+    const own = ownProcesses(context);
+    const database = await own.database();
     const env = { ...database.env, HOST: '127.0.0.1' };
-    const query = <T>(sql: string, params: unknown[] = []) => database!.database.query<T & Record<string, unknown>>(sql, params);
-    const server = await startServer(env);
-    running.push(server);
+    const query = <T>(sql: string, params: unknown[] = []) => database.database.query<T & Record<string, unknown>>(sql, params);
+    const server = await own.server(env);
     const { recurringId } = await subscribe(server, demoCredentials(server));
     expect((await acquiro(['clock', 'advance', '--days', '95'], env)).code).toBe(0);
     const advanced = Date.now();
@@ -120,10 +142,10 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
 });
 
 describe.runIf(TEST_DB === 'pglite')('a gateway on an embedded database killed between a recurring charge’s claim and its record', () => {
-  it('charges the cycle once after it restarts on the same data directory', { timeout: 300_000 }, async () => {
+  it('charges the cycle once after it restarts on the same data directory', { timeout: 300_000 }, async (context) => {
+    const own = ownProcesses(context);
     const env = { ACQUIRO_DATA_DIR: await migratedDataDir(), HOST: '127.0.0.1', ...QUICK_TIMERS };
-    const first = await startServer(env);
-    running.push(first);
+    const first = await own.server(env);
     const credentials = demoCredentials(first);
     const account = ['--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id];
     const { orderNo, recurringId } = await subscribe(first, credentials, '4000000000000416');
@@ -139,8 +161,7 @@ describe.runIf(TEST_DB === 'pglite')('a gateway on an embedded database killed b
     // server's lock has run out) and finds the attempt unrecorded.
     expect((await charges()).map(({ cycle, attempt, status }) => ({ cycle, attempt, status }))).toEqual([{ cycle: 2, attempt: 1, status: 'pending' }]);
 
-    const restarted = await startServer(env);
-    running.push(restarted);
+    const restarted = await own.server(env);
     // The processor never received the first attempt (2008); the retry, already due, charges the cycle.
     const after = httpClient([restarted.url], credentials);
     await until('the retry captured', async () => ((await ordersOf(after, `${orderNo} R2-2`))[0]?.payment_status === '3000' ? true : undefined), restarted);

@@ -32,14 +32,15 @@ export interface Run {
 
 /**
  * Shorter timers than production's for tests of real processes (docs/operations.md, "Timers"), each
- * still waited on: a processor call gets 8 s (an unknown outcome is asked about 13 s after its claim,
- * and a sweeper's lease held by a killed worker runs out after 26 s); the sandbox's slow card
- * (4000000000000416) holds a merchant-initiated charge 5 s before the processor gets it; a killed
- * owner's lock on an embedded data directory is taken over 3 s after its last renewal.
+ * still waited on: a processor call gets 6 s (an unknown outcome is asked about 11 s after its claim,
+ * and a sweeper's lease held by a killed worker runs out after 22 s); the sandbox's slow card
+ * (4000000000000416) holds a merchant-initiated charge 4 s before the processor gets it, within
+ * that deadline; a killed owner's lock on an embedded data directory is taken over 3 s after its
+ * last renewal.
  */
 export const QUICK_TIMERS: Readonly<Record<string, string>> = {
-  ACQUIRO_CONNECTOR_TIMEOUT: '8',
-  ACQUIRO_SANDBOX_CARD_DELAY: '5',
+  ACQUIRO_CONNECTOR_TIMEOUT: '6',
+  ACQUIRO_SANDBOX_CARD_DELAY: '4',
   ACQUIRO_DATA_DIR_LEASE: '3',
 };
 
