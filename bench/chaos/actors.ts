@@ -41,7 +41,7 @@ export class Book {
   readonly subscriptions = new Map<string, string>();
   /** Days the test clock was moved forward (`acquiro clock advance`). */
   clockDays = 0;
-  /** Keys whose first request died with its gateway: later requests with them wait and get 409 (4017). */
+  /** Keys answered 409 (4017): a first request still running after 15 s (one that died is taken over). */
   stuckKeys = 0;
 
   keyFor(transactionId: string, key: string): void {
@@ -112,13 +112,13 @@ async function refundTwice(ctx: ActorContext, merchant: MerchantKeys, txn: NonNu
 
 /**
  * Subscription cycles need business time to pass, and `acquiro clock advance` moves it for every
- * process and every merchant on the database, not for one subscription. Two things on that clock
+ * process and every merchant on the database, not for one subscription. One thing on that clock
  * would disturb the other actors: an authorisation not captured within 7 days is voided (the
  * manual-capture merchant's, whose capture a killed gateway left undone, would turn from an
- * acknowledged success into a cancelled payment), and an Idempotency-Key is forgotten after 7 days
- * (a retry after that would be a new refund). So the subscriptions are daily, on the auto-capture
- * merchant (each charge captured at once: no hold to expire), and the clock moves one day (one
- * cycle) at a time, at most 6 days in a run: under both limits. The steps are spread evenly over
+ * acknowledged success into a cancelled payment). (Idempotency-Keys are kept 7 days of wall time,
+ * which the clock does not move.) So the subscriptions are daily, on the auto-capture merchant
+ * (each charge captured at once: no hold to expire), and the clock moves one day (one cycle) at a
+ * time, at most 6 days in a run: under that limit. The steps are spread evenly over
  * the load, so that cycles fall due (and workers are killed while charging them) all through it.
  */
 const MAX_CLOCK_DAYS = 6;

@@ -216,7 +216,7 @@ export function describeFigures(figures: ChaosFigures): string {
     `requests: ${figures.requests} (${Object.entries(figures.outcomes).map(([what, n]) => `${what} ${n}`).join(', ')}), ${figures.retries} sent again`,
     `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds, ` +
       `${figures.acknowledged.payouts} payouts, ${figures.acknowledged.subscriptions} subscriptions; ` +
-      `${figures.stuckKeys} Idempotency-Keys held by a killed request (4017)`,
+      `${figures.stuckKeys} Idempotency-Keys answered 409 (4017)`,
     `subscription cycles: clock moved ${figures.cycles.clockDays} days, ${figures.cycles.charged} charges succeeded, ${figures.cycles.declined} failed (retried: dunning)`,
     `left waiting for the final sweep: ${figures.sweptAfterDrain}`,
     `anomalies: ${figures.anomalies.length}`,

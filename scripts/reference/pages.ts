@@ -56,7 +56,8 @@ function testCards(): string {
     `${row(['code', 'size'])}\n|---|---|\n${Object.entries(CHALLENGE_WINDOWS).map(([size, text]) => row([`\`${size}\``, text])).join('\n')}\n` +
     '\n## Refunds\n\nA `refund_reason` containing one of these words picks how the sandbox processor answers; any other refund succeeds at once.\n\n' +
     `${row(['word in refund_reason', 'result'])}\n|---|---|\n` +
-    `${row([`\`${REFUND_TRIGGERS.settleLater}\``, 'pending, then succeeded'])}\n${row([`\`${REFUND_TRIGGERS.failLater}\``, 'pending, then failed'])}\n${row([`\`${REFUND_TRIGGERS.decline}\``, 'refused at once'])}\n`
+    `${row([`\`${REFUND_TRIGGERS.settleLater}\``, 'pending, then succeeded'])}\n${row([`\`${REFUND_TRIGGERS.failLater}\``, 'pending, then failed'])}\n${row([`\`${REFUND_TRIGGERS.decline}\``, 'refused at once'])}\n` +
+    `${row([`\`${REFUND_TRIGGERS.slow}\``, 'reaches the processor only after 10 s, then as above (a window to stop a gateway in)'])}\n`
   );
 }
 

@@ -83,6 +83,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
     connectionString: url,
     max: options.poolSize ?? 10,
     connectionTimeoutMillis: 5_000,
+    // Connections are kept once opened (node-postgres closes them after 10 s idle by default). A new
+    // connection costs a PostgreSQL backend start and its first statements' catalog reads and
+    // plans: the bench's half-rate phase found a pool that had shrunk re-opening 18 connections
+    // at the next burst, with those requests at many times the median. Kept ten minutes.
+    idleTimeoutMillis: 600_000,
     ...(options.searchPath ? { options: `-c search_path=${options.searchPath}` } : {}),
   });
   // A client that loses its server (PostgreSQL restarted or crashed) must not crash the process,

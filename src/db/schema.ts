@@ -230,6 +230,8 @@ export const paymentOperations = pgTable('payment_operations', {
   nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** 0019: the key of a keyed request's order (Idempotency-Key's scope and the order's position), unique per account. */
+  requestKey: text('request_key'),
 }, () => [statusCheck('payment_operations', OPERATION_MACHINE)]);
 
 export const refunds = pgTable('refunds', {
@@ -248,6 +250,8 @@ export const refunds = pgTable('refunds', {
   settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
   createdAt: createdAt(),
   updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  /** 0019: the key of a keyed request's order (Idempotency-Key's scope and the order's position), unique per account. */
+  requestKey: text('request_key'),
 }, () => [statusCheck('refunds', REFUND_MACHINE)]);
 
 export type PaymentOperationRow = typeof paymentOperations.$inferSelect;
@@ -264,7 +268,14 @@ export const idempotencyKeys = pgTable(
     httpStatus: integer('http_status'),
     contentType: text('content_type'),
     answer: text('answer'),
+    /** Wall time (deps.wallClock): a key is kept KEY_DAYS days of real time, whatever the test clock does. */
     createdAt: createdAt(),
+    /** 0019: the presence id of the process running the request, while it runs; null once released. */
+    holder: text('holder'),
+    /** 0019: wall time until which the holder's claim stands unless its process stops beating. */
+    heldUntil: timestamp('held_until', { withTimezone: true, mode: 'date' }),
+    /** 0019: drawn once per key; the request's orders are claimed under `scope:position`. */
+    scope: text('scope').notNull(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.key] })],
 );

@@ -73,7 +73,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   });
   // Registered after the signature check: preValidation hooks run in this order.
   installRequestFields(app);
-  installIdempotency(app, deps);
+  installIdempotency(app, deps, presence);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
       // The path only: a query string is request data (a shopper's page token, a search).

@@ -19,9 +19,10 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'resolve-pending-operations', intervalMs: 10_000, run: (deps) => resolvePendingOperations(deps) },
   { name: 'settle-pending-refunds', intervalMs: 5_000, run: (deps) => settlePendingRefunds(deps) },
   {
+    // Wall time: a key is kept KEY_DAYS real days, whatever `acquiro clock advance` does to business time.
     name: 'purge-idempotency-keys',
     intervalMs: 3_600_000,
-    run: (deps) => purgeKeysBefore(deps.database.db, new Date(deps.clock.now().getTime() - KEY_DAYS * 86_400_000)),
+    run: (deps) => purgeKeysBefore(deps.database.db, new Date(deps.wallClock.now().getTime() - KEY_DAYS * 86_400_000)),
   },
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
   // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement).

@@ -1,11 +1,15 @@
 // Idempotency-Key on the batch operations that move money: a retry after a lost answer gets the
 // first answer and refunds nothing again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { purgeKeysBefore } from '../../src/db/repositories/idempotency.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { runCommand } from '../../src/cli/commands.ts';
+import { PERIODIC_TASKS } from '../../src/jobs/tasks.ts';
 import type { SignedClient } from '../support/client.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
 
+const DAY = 86_400_000;
+const purge = PERIODIC_TASKS.find((task) => task.name === 'purge-idempotency-keys')!;
 let gw: TestGateway;
 let shop: SignedClient;
 
@@ -84,9 +88,25 @@ describe('Idempotency-Key', () => {
     expect(again.body).toEqual(first.body);
   });
 
-  it('forgets keys after the retention period', async () => {
-    await refundWithKey('old-key', [orderOf(await pay(shop), { refund_amount: '1.00' })]);
-    expect(await purgeKeysBefore(gw.database.db, new Date(Date.now() + 1_000))).toBeGreaterThanOrEqual(1);
-    expect(await gw.database.query(`SELECT 1 FROM idempotency_keys WHERE key = 'old-key'`)).toHaveLength(0);
+  // Last in the file: the test clock moved stays moved for this schema.
+  it('keeps a key 7 days of wall time: a test clock moved 8 days on forgets nothing', async () => {
+    const orders = [orderOf(await pay(shop), { refund_amount: '1.00' })];
+    const first = await refundWithKey('clock-key', orders);
+    const deps = gw.gateway.deps;
+    expect((await runCommand(['clock', 'advance', '--days', '8'], deps)).exitCode).toBe(0);
+    const deadline = Date.now() + 5_000;
+    while (deps.clock.now().getTime() - deps.wallClock.now().getTime() < 8 * DAY && Date.now() < deadline) await sleep(20);
+    expect(deps.clock.now().getTime() - deps.wallClock.now().getTime()).toBeGreaterThanOrEqual(8 * DAY);
+
+    await purge.run(deps);
+    const again = await refundWithKey('clock-key', orders);
+    expect([again.raw, again.headers['idempotent-replayed']]).toEqual([first.raw, 'true']);
+    expect(await gw.database.query(`SELECT 1 FROM idempotency_keys WHERE key = 'clock-key'`)).toHaveLength(1);
+
+    // A key claimed now is stamped with the wall clock too, not the business clock's 8 days ahead.
+    await refundWithKey('clock-key-2', [orderOf(await pay(shop), { refund_amount: '1.00' })]);
+    // Eight days of wall time forget both.
+    await purge.run(depsLater(gw, 8 * DAY));
+    expect(await gw.database.query(`SELECT 1 FROM idempotency_keys WHERE key IN ('clock-key', 'clock-key-2')`)).toHaveLength(0);
   });
 });

@@ -233,7 +233,7 @@ export function startWorker(env: Record<string, string>): RunningWorker {
   };
 }
 
-export interface GatewayAndWorkerOptions {
+export interface GatewayAndWorkerOptions extends Pick<ServerOptions, 'readyWithinMs'> {
   /** On PGlite, a data directory already migrated (migratedDataDir) instead of a fresh one. */
   readonly migrated?: boolean;
 }
@@ -249,11 +249,12 @@ export async function startGatewayAndWorker(options: GatewayAndWorkerOptions = {
   server: RunningServer;
   worker: RunningWorker | undefined;
 }> {
+  const serverOptions = options.readyWithinMs === undefined ? {} : { readyWithinMs: options.readyWithinMs };
   if (TEST_DB === 'postgres') {
     const database = await openTestDatabase(2);
-    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' });
+    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' }, serverOptions);
     return { database, env: database.env, server, worker: startWorker(database.env) };
   }
   const env = { ACQUIRO_DATA_DIR: options.migrated ? await migratedDataDir() : tempDataDir() };
-  return { database: undefined, env, server: await startServer(env), worker: undefined };
+  return { database: undefined, env, server: await startServer(env, serverOptions), worker: undefined };
 }

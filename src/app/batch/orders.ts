@@ -15,6 +15,12 @@ export interface OrderRef {
   readonly currency: string;
   /** `amount` in minor units of `currency`. */
   readonly amount: number;
+  /**
+   * In a request with an Idempotency-Key, the key the order's capture, void or refund is claimed
+   * under (the key's scope and the order's position, unique per account). A request that takes the
+   * key over from a dead one finds that claim by it and answers it instead of claiming again.
+   */
+  readonly requestKey?: string;
 }
 
 /** Locks the order's transaction for the rest of the caller's transaction. */

@@ -5,17 +5,18 @@ import { AppError } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
-import type { AccountRow } from '../../db/schema.ts';
-import { assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
+import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import { assertSameCurrency, refuse, type OrderRef } from '../batch/orders.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
-import { claimOperation, executeOperation, type OperationResult } from './operation.ts';
+import { carryOut, claimOperation, earlierClaim, lockKeyedOrder, type Claimed, type KeyedOrder, type OperationResult } from './operation.ts';
 
 /** Captures `order.amount` of one authorised payment of `account`. */
 export async function capture(deps: Deps, account: AccountRow, order: OrderRef): Promise<OperationResult> {
-  const { operation, payment } = await runUnitOfWork(deps.database, {
-    lock: (tx) => lockOrder(tx, account.id, order),
-    check(payment) {
+  const claimed = await runUnitOfWork<KeyedOrder, PaymentRow, Claimed>(deps.database, {
+    lock: (tx) => lockKeyedOrder(tx, account.id, order),
+    check({ payment, earlier }) {
+      if (earlier) return earlierClaim(payment, earlier);
       assertSameCurrency(payment, order);
       refuse(refusalFor('capture', payment.status as PaymentStatus));
       if (order.amount > payment.amount) {
@@ -27,7 +28,10 @@ export async function capture(deps: Deps, account: AccountRow, order: OrderRef):
       }
       return { change: payment };
     },
-    change: async (tx, payment) => ({ payment, operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'capture', amount: order.amount }) }),
+    change: async (tx, payment) => ({
+      payment,
+      operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'capture', amount: order.amount, requestKey: order.requestKey }),
+    }),
   });
-  return executeOperation(deps, operation, payment);
+  return carryOut(deps, claimed);
 }

@@ -18,13 +18,14 @@ import {
   leaseDueOperations,
   liveOperation,
   lockOperation,
+  operationByRequestKey,
   transitionOperation,
   type OperationChanges,
 } from '../../db/repositories/operations.ts';
 import { findPayment, lockPayment, transitionPayment, type PaymentChanges } from '../../db/repositories/payments.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } from '../../db/schema.ts';
-import type { Outcome } from '../batch/orders.ts';
+import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
@@ -64,10 +65,11 @@ export async function claimOperation(
   tx: Tx,
   deps: Pick<Deps, 'clock' | 'wallClock' | 'config'>,
   payment: PaymentRow,
-  claim: { kind: OperationKind; origin: OperationOrigin; amount: number },
+  claim: { kind: OperationKind; origin: OperationOrigin; amount: number; requestKey?: string | undefined },
 ): Promise<PaymentOperationRow> {
   await assertNoLiveOperation(tx, payment.id);
   return insertOperation(tx, {
+    ...(claim.requestKey ? { requestKey: claim.requestKey } : {}),
     id: newId(claim.kind === 'capture' ? 'CP' : 'VD', deps.clock.now().getTime()),
     paymentId: payment.id,
     accountId: payment.accountId,
@@ -78,6 +80,38 @@ export async function claimOperation(
     // Not before the live call has surely ended (wall time): the sweeper must not second-guess it.
     nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
   });
+}
+
+/** An order's payment, locked, and the operation its keyed request claimed before, if any. */
+export interface KeyedOrder {
+  readonly payment: PaymentRow;
+  readonly earlier: PaymentOperationRow | null;
+}
+
+/**
+ * Locks the order's payment and reads the capture or void its keyed request claimed already, if
+ * any (a request taken over from a dead one runs its orders again): the lock step of /v1/capture,
+ * /v1/cancel and /v1/review.
+ */
+export async function lockKeyedOrder(tx: Tx, accountId: string, order: OrderRef): Promise<KeyedOrder> {
+  const payment = await lockOrder(tx, accountId, order);
+  return { payment, earlier: order.requestKey ? await operationByRequestKey(tx, accountId, order.requestKey) : null };
+}
+
+/** What an order's claim step wrote: a new operation to carry out, or the one its keyed request claimed before. */
+export type Claimed = { readonly payment: PaymentRow; readonly operation: PaymentOperationRow } | { readonly earlier: OperationResult };
+
+/** The answer to an order whose operation its keyed request claimed before: that operation as it stands. */
+export function earlierClaim(payment: PaymentRow, earlier: PaymentOperationRow): { answer: Claimed } {
+  return { answer: { earlier: { status: earlier.status, payment, operation: earlier } } };
+}
+
+/**
+ * Carries out what was claimed; an operation claimed before is answered as it stands (a pending
+ * one is asked about by resolvePendingOperations: asking now could race the first request's call).
+ */
+export async function carryOut(deps: Deps, claimed: Claimed): Promise<OperationResult> {
+  return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment);
 }
 
 /** Asks the processor to carry out a claimed operation, and records its answer. */

@@ -7,7 +7,7 @@ import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { claimRefund } from '../../db/repositories/refunds.ts';
+import { claimRefund, refundByRequestKey } from '../../db/repositories/refunds.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
@@ -22,7 +22,9 @@ export interface RefundOrder extends OrderRef {
 
 /**
  * Refunds `order.refundAmount` of one captured payment of `account`: the claim is one statement
- * (claimRefund); only when it claims nothing are the checks run one by one, to say why.
+ * (claimRefund); only when it claims nothing are the checks run one by one, to say why. An order
+ * of a keyed request claims at most one refund under its `requestKey`; run again (its request
+ * taken over after the first died), it answers that refund.
  */
 export async function refund(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow> {
   for (let attempt = 0; attempt < 3; attempt++) {
@@ -39,8 +41,13 @@ export async function refund(deps: Deps, account: AccountRow, order: RefundOrder
       refundableFrom: startsFrom('refund'),
       // Wall time: a technical timer, not hurried by the test clock.
       nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
+      ...(order.requestKey ? { requestKey: order.requestKey } : {}),
     });
     if (claimed) return recordRefund(deps, claimed.refund, await askRefund(deps, claimed.refund, claimed.connector, claimed.paymentReference));
+    // A keyed request taken over from a dead one: the refund it claimed is the answer, as it stands
+    // (a pending one is asked about by settlePendingRefunds; asking now could race its call).
+    const earlier = order.requestKey ? await refundByRequestKey(deps.database.db, account.id, order.requestKey) : null;
+    if (earlier) return earlier;
     await explainRefusal(deps, account, order);
   }
   throw new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');

@@ -9,8 +9,17 @@ import { transitionPayment } from '../../db/repositories/payments.ts';
 import type { AccountRow, PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Transition } from '../../domain/state-machine.ts';
-import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
-import { assertNoLiveOperation, claimOperation, executeOperation, outcomeOf, type OperationKind, type OperationOrigin } from '../capture/operation.ts';
+import { assertSameAmount, assertSameCurrency, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
+import {
+  assertNoLiveOperation,
+  claimOperation,
+  executeOperation,
+  lockKeyedOrder,
+  outcomeOf,
+  type KeyedOrder,
+  type OperationKind,
+  type OperationOrigin,
+} from '../capture/operation.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
@@ -25,12 +34,14 @@ type ReviewChange =
   | { readonly claim: { kind: OperationKind; origin: OperationOrigin }; readonly payment: PaymentRow }
   | { readonly approve: Transition<PaymentStatus>; readonly payment: PaymentRow };
 
-type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow };
+/** The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before it was taken over. */
+type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean };
 
 export async function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
-  const next = await runUnitOfWork<PaymentRow, ReviewChange, ReviewWritten>(deps.database, {
-    lock: (tx) => lockOrder(tx, account.id, order),
-    check(payment) {
+  const next = await runUnitOfWork<KeyedOrder, ReviewChange, ReviewWritten>(deps.database, {
+    lock: (tx) => lockKeyedOrder(tx, account.id, order),
+    check({ payment, earlier }) {
+      if (earlier) return { answer: { payment, operation: earlier, earlier: true } };
       assertSameCurrency(payment, order);
       assertSameAmount(payment, order);
       refuse(refusalFor('review', payment.status as PaymentStatus));
@@ -41,7 +52,8 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
     },
     async change(tx, change) {
       if ('claim' in change) {
-        return { payment: change.payment, operation: await claimOperation(tx, deps, change.payment, { ...change.claim, amount: change.payment.amount }) };
+        const claim = { ...change.claim, amount: change.payment.amount, requestKey: order.requestKey };
+        return { payment: change.payment, operation: await claimOperation(tx, deps, change.payment, claim) };
       }
       await assertNoLiveOperation(tx, change.payment.id);
       const approved = await transitionPayment(tx, change.payment.id, change.approve, checkTimes(deps), {
@@ -56,5 +68,6 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
         : undefined,
   });
   if (!next.operation) return { status: 'succeeded' };
+  if (next.earlier) return outcomeOf({ status: next.operation.status, payment: next.payment, operation: next.operation });
   return outcomeOf(await executeOperation(deps, next.operation, next.payment));
 }

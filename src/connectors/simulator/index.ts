@@ -10,7 +10,7 @@ import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
 import { sandboxCardFacts } from './risk.ts';
 import { simulatedPayouts } from './payouts.ts';
-import { simulateRefund, simulateRefundStatus } from './refunds.ts';
+import { refundDelayMs, simulateRefund, simulateRefundStatus } from './refunds.ts';
 import { lostAnswersIn } from './memory.ts';
 import type { Database } from '../../db/client.ts';
 
@@ -106,7 +106,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
     authorise,
     capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
-    refund: async (request) => ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`)),
+    refund: async (request) => {
+      const delay = refundDelayMs(request);
+      if (delay > 0) await sleep(delay);
+      return ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`));
+    },
     paymentStatus: async (request) => {
       const outcome = await lost.recall(request.paymentId);
       if (outcome) return ok(outcome);

@@ -1,6 +1,7 @@
 // How the sandbox processor answers refunds. Stateless: a refund_reason with one of these words
 // picks the behaviour, and the reference it answers says how the refund ends, so a later
-// refundStatus call needs no memory. Any other refund succeeds at once.
+// refundStatus call needs no memory. Any other refund succeeds at once; `sandbox_slow` delays
+// the refund on its way to the processor (a window to kill a gateway in), then answers as above.
 import type { OperationOutcome, RefundRequest } from '../port.ts';
 
 export const REFUND_TRIGGERS = {
@@ -10,7 +11,16 @@ export const REFUND_TRIGGERS = {
   failLater: 'sandbox_fail_later',
   /** Refused at once. */
   decline: 'sandbox_decline',
+  /** Reaches the processor only after SLOW_REFUND_MS: a gateway killed meanwhile never sent it. */
+  slow: 'sandbox_slow',
 } as const;
+
+export const SLOW_REFUND_MS = 10_000;
+
+/** How long the refund takes to reach the sandbox processor. */
+export function refundDelayMs(request: RefundRequest): number {
+  return (request.reason ?? '').includes(REFUND_TRIGGERS.slow) ? SLOW_REFUND_MS : 0;
+}
 
 const SETTLES = '.settles';
 const FAILS = '.fails';

@@ -20,6 +20,15 @@ export async function liveOperation(tx: Executor, paymentId: string): Promise<Pa
   return row ?? null;
 }
 
+/** The capture or void claimed under a keyed request's order key (OrderRef.requestKey), if any. */
+export async function operationByRequestKey(tx: Executor, accountId: string, requestKey: string): Promise<PaymentOperationRow | null> {
+  const [row] = await tx
+    .select()
+    .from(paymentOperations)
+    .where(and(eq(paymentOperations.accountId, accountId), eq(paymentOperations.requestKey, requestKey)));
+  return row ?? null;
+}
+
 export async function insertOperation(tx: Executor, row: Omit<NewPaymentOperation, 'status'>): Promise<PaymentOperationRow> {
   const [inserted] = await tx.insert(paymentOperations).values({ ...row, status: OPERATION_MACHINE.enter('pending').to }).returning();
   return inserted!;

@@ -7,6 +7,7 @@ import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
+import { isUniqueViolation } from '../unique.ts';
 import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
@@ -18,17 +19,21 @@ const toPayment = rowMapper(payments);
 // runs it fifty times); its settlement is a unit of work (record-refund.ts).
 
 // Claims a refund with one conditional update: the payment is this account's, named by both keys
-// with its currency and amount, in a refundable state, with enough left. Under concurrency the
+// with its currency and amount, in a refundable state, with enough left, and (in a request with an
+// Idempotency-Key) no refund claimed under the order's request key yet. Under concurrency the
 // database re-checks the condition against the latest row, so refunds never exceed the capture
-// (and payments_refund_reserved_bounds would refuse it anyway).
+// (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
+// at once are settled by refunds_request_key (0019): the loser's statement, reservation
+// included, is undone.
 const CLAIM_REFUND_SQL = `WITH reserved AS (
     UPDATE payments SET refund_reserved = refund_reserved + $6, version = version + 1, updated_at = now()
     WHERE account_id = $1 AND id = $2 AND order_no = $3 AND currency = $4 AND amount = $5
       AND status = ANY ($7::text[]) AND captured_amount - refund_reserved >= $6
+      AND ($12::text IS NULL OR NOT EXISTS (SELECT 1 FROM refunds WHERE account_id = $1 AND request_key = $12))
     RETURNING id, account_id, currency, connector, connector_reference
   ), claimed AS (
-    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status)
-    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10, $11 FROM reserved r
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key)
+    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10, $11, $12 FROM reserved r
     RETURNING *
   )
   SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference FROM claimed, reserved`;
@@ -44,6 +49,8 @@ export interface RefundClaim {
   readonly reason: string | null;
   readonly refundableFrom: readonly string[];
   readonly nextCheckAt: Date;
+  /** The order's key in a keyed request (OrderRef.requestKey): at most one refund per key. */
+  readonly requestKey?: string;
 }
 
 /** The claimed refund and what asking the processor needs; null when nothing was claimed. */
@@ -65,14 +72,24 @@ export async function claimRefund(
       claim.reason,
       claim.nextCheckAt,
       REFUND_MACHINE.enter('pending').to,
+      claim.requestKey ?? null,
     ],
     'claim_refund',
-  );
+  ).catch((error: unknown) => {
+    // Another request claimed under this key meanwhile (refunds_request_key): nothing was claimed here.
+    if (isUniqueViolation(error, 'refunds_request_key')) return [];
+    throw error;
+  });
   if (!row) return null;
   return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
 }
 
-/** Locks a refund and its payment for the rest of the transaction. */
+/** The refund claimed under a keyed request's order key (OrderRef.requestKey), if any. */
+export async function refundByRequestKey(db: Executor, accountId: string, requestKey: string): Promise<RefundRow | null> {
+  const [row] = await db.select().from(refunds).where(and(eq(refunds.accountId, accountId), eq(refunds.requestKey, requestKey)));
+  return row ?? null;
+}
+
 // A refund's settlement as a raw unit of work (record-refund.ts): two constant statements, prepared
 // once per connection. The lock reads both rows with their columns prefixed (r. and p.), so each
 // maps back with its table's own column mappers.

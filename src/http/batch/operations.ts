@@ -65,46 +65,54 @@ export function reviewOrderOf(entry: Record<string, unknown>): ReviewOrder {
   return { ...orderRef(order), approve: order.review_flag === '1' };
 }
 
-export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
+/**
+ * The order as claimed in a request with an Idempotency-Key: under `scope:position`, which a
+ * request taking over from a dead one finds again (src/http/plugins/idempotency.ts).
+ */
+function keyed<Order extends OrderRef>(order: Order, scope: string | undefined, index: number): Order {
+  return scope === undefined ? order : { ...order, requestKey: `${scope}:${index}` };
+}
+
+export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'capture_orders',
     limit: CAPTURE_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(captureOrder.parse(entry)),
-    run: async (order) => outcomeFields('capture_status', outcomeOf(await capture(deps, account, order))),
+    run: async (order, index) => outcomeFields('capture_status', outcomeOf(await capture(deps, account, keyed(order, scope, index)))),
     refused: refusedFields('capture_status'),
   });
 }
 
-export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
+export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'cancel_orders',
     limit: CANCEL_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(cancelOrder.parse(entry)),
-    run: async (order) => outcomeFields('cancel_status', outcomeOf(await cancel(deps, account, order))),
+    run: async (order, index) => outcomeFields('cancel_status', outcomeOf(await cancel(deps, account, keyed(order, scope, index)))),
     refused: refusedFields('cancel_status'),
   });
 }
 
-export async function refundBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
+export async function refundBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'refund_orders',
     limit: REFUND_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'refund_amount', 'refund_reason'],
     parse: refundOrderOf,
-    run: async (order) => refundFields(await refund(deps, account, order)),
+    run: async (order, index) => refundFields(await refund(deps, account, keyed(order, scope, index))),
     refused: (error) => ({ refund_status: '0', refund_message: `V${error.info}`, refund_reference: '', refund_reference_id: '', error_message: error.info }),
   });
 }
 
-export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>): Promise<BatchAnswer> {
+export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'review_orders',
     limit: REVIEW_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'review_flag'],
     parse: reviewOrderOf,
-    run: async (order) => outcomeFields('review_status', await review(deps, account, order)),
+    run: async (order, index) => outcomeFields('review_status', await review(deps, account, keyed(order, scope, index))),
     refused: refusedFields('review_status'),
   });
 }

@@ -24,8 +24,8 @@ export interface BatchSpec<Order> {
   readonly echo: readonly string[];
   /** Checks one order's fields; throws an AppError naming the field. */
   parse(entry: Record<string, unknown>): Order;
-  /** Runs one valid order; answers its status fields. */
-  run(order: Order): Promise<Fields>;
+  /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
+  run(order: Order, index: number): Promise<Fields>;
   /** Status fields of an order that was refused. */
   refused(error: AppError): Fields;
 }
@@ -76,7 +76,7 @@ function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
 async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
   try {
     assertGoodText(entry);
-    return await spec.run(spec.parse(entry));
+    return await spec.run(spec.parse(entry), index);
   } catch (error) {
     if (error instanceof AppError) return spec.refused(error);
     // The whole request is answered 503: no later order could be stored either.

@@ -2,22 +2,67 @@
 // (capture, cancel, review, refund). The first request with a key claims it and its answer is
 // kept; a repeat with the same body, for instance after a lost answer, gets that answer and does
 // nothing again; a repeat with another body is refused (4016); a repeat that arrives while the
-// first is still running waits for its answer. Keys are kept for KEY_DAYS days (idempotency repository).
+// first is still running waits for its answer.
+//
+// The running request holds the key: its process's presence id and a lease on the wall clock,
+// renewed while it runs. When that process is gone (SIGKILL, crash, deploy: it no longer beats,
+// src/app/processes/presence.ts) or the lease ran out, a waiting repeat takes the key over (one
+// conditional UPDATE: of N repeats one takes it, the others wait for its answer) and runs the
+// request again. Its orders find what the dead request claimed under the key's scope (a capture,
+// void or refund claimed under `scope:position`) and answer that instead of doing it again.
+// Keys are kept for KEY_DAYS days of wall time (idempotency repository).
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
+import { isRunningHere } from '../../app/processes/presence.ts';
 import { AppError } from '../../domain/errors.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
-import { claimKey, completeKey, findKey, releaseKey } from '../../db/repositories/idempotency.ts';
+import {
+  claimKey,
+  completeKey,
+  findKey,
+  releaseKey,
+  renewKey,
+  takeOverKey,
+  type IdempotencyRow,
+  type KeyClaim,
+  type KeyHold,
+} from '../../db/repositories/idempotency.ts';
 import { operationOf } from '../operation.ts';
 
 const KEY = /^[\x21-\x7e]{1,255}$/;
+/** How long a repeat waits for a running first request before 409 `4017`. */
 const WAIT_MS = 15_000;
+/** A holder's lease (wall time), renewed every third of it while its request runs. */
+export const HOLD_MS = 60_000;
+const RENEW_MS = HOLD_MS / 3;
+/** How often a waiting repeat tries to take the key over (the first try is at once). */
+const TAKEOVER_EVERY_MS = 250;
+
+/** The key this request holds while it runs. */
+interface HeldKey {
+  readonly key: string;
+  readonly scope: string;
+  readonly renewal: NodeJS.Timeout;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
-    idempotencyKey: string | null;
+    idempotency: HeldKey | null;
   }
+}
+
+/** This process among the others: the gateway's presence, whose id holds the keys it runs. */
+export interface KeyHolder {
+  readonly id: string;
+}
+
+/**
+ * The prefix under which a keyed request's orders are claimed (the key's scope); undefined for a
+ * request without a key. Order i of the batch is claimed under `${scope}:${i}`.
+ */
+export function orderKeyScope(request: FastifyRequest): string | undefined {
+  return request.idempotency?.scope;
 }
 
 function keyOf(request: FastifyRequest): string | undefined {
@@ -30,50 +75,91 @@ function keyOf(request: FastifyRequest): string | undefined {
   return key;
 }
 
-async function replay(deps: Pick<Deps, 'database'>, request: FastifyRequest, reply: FastifyReply, key: string, fingerprint: string): Promise<FastifyReply> {
-  const accountId = request.signing!.account.id;
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const held = await findKey(deps.database.db, accountId, key);
-    if (!held) throw new AppError('idempotency_key_in_use', 'the first request with this Idempotency-Key failed; send it again');
-    if (held.requestFingerprint !== fingerprint) throw new AppError('idempotency_key_reused', undefined, { field: 'Idempotency-Key' });
-    if (held.status === 'done') {
-      return reply.code(held.httpStatus!).type(held.contentType!).header('idempotent-replayed', 'true').send(held.answer);
-    }
-    if (Date.now() > deadline) throw new AppError('idempotency_key_in_use');
-    await sleep(25);
-  }
-}
+export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'database' | 'vault' | 'wallClock' | 'log'>, self: KeyHolder): void {
+  const db = deps.database.db;
+  const hold = (): KeyHold => ({ holder: self.id, heldUntil: new Date(deps.wallClock.now().getTime() + HOLD_MS) });
 
-export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'database' | 'vault' | 'clock'>): void {
-  app.decorateRequest('idempotencyKey', null);
+  /** This request holds `row` now: it renews the lease until its answer is sent. */
+  function keep(request: FastifyRequest, row: IdempotencyRow): undefined {
+    const renewal = setInterval(() => {
+      renewKey(db, row.accountId, row.key, hold())
+        .then((still) => {
+          if (!still) clearInterval(renewal);
+        })
+        .catch((error: unknown) => deps.log.warn({ err: error, account: row.accountId }, 'Idempotency-Key lease not renewed'));
+    }, RENEW_MS);
+    renewal.unref();
+    request.idempotency = { key: row.key, scope: row.scope, renewal };
+    return undefined;
+  }
+
+  /** Waits for the key's holder: its answer, or the key taken over once the holder is gone. */
+  async function waitOrTakeOver(request: FastifyRequest, reply: FastifyReply, claim: KeyClaim): Promise<FastifyReply | undefined> {
+    const deadline = Date.now() + WAIT_MS;
+    let nextTry = 0;
+    for (;;) {
+      const held = await findKey(db, claim.accountId, claim.key);
+      if (!held) {
+        // Purged meanwhile (past its KEY_DAYS): the key is new again.
+        const claimed = await claimKey(db, { ...claim, ...hold() });
+        if (claimed) return keep(request, claimed);
+        continue;
+      }
+      if (held.requestFingerprint !== claim.requestFingerprint) throw new AppError('idempotency_key_reused', undefined, { field: 'Idempotency-Key' });
+      if (held.status === 'done') {
+        return reply.code(held.httpStatus!).type(held.contentType!).header('idempotent-replayed', 'true').send(held.answer);
+      }
+      if (Date.now() >= nextTry) {
+        nextTry = Date.now() + TAKEOVER_EVERY_MS;
+        const runsHere = held.holder !== null && isRunningHere(held.holder);
+        const taken = await takeOverKey(db, { ...claim, ...hold(), from: held, runsHere, wallNow: deps.wallClock.now() });
+        if (taken) {
+          deps.log.info({ account: claim.accountId, from: held.holder }, 'Idempotency-Key taken over from a request that is gone');
+          return keep(request, taken);
+        }
+      }
+      if (Date.now() > deadline) throw new AppError('idempotency_key_in_use');
+      await sleep(25);
+    }
+  }
+
+  app.decorateRequest('idempotency', null);
   app.addHook('preHandler', async (request, reply) => {
     const operation = operationOf(request);
     if (!operation?.idempotencyKey || !request.signing) return;
     const key = keyOf(request);
     if (key === undefined) return;
-    const fingerprint = deps.vault.fingerprint(`${operation.name}\n${canonicalString(request.body as SignedBody)}`);
-    const accountId = request.signing.account.id;
-    const claimed = await claimKey(deps.database.db, { accountId, key, operation: operation.name, requestFingerprint: fingerprint, createdAt: deps.clock.now() });
-    if (claimed) {
-      request.idempotencyKey = key;
-      return;
-    }
-    return replay(deps, request, reply, key, fingerprint);
+    const claim: KeyClaim = {
+      accountId: request.signing.account.id,
+      key,
+      operation: operation.name,
+      requestFingerprint: deps.vault.fingerprint(`${operation.name}\n${canonicalString(request.body as SignedBody)}`),
+      createdAt: deps.wallClock.now(),
+    };
+    const claimed = await claimKey(db, { ...claim, ...hold() });
+    if (claimed) return keep(request, claimed);
+    return waitOrTakeOver(request, reply, claim);
   });
   app.addHook('onSend', async (request, reply, payload) => {
-    const key = request.idempotencyKey;
-    if (!key) return payload;
+    const held = request.idempotency;
+    if (!held) return payload;
+    request.idempotency = null;
+    clearInterval(held.renewal);
     const accountId = request.signing!.account.id;
-    // A fault leaves the outcome unclear to us too: the key is freed so the merchant can retry.
-    if (reply.statusCode >= 500) await releaseKey(deps.database.db, accountId, key);
+    // A fault leaves the outcome unclear to us too: the key is let go, and the merchant's retry
+    // with the same body takes it over and finds what this request claimed.
+    if (reply.statusCode >= 500) await releaseKey(db, accountId, held.key, self.id);
     else {
-      await completeKey(deps.database.db, accountId, key, {
+      await completeKey(db, accountId, held.key, self.id, {
         httpStatus: reply.statusCode,
         contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
         answer: String(payload),
       });
     }
     return payload;
+  });
+  // Whatever became of the answer, the lease is no longer renewed once the request is over.
+  app.addHook('onResponse', async (request) => {
+    if (request.idempotency) clearInterval(request.idempotency.renewal);
   });
 }

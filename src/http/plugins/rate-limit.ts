@@ -52,42 +52,47 @@ export class RateLimiter {
 const REFILL_MS = 60_000;
 
 export class FailureLimiter {
-  readonly #limit: number;
+  readonly #limit: () => number;
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
-  /** `limit` failed authentications per address at once, and per minute after that. */
-  constructor(limit: number) {
-    this.#limit = limit;
+  /**
+   * `limit()` failed authentications per address at once, and per minute after that. Asked on
+   * each call: with several gateways each holds its part of the budget (as for the rate limit).
+   */
+  constructor(limit: number | (() => number)) {
+    this.#limit = typeof limit === 'number' ? () => limit : limit;
   }
 
   /** Whether the address may try to authenticate now (nothing is counted). */
   check(address: string, now = Date.now()): RateVerdict {
-    const tokens = this.#tokens(address, now);
-    return { allowed: tokens >= 1, retryAfter: this.#retryAfter(tokens) };
+    const limit = this.#limit();
+    const tokens = this.#tokens(address, now, limit);
+    return { allowed: tokens >= 1, retryAfter: this.#retryAfter(tokens, limit) };
   }
 
   /** Counts a failure; not allowed when the address had no failure left (answer 429, not 401/404). */
   fail(address: string, now = Date.now()): RateVerdict {
-    const tokens = this.#tokens(address, now);
+    const limit = this.#limit();
+    const tokens = this.#tokens(address, now, limit);
     const left = Math.max(0, tokens - 1);
-    if (this.#buckets.size >= SWEEP_AT && !this.#buckets.has(address)) this.#sweep(now);
+    if (this.#buckets.size >= SWEEP_AT && !this.#buckets.has(address)) this.#sweep(now, limit);
     this.#buckets.set(address, { tokens: left, at: now });
-    return { allowed: tokens >= 1, retryAfter: this.#retryAfter(left) };
+    return { allowed: tokens >= 1, retryAfter: this.#retryAfter(left, limit) };
   }
 
-  #tokens(address: string, now: number): number {
+  #tokens(address: string, now: number, limit: number): number {
     const bucket = this.#buckets.get(address);
-    if (!bucket) return this.#limit;
-    return Math.min(this.#limit, bucket.tokens + ((now - bucket.at) * this.#limit) / REFILL_MS);
+    if (!bucket) return limit;
+    return Math.min(limit, bucket.tokens + ((now - bucket.at) * limit) / REFILL_MS);
   }
 
-  #retryAfter(tokens: number): number {
-    return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * REFILL_MS) / this.#limit / 1000));
+  #retryAfter(tokens: number, limit: number): number {
+    return tokens >= 1 ? 0 : Math.max(1, Math.ceil(((1 - tokens) * REFILL_MS) / limit / 1000));
   }
 
   /** Forgets addresses whose bucket is full again. */
-  #sweep(now: number): void {
-    for (const [address] of this.#buckets) if (this.#tokens(address, now) >= this.#limit) this.#buckets.delete(address);
+  #sweep(now: number, limit: number): void {
+    for (const [address] of this.#buckets) if (this.#tokens(address, now, limit) >= limit) this.#buckets.delete(address);
   }
 }
 

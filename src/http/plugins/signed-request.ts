@@ -67,7 +67,8 @@ async function verify(request: FastifyRequest, directory: AccountDirectory, expl
 
 export function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): void {
   const limiter = new RateLimiter();
-  const failures = new FailureLimiter(options.authFailureLimit);
+  // Each gateway holds its part of an address's failure budget, as of an account's rate limit.
+  const failures = new FailureLimiter(() => Math.max(1, options.authFailureLimit / (options.gateways?.() ?? 1)));
   const share = new FairShare(options.busyInFlight);
   app.decorateRequest('signing', null);
   app.addHook('onRequest', async (request) => {
