@@ -5,7 +5,7 @@ import { sign } from '../src/domain/signature.ts';
 import { freshCard } from '../test/support/fixtures.ts';
 import { postJson } from './load.ts';
 
-interface Account {
+export interface Account {
   readonly merchant_id: string;
   readonly account_id: string;
   readonly secret: string;
@@ -31,15 +31,12 @@ export interface LifecycleFigures {
   readonly query: { p50: number; p99: number; rounds: number };
 }
 
-/** Needs the calling address (127.0.0.1) registered for the account's queries. */
-export async function lifecycleLatencies(
-  url: string,
-  account: Account,
-  rounds = { refund: 100, query: 200 },
-  vacuum: () => Promise<void> = async () => {},
-): Promise<LifecycleFigures> {
+export type Order = { readonly transaction_id: string; readonly order_no: string };
+
+/** 100 approved card payments to refund and query. */
+export async function prepareOrders(url: string, account: Account): Promise<Order[]> {
   const tag = randomBytes(3).toString('hex');
-  const orders: { transaction_id: string; order_no: string }[] = [];
+  const orders: Order[] = [];
   for (let i = 0; i < 100; i++) {
     const order_no = `BL-${tag}-${i}`;
     const { body } = await post(url, '/v1/authorise', account, {
@@ -53,25 +50,46 @@ export async function lifecycleLatencies(
     });
     orders.push({ order_no, transaction_id: /<transaction_id>([^<]+)</.exec(body)![1]! });
   }
+  return orders;
+}
 
+/** Times of `rounds` queries of the 100 orders' order_no, one at a time (needs 127.0.0.1 registered for queries). */
+export async function queryTimes(url: string, account: Account, orders: readonly Order[], rounds: number): Promise<number[]> {
+  const times: number[] = [];
+  const order_no = orders.map((o) => o.order_no).join(',');
+  for (let i = 0; i < rounds; i++) {
+    const { ms, body } = await post(url, '/v1/retrievalTrans', account, { order_no });
+    if ((body.match(/"query_result":"1"/g) ?? []).length !== orders.length) throw new Error(`query ${i} did not find ${orders.length} orders: ${body.slice(0, 300)}`);
+    times.push(ms);
+  }
+  return times;
+}
+
+/** Times of `rounds` refund batches of 1.00 on each of the first 50 orders, one at a time. */
+export async function refundTimes(url: string, account: Account, orders: readonly Order[], rounds: number): Promise<number[]> {
+  const times: number[] = [];
+  const refundOrders = orders.slice(0, 50).map((o) => ({ ...o, currency: 'USD', amount: '150.00', refund_amount: '1.00' }));
+  for (let i = 0; i < rounds; i++) {
+    const { ms, body } = await post(url, '/v1/refund', account, { refund_orders: refundOrders });
+    if ((body.match(/"refund_status":"1"/g) ?? []).length !== refundOrders.length) throw new Error(`refund batch ${i} did not refund ${refundOrders.length} orders: ${body.slice(0, 300)}`);
+    times.push(ms);
+  }
+  return times;
+}
+
+/** Needs the calling address (127.0.0.1) registered for the account's queries. */
+export async function lifecycleLatencies(
+  url: string,
+  account: Account,
+  rounds = { refund: 100, query: 200 },
+  vacuum: () => Promise<void> = async () => {},
+): Promise<LifecycleFigures> {
+  const orders = await prepareOrders(url, account);
   // The query first: the refund rounds update the same payment rows thousands of times.
   await vacuum();
-  const queryTimes: number[] = [];
-  const order_no = orders.map((o) => o.order_no).join(',');
-  for (let i = 0; i < rounds.query; i++) {
-    const { ms, body } = await post(url, '/v1/retrievalTrans', account, { order_no });
-    if ((body.match(/"query_result":"1"/g) ?? []).length !== 100) throw new Error(`query ${i} did not find 100 orders: ${body.slice(0, 300)}`);
-    queryTimes.push(ms);
-  }
+  const query = await queryTimes(url, account, orders, rounds.query);
   await vacuum();
-  const refundTimes: number[] = [];
-  const refundOrders = orders.slice(0, 50).map((o) => ({ ...o, currency: 'USD', amount: '150.00', refund_amount: '1.00' }));
-  for (let i = 0; i < rounds.refund; i++) {
-    const { ms, body } = await post(url, '/v1/refund', account, { refund_orders: refundOrders });
-    if ((body.match(/"refund_status":"1"/g) ?? []).length !== 50) throw new Error(`refund batch ${i} did not refund 50 orders: ${body.slice(0, 300)}`);
-    refundTimes.push(ms);
-  }
-
+  const refund = await refundTimes(url, account, orders, rounds.refund);
   const figures = (times: number[]) => ({ p50: percentile(times, 50), p99: percentile(times, 99), rounds: times.length });
-  return { refund: figures(refundTimes), query: figures(queryTimes) };
+  return { refund: figures(refund), query: figures(query) };
 }

@@ -14,11 +14,12 @@
 //   BENCH_SECONDS       length of each measured phase (default 6)
 //   BENCH_ROUNDS        alternating HTTP/raw rounds (default 3)
 //   BENCH_CONNECTIONS   concurrent HTTP connections and SQL clients (default 32)
+//   BENCH_ONLY          "lifecycle": only the refund batch and query phases (default: every phase)
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
-import { lifecycleLatencies } from './lifecycle.ts';
+import { lifecycleLatencies, type LifecycleFigures } from './lifecycle.ts';
 import { authorise, bodies, cpuSeconds, evenLatency, median, ownEventLoopDelay, peakRate } from './load.ts';
 import { rawAuthorisation } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
@@ -26,6 +27,8 @@ import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 32);
+const ONLY = process.env.BENCH_ONLY;
+if (ONLY !== undefined && ONLY !== 'lifecycle') throw new Error(`BENCH_ONLY=${ONLY}: only "lifecycle" is known`);
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const ms = (n: number) => n.toFixed(1);
@@ -94,6 +97,25 @@ async function twoProcesses(target: BenchTarget): Promise<number | undefined> {
   return scaling;
 }
 
+const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+
+/** The batch phases: a refund batch of 50 and a query of 100 orders, one at a time. */
+async function lifecyclePhase(target: BenchTarget): Promise<LifecycleFigures> {
+  const { url, ids, secret } = target;
+  const ips = await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], target.env);
+  if (ips.code !== 0) throw new Error(`acquiro ips add failed: ${ips.stderr}`);
+  await target.vacuum();
+  const lifecycle = await lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum);
+  log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches)`);
+  log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries)`);
+  return lifecycle;
+}
+
+function logLifecycleGoals(lifecycle: LifecycleFigures): void {
+  log(`    refund batch p99 ${ms(lifecycle.refund.p99)} ms (goal <= 50 ms): ${verdict(lifecycle.refund.p99 <= 50)}`);
+  log(`    query p99 ${ms(lifecycle.query.p99)} ms (goal <= 20 ms): ${verdict(lifecycle.query.p99 <= 20)}`);
+}
+
 async function main() {
   const target = await startBenchTarget({ probe: true, connections: CONNECTIONS });
   try {
@@ -101,6 +123,13 @@ async function main() {
     const engine = target.kind === 'pglite' ? 'PGlite' : 'PostgreSQL';
     log(`acquiro bench: ${engine}, ${CONNECTIONS} connections, ${ROUNDS} rounds of ${SECONDS} s, node ${process.version}`);
     for (const note of target.notes) log(`  note: ${note}`);
+    if (ONLY === 'lifecycle') {
+      const lifecycle = await lifecyclePhase(target);
+      log('  goals, as this run measured them:');
+      logLifecycleGoals(lifecycle);
+      log(`batch (${engine}): refund batch p99 ${ms(lifecycle.refund.p99)} ms, query p99 ${ms(lifecycle.query.p99)} ms`);
+      return;
+    }
 
     await peakRate(url, bodies(ids, secret, 3_000), 3, CONNECTIONS); // warm both paths
     await rawRate(raw, ids, 2);
@@ -147,21 +176,14 @@ async function main() {
 
     const scaling = await twoProcesses(target);
 
-    const ips = await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], target.env);
-    if (ips.code !== 0) throw new Error(`acquiro ips add failed: ${ips.stderr}`);
-    await target.vacuum();
-    const lifecycle = await lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum);
-    log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches)`);
-    log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries)`);
+    const lifecycle = await lifecyclePhase(target);
 
     const ratio = peak / rawPeak;
     const tail = half.p99 / rawHalf.p99;
-    const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
     log('  goals, as this run measured them:');
     log(`    throughput ${ratio.toFixed(2)} of raw SQL (goal >= 0.80): ${verdict(ratio >= 0.8)}`);
     log(`    p99 at half rate ${tail.toFixed(1)}x the raw statements' p99 (goal <= 2x): ${verdict(tail <= 2)}`);
-    log(`    refund batch p99 ${ms(lifecycle.refund.p99)} ms (goal <= 50 ms): ${verdict(lifecycle.refund.p99 <= 50)}`);
-    log(`    query p99 ${ms(lifecycle.query.p99)} ms (goal <= 20 ms): ${verdict(lifecycle.query.p99 <= 20)}`);
+    logLifecycleGoals(lifecycle);
     log(
       `authorise (${engine}): ${peak.toFixed(0)}/s, ratio ${ratio.toFixed(2)} to raw SQL, p99 ${ms(half.p99)} ms at half rate ` +
         `(raw ${ms(rawHalf.p99)} ms, ${tail.toFixed(1)}x), refund batch p99 ${ms(lifecycle.refund.p99)} ms, query p99 ${ms(lifecycle.query.p99)} ms, ` +

@@ -9,7 +9,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createMerchant } from '../../src/app/merchants/credentials.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createDeps, releaseDeps } from '../../src/gateway.ts';
+import { createDeps, releaseDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logging.ts';
 import { openTestDatabase } from '../../test/support/gateway.ts';
 import { postSigned } from '../../test/support/signed-fetch.ts';

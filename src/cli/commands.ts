@@ -1,12 +1,12 @@
 // The `acquiro` administration commands. They run against whichever database the process has,
 // directly or inside the process that owns the embedded database, and write to `out`/`err` so
-// that both paths print the same thing. Each area registers its commands from commands/.
+// that both paths print the same thing. Each area registers its commands from commands/: the
+// tree of names, options and help is light, and each action loads the use cases it runs when it
+// runs, after its arguments are checked and the database opened (`ctx.deps()`). So `--help`,
+// `--version`, `sign` and `call` load commander and a few pure modules, nothing of the gateway.
 import { Command, CommanderError, Help, type Option } from 'commander';
-import { resealAll } from '../app/vault-reseal.ts';
-import { CONFIG_VARIABLES } from '../config.ts';
 import { AppError } from '../domain/errors.ts';
 import { VERSION } from '../version.ts';
-import { migrate } from '../db/client.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
 import { balanceCommands } from './commands/balance.ts';
@@ -22,33 +22,33 @@ import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
 import { subscriptionCommands } from './commands/subscriptions.ts';
 import { userCommands } from './commands/users.ts';
-import type { CommandDeps, Output } from './io.ts';
+import type { CommandContext, CommandDeps, Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
 
-function buildProgram(deps: CommandDeps, io: Output): Command {
+function buildProgram(ctx: CommandContext): Command {
   const program = new Command('acquiro')
     .description('Acquiro payment gateway administration')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err })
+    .configureOutput({ writeOut: ctx.out, writeErr: ctx.err })
     // Subcommands inherit this: an option the command cannot run without says so in its help.
     .configureHelp({ optionDescription: (option: Option) => describeOption(option) });
 
-  merchantCommands(program, deps, io);
-  accountSettingsCommands(program, deps, io);
-  riskCommands(program, deps, io);
-  notificationCommands(program, deps, io);
-  ledgerCommands(program, deps, io);
-  balanceCommands(program, deps, io);
-  clockCommands(program, deps, io);
-  storefrontCommands(program, deps, io);
-  paymentCommands(program, deps, io);
-  subscriptionCommands(program, deps, io);
-  payoutCommands(program, deps, io);
-  demoCommands(program, deps, io);
-  signingCommands(program, io);
-  userCommands(program, deps, io);
+  merchantCommands(program, ctx);
+  accountSettingsCommands(program, ctx);
+  riskCommands(program, ctx);
+  notificationCommands(program, ctx);
+  ledgerCommands(program, ctx);
+  balanceCommands(program, ctx);
+  clockCommands(program, ctx);
+  storefrontCommands(program, ctx);
+  paymentCommands(program, ctx);
+  subscriptionCommands(program, ctx);
+  payoutCommands(program, ctx);
+  demoCommands(program, ctx);
+  signingCommands(program, ctx);
+  userCommands(program, ctx);
 
   program
     .command('vault')
@@ -56,51 +56,88 @@ function buildProgram(deps: CommandDeps, io: Output): Command {
     .command('reseal')
     .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
     .action(async () => {
+      const deps = await ctx.deps();
+      const { resealAll } = await import('../app/vault-reseal.ts');
       const done = await resealAll(deps);
-      io.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
-      if (done.connectors > 0) io.out(`resealed ${done.connectors} connector credentials\n`);
+      ctx.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
+      if (done.connectors > 0) ctx.out(`resealed ${done.connectors} connector credentials\n`);
     });
 
   program
     .command('migrate')
     .description('apply pending database migrations')
     .action(async () => {
+      const deps = await ctx.deps();
+      const { migrate } = await import('../db/client.ts');
       const applied = await migrate(deps.database);
-      io.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
+      ctx.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
     });
-  program
+
+  // src/cli/main.ts runs these two (they run until stopped); here they have their help. It lists the
+  // settings, which come with the configuration (config.ts checks them with TypeBox, too heavy to
+  // load for every `acquiro --help`): added when one of the two is chosen.
+  const serve = program
     .command('serve')
     .description('run the gateway (as npm start does)')
-    .option('--no-worker', 'run no background work in this process (as ACQUIRO_WORKERS=off): run `acquiro worker` beside it')
-    .addHelpText('after', SETTINGS_HELP);
-  program
+    .option('--no-worker', 'run no background work in this process (as ACQUIRO_WORKERS=off): run `acquiro worker` beside it');
+  const worker = program
     .command('worker')
-    .description('run the periodic tasks (notification delivery, ...) without the HTTP server; start the servers with ACQUIRO_WORKERS=off')
-    .addHelpText('after', SETTINGS_HELP);
+    .description('run the periodic tasks (notification delivery, ...) without the HTTP server; start the servers with ACQUIRO_WORKERS=off');
+  program.hook('preSubcommand', async (_program, chosen) => {
+    if (chosen === serve || chosen === worker) {
+      const { CONFIG_VARIABLES } = await import('../config.ts');
+      chosen.addHelpText('after', settingsHelp(CONFIG_VARIABLES));
+    }
+  });
   return program;
 }
 
-const SETTINGS_HELP = `
+const settingsHelp = (variables: readonly string[]) => `
 Settings come from the environment (.env.example lists each with its default; docs/operations.md explains them):
-  ${CONFIG_VARIABLES.join('\n  ')}`;
+  ${variables.join('\n  ')}`;
+
+/** Commander's refusals of a command line (an unknown option, a missing or invalid value...): exit 2, as our own. */
+const USAGE_ERRORS = new Set([
+  'commander.conflictingOption',
+  'commander.excessArguments',
+  'commander.invalidArgument',
+  'commander.missingArgument',
+  'commander.missingMandatoryOptionValue',
+  'commander.optionMissingArgument',
+  'commander.unknownCommand',
+  'commander.unknownOption',
+]);
 
 function describeOption(option: Option): string {
   const text = new Help().optionDescription(option);
   return option.mandatory ? `${text} (required)`.trimStart() : text;
 }
 
-/** Runs one command line; never exits the process. */
-export async function runCommand(argv: readonly string[], deps: CommandDeps, input: Pick<Output, 'stdin'> = {}): Promise<CommandResult> {
+/**
+ * Runs one command line; never exits the process. `deps` are the database's, or a function that
+ * opens them, called when a command first needs them (never for help or a refused argument).
+ */
+export async function runCommand(
+  argv: readonly string[],
+  deps: CommandDeps | (() => Promise<CommandDeps>),
+  input: Pick<Output, 'stdin'> = {},
+): Promise<CommandResult> {
   let stdout = '';
   let stderr = '';
-  const io: Output = { out: (text) => void (stdout += text), err: (text) => void (stderr += text), ...input };
+  let opened: Promise<CommandDeps> | undefined;
+  const ctx: CommandContext = {
+    out: (text) => void (stdout += text),
+    err: (text) => void (stderr += text),
+    deps: () => (opened ??= typeof deps === 'function' ? deps() : Promise.resolve(deps)),
+    ...input,
+  };
   try {
-    await buildProgram(deps, io).parseAsync([...argv], { from: 'user' });
+    await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
     return { stdout, stderr, exitCode: 0 };
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code.startsWith('acquiro.') && error.message) stderr += `error: ${error.message}\n`;
-      return { stdout, stderr, exitCode: error.exitCode };
+      return { stdout, stderr, exitCode: USAGE_ERRORS.has(error.code) ? 2 : error.exitCode };
     }
     if (error instanceof AppError) return { stdout, stderr: `${stderr}error: ${error.message}\n`, exitCode: 1 };
     throw error;

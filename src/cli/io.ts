@@ -1,4 +1,5 @@
-// What every command module shares: where output goes, argument parsers, printing.
+// What every command module shares: what a command is given, argument parsers, printing.
+// Light on purpose: `acquiro --help` loads this, commander and the command modules, and no more.
 import { CommanderError } from 'commander';
 import type { Deps } from '../app/context.ts';
 
@@ -9,6 +10,23 @@ export interface Output {
   err(text: string): void;
   /** The process's standard input, for commands that run in the calling process (sign, call). */
   stdin?(): Promise<string>;
+}
+
+/**
+ * What a command's action is given. `deps()` opens the database (and what comes with it) at the
+ * first call: an action checks its arguments first, and loads its use cases after, so that a
+ * refusal costs neither.
+ */
+export interface CommandContext extends Output {
+  deps(): Promise<CommandDeps>;
+}
+
+/** The deps, once the account named is known to be the merchant's (exit 1 otherwise). */
+export async function accountDeps(ctx: CommandContext, names: { merchantId: string; accountId: string }): Promise<CommandDeps> {
+  const deps = await ctx.deps();
+  const { requireAccount } = await import('./account.ts');
+  await requireAccount(deps, names.merchantId, names.accountId);
+  return deps;
 }
 
 /** A refusal the user can act on: printed as `error: <message>`, with this exit code. */

@@ -1,14 +1,15 @@
 // The `acquiro` command. On PostgreSQL it works directly. On the embedded database it runs inside
 // the process that owns the data directory (a running server), or becomes the owner for the
 // duration of the command; it never opens a directory another process holds.
+//
+// It loads what the command line asks for: help, the version, `sign` and `call` load commander and
+// a few pure modules; the configuration is read for the other commands; a command routed to the
+// owner loads no use case and opens no database; one run here opens the database (and loads the
+// gateway's modules) only when its action first needs it, once commander has checked its arguments.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ConfigError, loadConfig, type Config } from '../config.ts';
-import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult } from '../db/ownership.ts';
-import { createDeps, releaseDeps } from '../gateway.ts';
-import { createLogger } from '../logging.ts';
-import { runWorker } from '../jobs/worker.ts';
-import { serve } from '../serve.ts';
-import { openReachableDatabase, StartError } from '../startup.ts';
+import type { Deps } from '../app/context.ts';
+import type { Config } from '../config.ts';
+import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult, type Ownership } from '../db/ownership.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
 
 const OWNER_WAIT_MS = 30_000;
@@ -20,80 +21,97 @@ function finish(result: CommandResult): never {
   process.exit(result.exitCode);
 }
 
-async function runHere(config: Config, argv: readonly string[], stdin: () => Promise<string>): Promise<CommandResult> {
-  const database = await openReachableDatabase(config);
-  try {
-    const deps = await createDeps({ config, database, log: createLogger('warn'), watchClock: false });
-    try {
-      return await runCommand(argv, deps, { stdin });
-    } finally {
-      await releaseDeps(deps);
+/** A problem the operator fixes (the configuration, the data directory): one line, exit 78 (sysexits EX_CONFIG). */
+function stop(message: string): never {
+  process.stderr.write(`acquiro: ${message}\n`);
+  process.exit(78);
+}
+
+/** Help and the client commands run without a database: asking for one is a bug. */
+const NO_DATABASE = (): Promise<CommandDeps> => Promise.reject(new Error('this command runs without a database'));
+const wantsHelpOnly = (argv: readonly string[]) => argv.length === 0 || argv.some((arg) => ['-h', '--help', 'help', '-V', '--version'].includes(arg));
+/** Commands of a merchant's developer: they sign and send, and need no database or configuration. */
+const CLIENT_COMMANDS = new Set(['sign', 'call']);
+
+/** Another process took the data directory between this one finding no owner and claiming it. */
+class DataDirTaken extends Error {}
+
+/**
+ * The database of one command run in this process: opened when the command first asks for it,
+ * closed when it is done. On the embedded database this process claims the data directory first,
+ * and throws DataDirTaken when another process holds it.
+ */
+class DatabaseOnFirstUse {
+  private readonly config: Config;
+  private opened: Promise<{ deps: Deps; close(): Promise<void> }> | undefined;
+  private ownership: Ownership | null = null;
+
+  constructor(config: Config) {
+    this.config = config;
+  }
+
+  readonly deps = async (): Promise<CommandDeps> => (await (this.opened ??= this.open())).deps;
+
+  private async open(): Promise<{ deps: Deps; close(): Promise<void> }> {
+    if (!this.config.databaseUrl) {
+      this.ownership = await claimDataDir(this.config.dataDir);
+      if (!this.ownership) throw new DataDirTaken();
     }
+    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }] = await Promise.all([
+      import('../startup.ts'),
+      import('../deps.ts'),
+      import('../logging.ts'),
+    ]);
+    const database = await openReachableDatabase(this.config);
+    try {
+      const deps = await createDeps({ config: this.config, database, log: createLogger('warn'), watchClock: false });
+      const close = async () => {
+        await releaseDeps(deps);
+        await database.close();
+      };
+      return { deps, close };
+    } catch (error) {
+      await database.close();
+      throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    const opened = await this.opened?.catch(() => undefined);
+    await opened?.close();
+    await this.ownership?.release(); // before exiting: the lock file outlives the process otherwise
+  }
+}
+
+/** Runs the command in this process (on the embedded database, DataDirTaken when another process holds the directory). */
+async function runHere(config: Config, argv: readonly string[], stdin: () => Promise<string>): Promise<CommandResult> {
+  const database = new DatabaseOnFirstUse(config);
+  try {
+    return await runCommand(argv, database.deps, { stdin });
   } finally {
     await database.close();
   }
 }
 
-/** Help needs no database, and opening the embedded one takes seconds. */
-const NO_DATABASE = {} as CommandDeps;
-const wantsHelpOnly = (argv: readonly string[]) => argv.length === 0 || argv.some((arg) => ['-h', '--help', 'help', '-V', '--version'].includes(arg));
-/** Commands of a merchant's developer: they sign and send, and need no database or configuration. */
-const CLIENT_COMMANDS = new Set(['sign', 'call']);
-
-async function readStdin(): Promise<string> {
-  let text = '';
-  for await (const chunk of process.stdin) text += String(chunk);
-  return text;
-}
-
-async function main(argv: readonly string[]): Promise<void> {
-  // Before the configuration is read: help and the client commands never touch the data directory.
-  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(argv[0] ?? '')) {
-    finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
-  }
-  const config = loadConfig();
-  if (argv[0] === 'serve' || argv[0] === 'worker') {
-    // `serve --no-worker` is ACQUIRO_WORKERS=off for this process: many servers, workers apart.
-    const flags = argv.slice(1);
-    const allowed = argv[0] === 'serve' ? ['--no-worker'] : [];
-    const unknown = flags.find((flag) => !allowed.includes(flag));
-    if (unknown !== undefined) {
-      finish({ stdout: '', stderr: `error: unknown option '${unknown}' for acquiro ${argv[0]} (see acquiro ${argv[0]} --help)\n`, exitCode: 2 });
-    }
-    const running = argv[0] === 'serve' ? await serve(flags.includes('--no-worker') ? { ...config, runWorkers: false } : config) : await runWorker(config);
-    const stop = () => void running.stop().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    return;
-  }
-  if (wantsHelpOnly(argv)) finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE));
-  // Read once, here: a command routed to the process owning the data directory gets it with its argv.
-  const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
-  const stdin = piped === undefined ? readStdin : async () => piped;
-  if (config.databaseUrl) finish(await runHere(config, argv, stdin));
-
+/** On the embedded database: in the process that owns the directory, or here as its owner. */
+async function runOnDataDir(config: Config, argv: readonly string[], piped: string | undefined, stdin: () => Promise<string>): Promise<CommandResult> {
   const deadline = Date.now() + OWNER_WAIT_MS;
   let unreachableSince: number | undefined;
   while (Date.now() < deadline) {
     const routed = await runInOwner(config.dataDir, argv, piped);
-    if (routed && routed.exitCode !== OWNER_BUSY) finish(routed);
+    if (routed && routed.exitCode !== OWNER_BUSY) return routed;
     if (routed) unreachableSince = undefined;
     else {
-      const ownership = await claimDataDir(config.dataDir);
-      if (ownership) {
-        let result: CommandResult;
-        try {
-          result = await runHere(config, argv, stdin);
-        } finally {
-          await ownership.release(); // before exiting: the lock file outlives the process otherwise
-        }
-        finish(result);
-      }
+      const here = await runHere(config, argv, stdin).catch((error: unknown) => {
+        if (error instanceof DataDirTaken) return null;
+        throw error;
+      });
+      if (here) return here;
       // A live owner whose socket this process cannot reach: one starting up, or one in another
       // network namespace (a container) or on another machine sharing the directory.
       unreachableSince ??= Date.now();
       if (Date.now() - unreachableSince > UNREACHABLE_WAIT_MS) {
-        throw new StartError(
+        stop(
           `${config.dataDir} is owned by a running acquiro process that this one cannot reach (another network namespace or machine?): ` +
             'run the command where that process runs, or stop it first',
         );
@@ -101,14 +119,53 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     await sleep(100);
   }
-  throw new StartError(`${config.dataDir} stayed busy for ${OWNER_WAIT_MS / 1000} s; is another acquiro command stuck?`);
+  stop(`${config.dataDir} stayed busy for ${OWNER_WAIT_MS / 1000} s; is another acquiro command stuck?`);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof ConfigError || error instanceof StartError) {
-    process.stderr.write(`acquiro: ${error.message}\n`);
-    process.exit(78);
+async function readStdin(): Promise<string> {
+  let text = '';
+  for await (const chunk of process.stdin) text += String(chunk);
+  return text;
+}
+
+/** `serve` and `worker` run until a signal stops them. */
+async function runServer(config: Config, command: 'serve' | 'worker', flags: readonly string[]): Promise<void> {
+  // `serve --no-worker` is ACQUIRO_WORKERS=off for this process: many servers, workers apart.
+  const allowed = command === 'serve' ? ['--no-worker'] : [];
+  const unknown = flags.find((flag) => !allowed.includes(flag));
+  if (unknown !== undefined) {
+    finish({ stdout: '', stderr: `error: unknown option '${unknown}' for acquiro ${command} (see acquiro ${command} --help)\n`, exitCode: 2 });
   }
+  const running =
+    command === 'serve'
+      ? await (await import('../serve.ts')).serve(flags.includes('--no-worker') ? { ...config, runWorkers: false } : config)
+      : await (await import('../jobs/worker.ts')).runWorker(config);
+  const stopped = () => void running.stop().then(() => process.exit(0));
+  process.once('SIGINT', stopped);
+  process.once('SIGTERM', stopped);
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  // Before the configuration is read: help and the client commands never touch the data directory.
+  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(argv[0] ?? '')) {
+    finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
+  }
+  const config = (await import('../config.ts')).loadConfig();
+  if (argv[0] === 'serve' || argv[0] === 'worker') return runServer(config, argv[0], argv.slice(1));
+  // Read once, here: a command routed to the process owning the data directory gets it with its argv.
+  const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
+  const stdin = piped === undefined ? readStdin : async () => piped;
+  finish(config.databaseUrl ? await runHere(config, argv, stdin) : await runOnDataDir(config, argv, piped, stdin));
+}
+
+/** A configuration or start-up problem (ConfigError, StartError) is the operator's to fix: one line, exit 78. */
+async function isStartProblem(error: unknown): Promise<boolean> {
+  const [{ ConfigError }, { StartError }] = await Promise.all([import('../config.ts'), import('../startup.ts')]);
+  return error instanceof ConfigError || error instanceof StartError;
+}
+
+main(process.argv.slice(2)).catch(async (error: unknown) => {
+  if (error instanceof Error && (await isStartProblem(error))) stop(error.message);
   process.stderr.write(`acquiro: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

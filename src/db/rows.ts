@@ -2,12 +2,14 @@
 // schema's own column mappers, for the few statements sent as raw SQL.
 import { getTableColumns, type InferSelectModel, type Table } from 'drizzle-orm';
 
-export function rowMapper<T extends Table>(table: T): (raw: Record<string, unknown>) => InferSelectModel<T> {
-  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, column }));
+// `prefix`: the raw row names the table's columns `<prefix><column>` (a join read with its columns
+// prefixed, e.g. `r.id`, so that each table's row maps back on its own).
+export function rowMapper<T extends Table>(table: T, prefix = ''): (raw: Record<string, unknown>) => InferSelectModel<T> {
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, column, name: `${prefix}${column.name}` }));
   return (raw) => {
     const row: Record<string, unknown> = {};
-    for (const { key, column } of columns) {
-      const value = raw[column.name];
+    for (const { key, column, name } of columns) {
+      const value = raw[name];
       row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
     return row as InferSelectModel<T>;

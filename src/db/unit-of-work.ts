@@ -6,7 +6,7 @@
 //             OPERATION_MACHINE, REFUND_MACHINE), or an answer without a change (already done);
 //   change  — write the rows through the repositories, which take only a Transition;
 //   journal — the balanced journals of the movement, written by the one journal writer;
-//   event   — the merchant's event, recorded in the outbox (events) of the same transaction.
+//   event   — the merchant's event(s), recorded in the outbox (events) of the same transaction.
 // Everything commits together or not at all: a failure at any step (the event's insert
 // included) rolls back the state change and its journals.
 //
@@ -15,7 +15,7 @@
 // writes the same things (state through a Transition, journal rows from journalRows, the event)
 // in one statement each. docs/architecture.md, "Writing a change".
 import type { Database, RawQuery, Tx } from './client.ts';
-import { recordEvent, recordJournalsAndEvent, type NewEvent } from './repositories/events.ts';
+import { recordEvent, recordJournalsAndEvents, type NewEvent } from './repositories/events.ts';
 import { postJournal, type Journal } from './repositories/ledger.ts';
 
 /** What `check` decided: a change to write, or an answer without writing anything. */
@@ -31,9 +31,12 @@ export interface UnitOfWorkSteps<On, Locked, Change, Written> {
   change(on: On, change: Change): Promise<Written>;
   /** The journals the change books (none: an empty list). */
   journal?(change: Change, written: Written): readonly Journal[];
-  /** The event the change notifies, if any. */
-  event?(change: Change, written: Written): NewEvent | undefined;
+  /** The event the change notifies, if any (a change of several rows: their events, in order). */
+  event?(change: Change, written: Written): NewEvent | readonly NewEvent[] | undefined;
 }
+
+const eventsOf = (event: NewEvent | readonly NewEvent[] | undefined): readonly NewEvent[] =>
+  event === undefined ? [] : Array.isArray(event) ? event : [event as NewEvent];
 
 export type UnitOfWork<Locked, Change, Written> = UnitOfWorkSteps<Tx, Locked, Change, Written>;
 
@@ -44,8 +47,7 @@ export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Data
     if ('answer' in decision) return decision.answer;
     const written = await work.change(tx, decision.change);
     for (const journal of work.journal?.(decision.change, written) ?? []) await postJournal(tx, journal);
-    const event = work.event?.(decision.change, written);
-    if (event) await recordEvent(tx, event);
+    for (const event of eventsOf(work.event?.(decision.change, written))) await recordEvent(tx, event);
     return written;
   });
 }
@@ -54,7 +56,7 @@ export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Data
  * The same five steps on raw statements (Database.transaction), for a unit of work run many times
  * a request (a refund batch settles each order): lock and change are constant prepared statements
  * the caller gives; the journal and event steps are written together in one statement
- * (recordJournalsAndEvent). Same order, same all-or-nothing transaction.
+ * (recordJournalsAndEvents). Same order, same all-or-nothing transaction.
  */
 export type RawUnitOfWork<Locked, Change, Written> = UnitOfWorkSteps<RawQuery, Locked, Change, Written>;
 
@@ -67,7 +69,7 @@ export async function runRawUnitOfWork<Locked, Change, Written>(
     const decision = work.check(await work.lock(query));
     if ('answer' in decision) return decision.answer;
     const written = await work.change(query, decision.change);
-    await recordJournalsAndEvent(query, work.journal?.(decision.change, written) ?? [], work.event?.(decision.change, written));
+    await recordJournalsAndEvents(query, work.journal?.(decision.change, written) ?? [], eventsOf(work.event?.(decision.change, written)));
     return written;
   });
 }

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalString, escapeValue, matchingSecret, sign, verify } from './signature.ts';
 
@@ -77,5 +78,58 @@ describe('encryption_data', () => {
     const body = { ...example, encryption_data: sign(example, 'old') };
     expect(matchingSecret(body, body.encryption_data, ['new', 'old'])).toBe(1);
     expect(matchingSecret(body, body.encryption_data, ['new'])).toBe(-1);
+  });
+
+  it('orders lists by the text of their indexes and keys by what follows them in the path', () => {
+    const list = Array.from({ length: 12 }, (_, i) => String(i));
+    expect(canonicalString({ l: list }).split('&').slice(0, 4)).toEqual(['l[0]=0', 'l[10]=10', 'l[11]=11', 'l[1]=1']);
+    // `[` sorts after capitals and digits, `.` before them.
+    expect(canonicalString({ a: ['x'], aB: '1', a1: '2', b: { c: '3' }, bB: '4' })).toBe('a1=2&aB=1&a[0]=x&b.c=3&bB=4');
+  });
+
+  // The definition, written out: every leaf's path=value, sorted by path in code point order.
+  const definition = (body: Record<string, unknown>): string => {
+    const pairs: [string, string][] = [];
+    const visit = (path: string, node: unknown): void => {
+      if (node === null || node === undefined || node === '') return;
+      if (Array.isArray(node)) node.forEach((child, i) => visit(`${path}[${i}]`, child));
+      else if (typeof node === 'object') for (const [key, child] of Object.entries(node)) visit(`${path}.${key}`, child);
+      else pairs.push([path, escapeValue(String(node))]);
+    };
+    for (const [key, value] of Object.entries(body)) if (key !== 'encryption_data') visit(key, value);
+    const codePoints = (text: string) => Array.from(text, (c) => c.codePointAt(0)!);
+    const compare = (a: string, b: string) => {
+      const [x, y] = [codePoints(a), codePoints(b)];
+      for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!;
+      return x.length - y.length;
+    };
+    return pairs
+      .sort((p, q) => compare(p[0], q[0]))
+      .map(([path, value]) => `${path}=${value}`)
+      .join('&');
+  };
+
+  it('builds the canonical string of the definition for any body: plain field names or not, lists of any length', () => {
+    // Names that are prefixes of each other, with the characters around `.`, `[` and `]` in byte order.
+    const name = fc.constantFrom('a', 'aB', 'a1', 'a_', 'a0', 'aa', 'A', 'b', 'Z', '0', '1', '10', '2', '_', 'encryption_data');
+    const oddName = fc.constantFrom('a.b', 'a[', 'a]', '', 'é', '\u{1F600}', '\uFF01', 'a-b', 'a=b');
+    const leaf = fc.oneof(fc.constantFrom('', 'x', 'a&b=c%', '10.00'), fc.integer(), fc.boolean(), fc.constant(null));
+    const tree = (names: fc.Arbitrary<string>) =>
+      fc.letrec<{ node: unknown }>((tie) => ({
+        node: fc.oneof(
+          { depthSize: 'small', withCrossShrink: true },
+          leaf,
+          fc.array(tie('node'), { maxLength: 13 }),
+          fc.dictionary(names, tie('node'), { maxKeys: 6 }),
+        ),
+      })).node;
+    for (const names of [name, fc.oneof(name, oddName)]) {
+      fc.assert(
+        fc.property(fc.dictionary(names, tree(names), { maxKeys: 8 }), (body) => {
+          expect(canonicalString(body as never)).toBe(definition(body));
+        }),
+        { numRuns: 500 },
+      );
+    }
   });
 });

@@ -5,7 +5,7 @@
 import { runCommand } from '../cli/commands.ts';
 import type { Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
-import { createDeps, releaseDeps } from '../gateway.ts';
+import { createDeps, releaseDeps } from '../deps.ts';
 import { Presence } from '../app/processes/presence.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';

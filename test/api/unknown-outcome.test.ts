@@ -2,7 +2,7 @@
 // the resolve-unknown-payments task asks the processor again later and records its answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
-import { createDeps } from '../../src/gateway.ts';
+import { createDeps } from '../../src/deps.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';

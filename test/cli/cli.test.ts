@@ -3,7 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
+import { existsSync } from 'node:fs';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { moduleLog } from '../support/loaded-modules.ts';
 import { acquiro, startServer, tempDataDir } from '../support/processes.ts';
 
 let db: TestDatabase | undefined;
@@ -45,12 +47,7 @@ describe('acquiro without a running server', () => {
     expect((await acquiro(['ips', 'remove', ...ids, '--cidr', '10.1.2.3/32'], env)).stdout).toBe('removed 10.1.2.3/32\n');
   });
 
-  it('refuses bad arguments with a message and a non-zero exit', async () => {
-    const mode = await acquiro(['merchants', 'create', '--name', 'X', '--capture-mode', 'sometimes'], env);
-    expect(mode.code).not.toBe(0);
-    expect(mode.stderr).toMatch(/argument 'sometimes' is invalid/);
-    const cidr = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', 'nowhere'], env);
-    expect([cidr.code, cidr.stderr]).toEqual([2, 'error: --cidr nowhere is not an IP address or CIDR block\n']);
+  it("refuses an account that is not the merchant's", async () => {
     const account = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', '127.0.0.1'], env);
     expect([account.code, account.stderr]).toEqual([1, 'error: no account A1 under merchant M1\n']);
   });
@@ -62,9 +59,38 @@ describe('acquiro without a running server', () => {
     expect(new Date(rotated.previous_key_expires_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
+});
+
+// Neither opens the project's database, so they run once.
+describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {
+  it('refuses bad arguments with a message and a non-zero exit, before opening a database', async () => {
+    // A PostgreSQL where nothing listens, and a data directory that cannot be made: a refusal touches neither.
+    const nowhere = `${tempDataDir()}/never-created`;
+    const databases: Record<string, string>[] = [{ DATABASE_URL: 'postgresql://acquiro@127.0.0.1:1/acquiro' }, { ACQUIRO_DATA_DIR: nowhere }];
+    for (const database of databases) {
+      const [mode, cidr, clock] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'X', '--capture-mode', 'sometimes'], database),
+        acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', 'nowhere'], database),
+        acquiro(['clock', 'advance'], database),
+      ]);
+      expect([mode.code, mode.stderr]).toEqual([2, expect.stringMatching(/^error: option '--capture-mode <mode>' argument 'sometimes' is invalid/)]);
+      expect([cidr.code, cidr.stderr]).toEqual([2, 'error: --cidr nowhere is not an IP address or CIDR block\n']);
+      expect([clock.code, clock.stderr]).toEqual([2, 'error: say how far: --days N or --hours N (positive whole numbers)\n']);
+    }
+    expect(existsSync(nowhere)).toBe(false);
+  });
+
   it('stops a live start without PostgreSQL or vault keys, naming the variable', async () => {
     const run = await acquiro(['merchants', 'list'], { ACQUIRO_MODE: 'live', ACQUIRO_DATA_DIR: tempDataDir() });
     expect([run.code, run.stderr]).toEqual([78, 'acquiro: DATABASE_URL is required in live mode: the embedded database is for the sandbox only\n']);
+  });
+
+  it('prints every command without opening a database', async () => {
+    const run = await acquiro(['--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(run.code).toBe(0);
+    for (const command of ['merchants', 'accounts', 'keys', 'ips', 'risk', 'blocklist', 'migrate', 'serve']) expect(run.stdout).toContain(command);
+    const rotate = await acquiro(['keys', 'rotate', '--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
+    expect(rotate.stdout).toMatch(/ACQUIRO_KEY_GRACE_HOURS/);
   });
 });
 
@@ -77,6 +103,15 @@ describe('acquiro beside a running server', () => {
         acquiro(['merchants', 'create', '--name', 'Live two', '--json'], env),
       ]);
       expect([one.code, two.code]).toEqual([0, 0]);
+      if (TEST_DB === 'pglite') {
+        // Run inside the server that owns the data directory: this process loads no use case, no database.
+        const log = moduleLog();
+        const listed = await acquiro(['merchants', 'list', '--json'], { ...env, ...log.env });
+        expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(one.stdout).merchant_id }));
+        expect(log.loaded()).toContain('src/db/ownership.ts');
+        // (Every use case reads and writes through drizzle-orm.)
+        expect(log.loaded().filter((path) => /^(src\/gateway\.ts|src\/db\/client\.ts|node_modules\/(drizzle-orm|@electric-sql)\/)/.test(path))).toEqual([]);
+      }
       const credentials = json(one.stdout);
       const body = cardPayment({ merchant_id: credentials.merchant_id!, account_id: credentials.account_id! });
       const response = await fetch(`${server.url}/v1/authorise`, {
@@ -118,15 +153,5 @@ describe('acquiro beside a running server', () => {
     } finally {
       await other?.drop();
     }
-  });
-});
-
-describe('acquiro --help', () => {
-  it('prints every command without opening a database', async () => {
-    const run = await acquiro(['--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
-    expect(run.code).toBe(0);
-    for (const command of ['merchants', 'accounts', 'keys', 'ips', 'risk', 'blocklist', 'migrate', 'serve']) expect(run.stdout).toContain(command);
-    const rotate = await acquiro(['keys', 'rotate', '--help'], { ACQUIRO_DATA_DIR: '/nonexistent/never-created' });
-    expect(rotate.stdout).toMatch(/ACQUIRO_KEY_GRACE_HOURS/);
   });
 });

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
+import { moduleLog } from '../support/loaded-modules.ts';
 import { acquiro, freePort, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -33,8 +34,28 @@ function acquiroWith(args: readonly string[], input: string, env: Record<string,
   });
 }
 
-describe.concurrent('without any database', () => {
+// These commands use no database, so which one the project tests is no matter: they run once.
+describe.runIf(TEST_DB === 'pglite').concurrent('without any database', () => {
   const nowhere = () => ({ ACQUIRO_DATA_DIR: `${tempDataDir()}/never-created` });
+
+  // What they load is what they cost to start: commander and a few pure modules, none of the
+  // gateway (its configuration, database, HTTP server or use cases).
+  const GATEWAY = /^(src\/(gateway|serve|config|startup)\.ts|src\/(db\/client|http\/server|http\/catalogue)\.ts|node_modules\/(typebox|drizzle-orm|fastify|@electric-sql|pg)\/)/;
+  it.each([
+    { args: ['--help'], exit: 0 },
+    { args: ['--version'], exit: 0 },
+    { args: ['merchants', 'create', '--help'], exit: 0 },
+    { args: ['sign', '--path', '/v1/capture'], exit: 0 },
+    { args: ['call', '/v1/capture', '--url', 'http://127.0.0.1:1'], exit: 1 },
+  ])('acquiro $args loads nothing of the gateway', async ({ args, exit }) => {
+    const log = moduleLog();
+    const run = await acquiroWith(args, EXAMPLE, { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY, ...log.env });
+    expect(run.code, run.stderr).toBe(exit);
+    const loaded = log.loaded();
+    expect(loaded).toContain('src/cli/main.ts');
+    expect(loaded.filter((path) => GATEWAY.test(path))).toEqual([]);
+    expect(loaded.length).toBeLessThan(150);
+  });
 
   it('prints the version', async () => {
     const run = await acquiro(['--version'], nowhere());
@@ -189,7 +210,7 @@ describe('beside a running gateway', () => {
       acquiro(['payments', 'list', '--from', 'yesterday'], env),
       acquiro(['payments', 'show', 'T00000000000000000000000000'], env),
     ]);
-    expect([status.code, status.stderr]).toEqual([1, expect.stringMatching(/argument 'paid' is invalid/)]);
+    expect([status.code, status.stderr]).toEqual([2, expect.stringMatching(/argument 'paid' is invalid/)]);
     expect([time.code, time.stderr]).toEqual([2, 'error: --from must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z\n']);
     expect([missing.code, missing.stderr]).toEqual([1, 'error: no payment T00000000000000000000000000\n']);
   });

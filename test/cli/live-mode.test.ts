@@ -1,13 +1,13 @@
-// Live mode through real processes on PostgreSQL (live mode runs only there; this file uses a
-// schema of its own on the machine's PostgreSQL in both projects): `acquiro serve` makes no demo
-// merchant, refuses a database whose sealed data its vault keys cannot open (exit 78, saying what
-// to do), and the CLI refuses to put a live merchant on the sandbox simulator.
+// Live mode through real processes on PostgreSQL (live mode runs only there): `acquiro serve` makes
+// no demo merchant, refuses a database whose sealed data its vault keys cannot open (exit 78,
+// saying what to do), and the CLI refuses to put a live merchant on the sandbox simulator. The
+// file uses a schema of its own on the machine's PostgreSQL whatever the project: it runs once.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { POSTGRES_URL } from '../support/gateway.ts';
+import { POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -53,13 +53,13 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
   }
 }
 
-beforeAll(() => admin((client) => client.query(`CREATE SCHEMA ${schema}`)));
-afterAll(() => admin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
-
 const merchantCount = () =>
   admin(async (client) => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.merchants WHERE id <> 'platform'`)).rows[0].n));
 
-describe('acquiro in live mode on PostgreSQL', () => {
+describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () => {
+  beforeAll(() => admin((client) => client.query(`CREATE SCHEMA ${schema}`)));
+  afterAll(() => admin((client) => client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)));
+
   it('serves an empty database without making a demo merchant', async () => {
     const output = await serveOnce(live);
     expect(output).not.toMatch(/demo merchant|secret_key/);

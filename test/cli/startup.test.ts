@@ -84,7 +84,10 @@ describe('a start that cannot serve', () => {
     expect(await server.stop()).toBe(0);
     expect(server.output()).toMatch(/Created a demo merchant[^]*merchant_id M\d+\n {2}account_id {2}A\d+\n {2}secret_key {2}sk_test_/);
   }, 90_000);
+});
 
+// These stop before any database is opened, or on a database of their own: they run once.
+describe.runIf(TEST_DB === 'pglite')('a start that cannot serve, whatever the database', () => {
   it('stops on a HOST that is not an address of this machine, naming HOST', async () => {
     const run = await start({ ...env, HOST: '192.0.2.1', PORT: String(await freePort()) });
     expect([run.code, run.stderr]).toEqual([78, 'acquiro: HOST 192.0.2.1 is not an address of this machine: set HOST to one of its addresses (127.0.0.1 by default)\n']);

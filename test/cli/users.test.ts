@@ -1,6 +1,7 @@
 // `acquiro users create --password-stdin` from a shell: the password read from standard input,
 // in the process itself, and routed to the server that owns the embedded database.
 import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_DB } from '../support/gateway.ts';
 import { acquiro, startServer, tempDataDir } from '../support/processes.ts';
 
 const stops: (() => Promise<void>)[] = [];
@@ -8,7 +9,9 @@ afterAll(async () => {
   for (const stop of stops) await stop();
 });
 
-describe('acquiro users from a shell', () => {
+// Routing to the owning server is the embedded database's; this file makes one of its own whatever
+// the project, so it runs once.
+describe.runIf(TEST_DB === 'pglite')('acquiro users from a shell', () => {
   it('sets the password from standard input, here and through the owning server; the member signs in', async () => {
     const env = { ACQUIRO_DATA_DIR: tempDataDir() };
     const merchant = JSON.parse((await acquiro(['merchants', 'create', '--name', 'Shell shop', '--json'], env)).stdout) as { merchant_id: string };

@@ -2,7 +2,7 @@
 // (selection.ts), and a time window read one page at a time. The selection is read from the
 // request only once the caller's address is admitted: a stranger learns nothing of the
 // request's shape. The result is typed rows; src/http/encoders/read.ts makes the answer.
-import type { Db } from '../../db/client.ts';
+import type { Database, Db } from '../../db/client.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assertRegisteredIp } from './allow-list.ts';
@@ -31,7 +31,7 @@ export interface ReadSpec<Key extends string, Row> {
   /** One page of the window, oldest first, and how many rows the whole window holds. */
   page(db: Db, accountId: string, page: Page): Promise<{ rows: Row[]; total: number }>;
   /** The rows answering a list of keys, one match per key in the order asked. */
-  byKeys(db: Db, accountId: string, field: Key, keys: readonly string[]): Promise<KeyMatch<Row>[]>;
+  byKeys(database: Database, accountId: string, field: Key, keys: readonly string[]): Promise<KeyMatch<Row>[]>;
 }
 
 export async function readRows<Key extends string, Row>(
@@ -43,11 +43,10 @@ export async function readRows<Key extends string, Row>(
 ): Promise<ReadResult<Key, Row>> {
   await assertRegisteredIp(deps, account.id, callerIp);
   const selection = select(spec.keys);
-  const db = deps.database.db;
   if (selection.kind === 'keys') {
-    return { kind: 'keys', field: selection.field, matches: await spec.byKeys(db, account.id, selection.field, selection.keys) };
+    return { kind: 'keys', field: selection.field, matches: await spec.byKeys(deps.database, account.id, selection.field, selection.keys) };
   }
-  const { rows, total } = await spec.page(db, account.id, {
+  const { rows, total } = await spec.page(deps.database.db, account.id, {
     from: selection.from,
     to: selection.to,
     offset: (selection.page - 1) * PAGE_SIZE,

@@ -23,9 +23,9 @@ export async function queryTransactions(
   return readRows(deps, account, select, callerIp, {
     keys: QUERY_KEYS,
     page: paymentsInWindow,
-    async byKeys(db, accountId, field, keys) {
+    async byKeys(database, accountId, field, keys) {
       const byOrderNo = field === 'order_no';
-      const found = byOrderNo ? await paymentsByOrderNos(db, accountId, keys) : await paymentsByIds(db, accountId, keys);
+      const found = byOrderNo ? await paymentsByOrderNos(database, accountId, keys) : await paymentsByIds(database, accountId, keys);
       const index = new Map(found.map((payment) => [byOrderNo ? payment.orderNo : payment.id, payment]));
       return keys.map((key) => {
         const payment = index.get(key);

@@ -25,13 +25,13 @@ export async function searchRefunds(
   return readRows<RefundSearchKey, RefundWithPayment>(deps, account, select, callerIp, {
     keys: ['refund_reference_id', 'transaction_id', 'order_no'],
     page: refundsInWindow,
-    async byKeys(db, accountId, field, keys) {
+    async byKeys(database, accountId, field, keys) {
       let byKey: Map<string, RefundWithPayment[]>;
       if (field === 'refund_reference_id') {
-        byKey = group(await refundsByIds(db, accountId, keys), (row) => row.refund.id);
+        byKey = group(await refundsByIds(database.db, accountId, keys), (row) => row.refund.id);
       } else {
-        const payments = field === 'order_no' ? await paymentsByOrderNos(db, accountId, keys) : await paymentsByIds(db, accountId, keys);
-        const rows = await refundsOfPayments(db, accountId, payments.map((payment) => payment.id), REFUNDS_PER_TRANSACTION);
+        const payments = field === 'order_no' ? await paymentsByOrderNos(database, accountId, keys) : await paymentsByIds(database, accountId, keys);
+        const rows = await refundsOfPayments(database.db, accountId, payments.map((payment) => payment.id), REFUNDS_PER_TRANSACTION);
         byKey = group(rows, (row) => (field === 'order_no' ? row.payment.orderNo : row.payment.id));
       }
       return keys.map((key) => ({ key, rows: byKey.get(key) ?? [] }));

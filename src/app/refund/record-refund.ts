@@ -1,7 +1,9 @@
-// Records what the processor said about a claimed refund, as one unit of work under the
-// refund's and the payment's locks (src/db/unit-of-work.ts): succeeded → the payment's refunded amount and state, the refund journal and the
-// refund.succeeded event; failed → the reservation is freed and refund.failed is written; pending
-// → asked again later by settlePendingRefunds, which moves it on the same way.
+// Records what the processor said about claimed refunds, as one unit of work under the refunds'
+// and their payments' locks (src/db/unit-of-work.ts), each decided by decideRefund: succeeded →
+// the payment's refunded amount and state, the refund journal and the refund.succeeded event;
+// failed → the reservation is freed and refund.failed is written; pending → asked again later by
+// settlePendingRefunds, which moves it on the same way. A refund batch records a wave of its
+// orders in one such unit of work; the sweeper records one refund in each.
 import type { OperationOutcome } from '../../connectors/port.ts';
 import { CODES } from '../../domain/errors.ts';
 import { refundEntries } from '../../domain/ledger.ts';
@@ -10,13 +12,13 @@ import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Journal } from '../../db/repositories/ledger.ts';
 import { findPayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefundAndPayment, settleRefund, type RefundWithPayment } from '../../db/repositories/refunds.ts';
+import { leaseDueRefunds, lockRefundsAndPayments, settleRefunds, type RefundWithPayment } from '../../db/repositories/refunds.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
+import { checkTimes } from '../clock/check-times.ts';
 import type { Deps } from '../context.ts';
 import { refundEventPayload } from './refund-answer.ts';
-import { checkTimes } from '../clock/check-times.ts';
 
 /** The processor's answer, or none that says what happened. */
 export type RefundAnswer = OperationOutcome | { readonly status: 'unknown' };
@@ -52,37 +54,82 @@ interface RefundChange {
   readonly event?: 'refund.succeeded' | 'refund.failed';
 }
 
+/** A unit of work's changes, and the refunds it found settled already. */
+interface RefundChanges {
+  readonly changes: readonly RefundChange[];
+  readonly settled: readonly RefundRow[];
+}
+
+type KnownAnswer = Exclude<RefundAnswer, { status: 'unknown' }>;
+
+/** A claimed refund and what the processor answered about it. */
+export interface RefundToRecord {
+  readonly claimed: RefundRow;
+  readonly answer: RefundAnswer;
+}
+
 /** Records the processor's answer about a claimed refund as one unit of work (src/db/unit-of-work.ts). */
 export async function recordRefund(deps: Deps, claimed: RefundRow, answer: RefundAnswer): Promise<RefundRow> {
-  if (answer.status === 'unknown') return claimed;
+  const [recorded] = await recordRefunds(deps, [{ claimed, answer }]);
+  return recorded!;
+}
+
+/**
+ * Records the processor's answers about claimed refunds, each on a different payment, as one unit
+ * of work: every refund is decided by decideRefund from its locked rows, and all of them commit
+ * together (one commit for a wave of a batch). Answers the refunds in the given order; one whose
+ * outcome is unknown stays as claimed, for the sweeper.
+ */
+export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecord[]): Promise<RefundRow[]> {
+  const known = toRecord.filter((r): r is { claimed: RefundRow; answer: KnownAnswer } => r.answer.status !== 'unknown');
+  if (known.length === 0) return toRecord.map((r) => r.claimed);
+  if (new Set(known.map((r) => r.claimed.paymentId)).size !== known.length) throw new Error('recordRefunds: two refunds of one payment in one unit of work');
   const now = deps.clock.now();
-  // Raw prepared statements: a refund batch settles each of its orders (runRawUnitOfWork).
-  return runRawUnitOfWork<RefundWithPayment, RefundChange, RefundRow>(deps.database, {
-    async lock(query) {
-      const locked = await lockRefundAndPayment(query, claimed.id);
-      if (!locked) throw new Error(`refund ${claimed.id} lost its payment`);
-      return locked;
+  const at = checkTimes(deps, now);
+  const { wallNow } = at;
+  // Raw prepared statements: a refund batch records a wave of its orders at once (runRawUnitOfWork).
+  const recorded = await runRawUnitOfWork<Map<string, RefundWithPayment>, RefundChanges, RefundRow[]>(deps.database, {
+    lock: (query) => lockRefundsAndPayments(query, known.map((r) => r.claimed.id)),
+    check(locked) {
+      const decisions = known.map(({ claimed, answer }) => {
+        const rows = locked.get(claimed.id);
+        if (!rows) throw new Error(`refund ${claimed.id} lost its payment`);
+        return decideRefund(rows, answer, now, wallNow);
+      });
+      // Settled already (the sweeper got there first): answered as they are.
+      const settled = decisions.flatMap((d) => ('answer' in d ? [d.answer] : []));
+      const changes = decisions.flatMap((d) => ('change' in d ? [d.change] : []));
+      return changes.length === 0 ? { answer: settled } : { change: { changes, settled } };
     },
-    check: (locked) => decideRefund(locked, answer, now, deps.wallClock.now()),
-    change: (query, change) =>
-      settleRefund(query, {
-        refund: change.refund,
-        refundMove: change.refundMove,
-        // A refund still pending leaves its payment as it is.
-        ...(change.refundMove.to !== 'pending'
-          ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, checkTimes(deps, now), null) } }
-          : {}),
-      }),
-    journal: (change) => (change.journal ? [change.journal] : []),
-    event: ({ event, payment }, refund) =>
-      event
-        ? { accountId: payment.accountId, type: event, paymentId: payment.id, payload: refundEventPayload(event, refund, payment), notifyUrl: payment.notifyUrl }
-        : undefined,
+    async change(query, { changes, settled }) {
+      const written = await settleRefunds(
+        query,
+        changes.map((change) => ({
+          refund: change.refund,
+          refundMove: change.refundMove,
+          // A refund still pending leaves its payment as it is.
+          ...(change.refundMove.to !== 'pending'
+            ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, at, null) } }
+            : {}),
+        })),
+      );
+      return [...written, ...settled];
+    },
+    journal: ({ changes }) => changes.flatMap((change) => (change.journal ? [change.journal] : [])),
+    // written[i] is changes[i] as written.
+    event: ({ changes }, written) =>
+      changes.flatMap(({ event, payment }, i) =>
+        event
+          ? [{ accountId: payment.accountId, type: event, paymentId: payment.id, payload: refundEventPayload(event, written[i]!, payment), notifyUrl: payment.notifyUrl }]
+          : [],
+      ),
   });
+  const byId = new Map(recorded.map((refund) => [refund.id, refund]));
+  return toRecord.map(({ claimed }) => byId.get(claimed.id) ?? claimed);
 }
 
 /** The check step: the refund's and the payment's moves for the answer, or the refund as it is when it is settled already. */
-function decideRefund({ refund, payment }: RefundWithPayment, answer: Exclude<RefundAnswer, { status: 'unknown' }>, now: Date, wallNow: Date): Decision<RefundChange, RefundRow> {
+function decideRefund({ refund, payment }: RefundWithPayment, answer: KnownAnswer, now: Date, wallNow: Date): Decision<RefundChange, RefundRow> {
   if (refund.status !== 'pending') return { answer: refund };
   if (answer.status === 'pending') {
     const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(wallNow, refund.attempts) };

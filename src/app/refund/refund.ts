@@ -1,17 +1,19 @@
 // /v1/refund: refunds captured money, partly and more than once. Each order names its
 // transaction (transaction_id, order_no, currency and amount as the transaction has them) and
-// the refund_amount. Pipeline per order: lock and check → claim (a pending refund, which counts
-// against the captured amount at once) → processor → record (record-refund.ts).
+// the refund_amount. Pipeline, for a wave of orders on different transactions at once: claim (a
+// pending refund, which counts against the captured amount at once; only a refused claim is
+// checked step by step, to say why) → processor → record (record-refund.ts).
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
-import { claimRefund, refundByRequestKey } from '../../db/repositories/refunds.ts';
+import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
-import { askRefund, recordRefund } from './record-refund.ts';
+import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
 
 /** One refund order, as its adapter built it (src/http/batch/operations.ts parses /v1/refund's). */
 export interface RefundOrder extends OrderRef {
@@ -21,36 +23,126 @@ export interface RefundOrder extends OrderRef {
 }
 
 /**
- * Refunds `order.refundAmount` of one captured payment of `account`: the claim is one statement
- * (claimRefund); only when it claims nothing are the checks run one by one, to say why. An order
- * of a keyed request claims at most one refund under its `requestKey`; run again (its request
- * taken over after the first died), it answers that refund.
+ * Refunds `order.refundAmount` of one captured payment of `account`; throws the refusal when the
+ * order cannot be refunded.
  */
 export async function refund(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const now = deps.clock.now();
-    const claimed = await claimRefund(deps.database, {
-      id: newId('RF', now.getTime()),
-      accountId: account.id,
-      transactionId: order.transactionId,
-      orderNo: order.orderNo,
-      currency: order.currency,
-      amount: order.amount,
-      refundAmount: order.refundAmount,
-      reason: order.reason ?? null,
-      refundableFrom: startsFrom('refund'),
-      // Wall time: a technical timer, not hurried by the test clock.
-      nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
-      ...(order.requestKey ? { requestKey: order.requestKey } : {}),
+  const [result] = await refundWave(deps, account, [order]);
+  if (result instanceof AppError) throw result;
+  return result!;
+}
+
+/**
+ * Refunds a wave of orders, each on a different payment of `account`, in three steps whatever the
+ * wave's size: the claims in one statement (claimRefunds: each a pending refund that counts
+ * against the captured amount at once, committed before the processor hears of it); the processor
+ * asked about every claimed refund at once, outside any transaction; the answers recorded in one
+ * unit of work (recordRefunds). Answers each order's refund, or its refusal, in the orders' order.
+ * Only the orders the claim did not take are checked one by one, to say why. An order of a keyed
+ * request claims at most one refund under its `requestKey`; run again (its request taken over
+ * after the first died), it answers that refund.
+ */
+export async function refundWave(deps: Deps, account: AccountRow, orders: readonly RefundOrder[]): Promise<(RefundRow | AppError)[]> {
+  if (new Set(orders.map((o) => o.transactionId)).size !== orders.length) throw new Error('refundWave: two orders on one transaction');
+  const results: (RefundRow | AppError)[] = new Array(orders.length);
+  const claimed: { index: number; claim: ClaimedRefund }[] = [];
+  let unclaimed = orders.map((_, index) => index);
+  for (let attempt = 0; attempt < 3 && unclaimed.length > 0; attempt++) {
+    const claims = await claimRefunds(deps.database, unclaimed.map((index) => claimOf(deps, account, orders[index]!)));
+    const refusedNow = unclaimed.filter((index, i) => {
+      const claim = claims[i];
+      if (claim) claimed.push({ index, claim });
+      return !claim;
     });
-    if (claimed) return recordRefund(deps, claimed.refund, await askRefund(deps, claimed.refund, claimed.connector, claimed.paymentReference));
-    // A keyed request taken over from a dead one: the refund it claimed is the answer, as it stands
-    // (a pending one is asked about by settlePendingRefunds; asking now could race its call).
+    // Each order not claimed is looked at on its own; one that turns out refundable (it changed meanwhile) is claimed again.
+    const answers = await Promise.all(refusedNow.map((index) => notClaimed(deps, account, orders[index]!)));
+    unclaimed = refusedNow.filter((index, i) => {
+      const answer = answers[i];
+      if (answer) results[index] = answer;
+      return !answer;
+    });
+  }
+  for (const index of unclaimed) results[index] = new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
+
+  const asked = await Promise.all(
+    claimed.map(async ({ claim }) => ({ claimed: claim.refund, answer: await askRefund(deps, claim.refund, claim.connector, claim.paymentReference) })),
+  );
+  const recorded = await recordWave(deps, asked);
+  claimed.forEach(({ index }, i) => (results[index] = recorded[i]!));
+  return results;
+}
+
+/**
+ * Why an order was not claimed: a keyed request taken over from a dead one finds the refund the
+ * order claimed then, its answer as it stands (a pending one is asked about by
+ * settlePendingRefunds; asking now could race its call); otherwise the refusal the order
+ * deserves, or null when it turns out refundable after all.
+ */
+async function notClaimed(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow | AppError | null> {
+  try {
     const earlier = order.requestKey ? await refundByRequestKey(deps.database.db, account.id, order.requestKey) : null;
     if (earlier) return earlier;
     await explainRefusal(deps, account, order);
+    return null;
+  } catch (error) {
+    return refusal(deps, error);
   }
-  throw new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
+}
+
+function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundClaim {
+  const now = deps.clock.now();
+  return {
+    id: newId('RF', now.getTime()),
+    accountId: account.id,
+    transactionId: order.transactionId,
+    orderNo: order.orderNo,
+    currency: order.currency,
+    amount: order.amount,
+    refundAmount: order.refundAmount,
+    reason: order.reason ?? null,
+    refundableFrom: startsFrom('refund'),
+    // Wall time: a technical timer, not hurried by the test clock.
+    nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
+    ...(order.requestKey ? { requestKey: order.requestKey } : {}),
+  };
+}
+
+/**
+ * An order's refusal: the AppError it deserves; any other fault refuses that order alone (the
+ * wave's other claims stand and go on), unless the database is away (the batch is answered 503).
+ */
+function refusal(deps: Deps, error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) throw error;
+  deps.log.error({ err: error }, 'explaining a refund refusal failed');
+  return new AppError('internal_error');
+}
+
+/**
+ * Records the wave's answers in one unit of work. If that fails (not for want of the database),
+ * each is recorded on its own, so one refund's failure leaves only that refund as claimed:
+ * pending, answered as such, and settled by the sweeper (settlePendingRefunds).
+ */
+async function recordWave(deps: Deps, asked: readonly RefundToRecord[]): Promise<RefundRow[]> {
+  try {
+    return await recordRefunds(deps, asked);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    deps.log.error({ err: error, refunds: asked.length }, 'recording refunds failed: each is recorded on its own');
+  }
+  if (asked.length === 1) return asked.map((r) => r.claimed);
+  return Promise.all(
+    asked.map((one) =>
+      recordRefunds(deps, [one]).then(
+        ([recorded]) => recorded!,
+        (error: unknown) => {
+          if (isDatabaseUnavailable(error)) throw error;
+          deps.log.error({ err: error, refundId: one.claimed.id }, 'recording a refund failed: left pending for the sweeper');
+          return one.claimed;
+        },
+      ),
+    ),
+  );
 }
 
 /** Throws the refusal the order deserves; returns when it turns out refundable (it changed meanwhile). */

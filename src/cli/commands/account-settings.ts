@@ -2,10 +2,14 @@
 // operator changes on a merchant already taking payments. Every process sees it at once.
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { setConnector, showConnector, type ConnectorView } from '../../app/merchants/connector.ts';
-import { setCurrencyFee, setStatus, showFees, type FeesView, type Status } from '../../app/merchants/settings.ts';
+import type { ConnectorView } from '../../app/merchants/connector.ts';
+import type { FeesView, Status } from '../../app/merchants/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
-import { show, usageError, type CommandDeps, type Output } from '../io.ts';
+import { show, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const settings = () => import('../../app/merchants/settings.ts');
+const connectors = () => import('../../app/merchants/connector.ts');
 
 export const sub = (program: Command, name: string, description: string): Command =>
   program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
@@ -22,7 +26,7 @@ function feesText(view: FeesView): string {
   return [...lines, `other currencies  ${(view.default_bps / 100).toFixed(2)}%`].join('\n');
 }
 
-export function accountSettingsCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function accountSettingsCommands(program: Command, ctx: CommandContext): void {
   const merchants = sub(program, 'merchants', 'merchants and their first account');
   for (const [name, status] of [['disable', 'disabled'], ['enable', 'active']] as const satisfies readonly (readonly [string, Status])[]) {
     merchants
@@ -36,8 +40,10 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
       .option('--account-id <id>', 'only this account of the merchant')
       .option('--json', 'print JSON')
       .action(async (opts: { merchantId: string; accountId?: string; json?: boolean }) => {
+        const deps = await ctx.deps();
+        const { setStatus } = await settings();
         const done = await setStatus(deps, opts.merchantId, opts.accountId, status);
-        show(io, Boolean(opts.json), done, () => `${opts.accountId ? `account ${opts.accountId}` : `merchant ${opts.merchantId}`} ${status === 'active' ? 'enabled' : 'disabled'}`);
+        show(ctx, Boolean(opts.json), done, () => `${opts.accountId ? `account ${opts.accountId}` : `merchant ${opts.merchantId}`} ${status === 'active' ? 'enabled' : 'disabled'}`);
       });
   }
 
@@ -45,8 +51,10 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
   const feeCommand = (name: string, description: string) =>
     fees.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   feeCommand('show', "print the account's fees").action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+    const deps = await ctx.deps();
+    const { showFees } = await settings();
     const view = await showFees(deps, opts.merchantId, opts.accountId);
-    show(io, Boolean(opts.json), view, () => feesText(view));
+    show(ctx, Boolean(opts.json), view, () => feesText(view));
   });
   feeCommand('set', 'set the fee of one currency')
     .requiredOption('--currency <code>', 'ISO 4217 currency code')
@@ -56,14 +64,19 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
       if (!isCurrency(opts.currency)) throw usageError(`--currency ${opts.currency} is not an ISO 4217 currency code`);
       const parsed = /^0+(\.0+)?$/.test(opts.fixed) ? { minor: 0 } : parseAmount(opts.fixed, opts.currency);
       if ('problem' in parsed) throw usageError(`--fixed ${opts.fixed} is not an amount in ${opts.currency}`);
-      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, { fixed: parsed.minor, bps: percentToBps(opts.percent) });
-      show(io, Boolean(opts.json), view, () => feesText(view));
+      const fee = { fixed: parsed.minor, bps: percentToBps(opts.percent) };
+      const deps = await ctx.deps();
+      const { setCurrencyFee } = await settings();
+      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, fee);
+      show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's fee: it pays the account's default percentage again")
     .requiredOption('--currency <code>')
     .action(async (opts: { merchantId: string; accountId: string; currency: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { setCurrencyFee } = await settings();
       const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, null);
-      show(io, Boolean(opts.json), view, () => feesText(view));
+      show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
 
   const connector = sub(program, 'accounts', 'accounts of a merchant').command('connector').description("the connector that processes an account's payments, and its credentials");
@@ -75,8 +88,10 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { showConnector } = await connectors();
       const view = await showConnector(deps, opts.merchantId, opts.accountId);
-      show(io, Boolean(opts.json), view, () => connectorText(view));
+      show(ctx, Boolean(opts.json), view, () => connectorText(view));
     });
   connector
     .command('set')
@@ -88,8 +103,10 @@ export function accountSettingsCommands(program: Command, deps: CommandDeps, io:
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; connector: string; credentialsFile?: string; json?: boolean }) => {
       const credentials = opts.credentialsFile ? await readCredentials(opts.credentialsFile) : undefined;
+      const deps = await ctx.deps();
+      const { setConnector } = await connectors();
       const view = await setConnector(deps, opts.merchantId, opts.accountId, opts.connector, credentials);
-      show(io, Boolean(opts.json), view, () => connectorText(view));
+      show(ctx, Boolean(opts.json), view, () => connectorText(view));
     });
 }
 

@@ -1,10 +1,11 @@
 // `acquiro balance show|topup`: an account's balances per currency (available, pending,
 // reserved), and sandbox funding of the available balance. docs/ledger.md, Balances.
 import type { Command } from 'commander';
-import { showBalances, topUp } from '../../app/balances/balances.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
-import { show, table, usageError, type CommandDeps, type Output } from '../io.ts';
-import { requireAccount } from './merchants.ts';
+import { accountDeps, show, table, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const balances = () => import('../../app/balances/balances.ts');
 
 interface AccountOpts {
   merchantId: string;
@@ -12,7 +13,7 @@ interface AccountOpts {
   json?: boolean;
 }
 
-export function balanceCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function balanceCommands(program: Command, ctx: CommandContext): void {
   const balance = program.command('balance').description("an account's balances per currency: available, pending, reserved");
   balance
     .command('show')
@@ -21,9 +22,10 @@ export function balanceCommands(program: Command, deps: CommandDeps, io: Output)
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: AccountOpts) => {
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { showBalances } = await balances();
       const rows = await showBalances(deps, opts.accountId);
-      show(io, Boolean(opts.json), rows, () => table(rows as unknown as Record<string, unknown>[]));
+      show(ctx, Boolean(opts.json), rows, () => table(rows as unknown as Record<string, unknown>[]));
     });
   balance
     .command('topup')
@@ -37,8 +39,9 @@ export function balanceCommands(program: Command, deps: CommandDeps, io: Output)
       if (!isCurrency(opts.currency)) throw usageError(`--currency ${opts.currency} is not an ISO 4217 currency code`);
       const parsed = parseAmount(opts.amount, opts.currency);
       if ('problem' in parsed) throw usageError(`--amount ${opts.amount} is not a positive amount in ${opts.currency}`);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { topUp } = await balances();
       const shown = await topUp(deps, opts.accountId, opts.currency, parsed.minor);
-      show(io, Boolean(opts.json), shown, () => `${shown.currency} available ${shown.available}, pending ${shown.pending}, reserved ${shown.reserved}`);
+      show(ctx, Boolean(opts.json), shown, () => `${shown.currency} available ${shown.available}, pending ${shown.pending}, reserved ${shown.reserved}`);
     });
 }

@@ -2,12 +2,14 @@
 // moves business time forward for every server, worker and command on this database, with no
 // restart; what falls due is taken within seconds. Refused in live mode.
 import type { Command } from 'commander';
-import { advanceTestClock, formatInstant, testClockNow } from '../../app/clock/test-clock.ts';
-import { positiveInt, usageError, type CommandDeps, type Output } from '../io.ts';
+import { positiveInt, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const testClock = () => import('../../app/clock/test-clock.ts');
 
 const HOUR_MS = 3_600_000;
 
-export function clockCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function clockCommands(program: Command, ctx: CommandContext): void {
   const clock = program.command('clock').description("the sandbox's test clock: business time (due charges, expiries, settlement), never the wall clock");
   clock
     .command('advance')
@@ -18,12 +20,16 @@ export function clockCommands(program: Command, deps: CommandDeps, io: Output): 
       if (opts.days === undefined && opts.hours === undefined) throw usageError('say how far: --days N or --hours N (positive whole numbers)');
       const ms = ((opts.days ?? 0) * 24 + (opts.hours ?? 0)) * HOUR_MS;
       if (!Number.isSafeInteger(ms)) throw usageError('that is further than the clock can go');
-      io.out(`${formatInstant(await advanceTestClock(deps, ms))}\n`);
+      const deps = await ctx.deps();
+      const { advanceTestClock, formatInstant } = await testClock();
+      ctx.out(`${formatInstant(await advanceTestClock(deps, ms))}\n`);
     });
   clock
     .command('show')
     .description('print business time now, as ISO 8601 with a numeric offset')
     .action(async () => {
-      io.out(`${formatInstant(await testClockNow(deps))}\n`);
+      const deps = await ctx.deps();
+      const { formatInstant, testClockNow } = await testClock();
+      ctx.out(`${formatInstant(await testClockNow(deps))}\n`);
     });
 }

@@ -1,11 +1,11 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
-import { and, eq } from 'drizzle-orm';
-import { assertConnectorForMode, createAccount, createMerchant, listMerchants, revokePreviousKeys, rotateKey } from '../../app/merchants/credentials.ts';
 import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
-import { addQueryIp, listQueryIps, removeQueryIp } from '../../db/repositories/query-ips.ts';
-import { accounts } from '../../db/schema.ts';
-import { nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { accountDeps, nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const credentials = () => import('../../app/merchants/credentials.ts');
+const queryIps = () => import('../../db/repositories/query-ips.ts');
 
 function normaliseCidr(text: string): string {
   const cidr = normaliseCidrText(text);
@@ -13,18 +13,10 @@ function normaliseCidr(text: string): string {
   return cidr;
 }
 
-export async function requireAccount(deps: CommandDeps, merchantId: string, accountId: string): Promise<void> {
-  const [row] = await deps.database.db
-    .select({ id: accounts.id })
-    .from(accounts)
-    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw usageError(`no account ${accountId} under merchant ${merchantId}`, 1);
-}
-
 const captureMode = () =>
   new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
 
-export function merchantCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function merchantCommands(program: Command, ctx: CommandContext): void {
   const merchants = program.command('merchants').description('merchants and their first account');
   merchants
     .command('create')
@@ -37,6 +29,8 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--json', 'print JSON')
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean; env?: boolean }) => {
+      const deps = await ctx.deps();
+      const { assertConnectorForMode, createMerchant } = await credentials();
       assertConnectorForMode(deps, opts.connector ?? 'simulator');
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
@@ -44,16 +38,18 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
       });
-      if (opts.env) return io.out(shellExports(created));
-      show(io, Boolean(opts.json), created, () => `merchant_id ${created.merchant_id}\naccount_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
+      if (opts.env) return ctx.out(shellExports(created));
+      show(ctx, Boolean(opts.json), created, () => `merchant_id ${created.merchant_id}\naccount_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
   merchants
     .command('list')
     .description('list merchants and their accounts')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { listMerchants } = await credentials();
       const rows = await listMerchants(deps);
-      show(io, Boolean(opts.json), rows, () => table(rows));
+      show(ctx, Boolean(opts.json), rows, () => table(rows));
     });
 
   program
@@ -69,6 +65,8 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { assertConnectorForMode, createAccount } = await credentials();
       assertConnectorForMode(deps, opts.connector ?? 'simulator');
       const created = await createAccount(deps, opts.merchantId, {
         name: opts.name,
@@ -77,7 +75,7 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
         ...(opts.rateLimit ? { rateLimitPerSecond: opts.rateLimit } : {}),
         ...(opts.feeBps !== undefined ? { feeBps: opts.feeBps } : {}),
       });
-      show(io, Boolean(opts.json), created, () => `account_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
+      show(ctx, Boolean(opts.json), created, () => `account_id  ${created.account_id}\nsecret_key  ${created.secret_key}`);
     });
 
   const keys = program.command('keys').description('secret keys');
@@ -88,8 +86,10 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { rotateKey } = await credentials();
       const rotated = await rotateKey(deps, opts.merchantId, opts.accountId);
-      show(io, Boolean(opts.json), rotated, () => `secret_key  ${rotated.secret_key}\nprevious key works until ${rotated.previous_key_expires_at}`);
+      show(ctx, Boolean(opts.json), rotated, () => `secret_key  ${rotated.secret_key}\nprevious key works until ${rotated.previous_key_expires_at}`);
     });
   keys
     .command('revoke')
@@ -98,8 +98,10 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { revokePreviousKeys } = await credentials();
       const revoked = await revokePreviousKeys(deps, opts.merchantId, opts.accountId);
-      show(io, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
+      show(ctx, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
     });
 
   const ips = program.command('ips').description('IP addresses allowed to call the query operation');
@@ -109,23 +111,26 @@ export function merchantCommands(program: Command, deps: CommandDeps, io: Output
     .requiredOption('--cidr <cidr>', 'an address (127.0.0.1) or block (10.0.0.0/8)')
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
       const cidr = normaliseCidr(opts.cidr);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { addQueryIp } = await queryIps();
       await addQueryIp(deps.database.db, opts.accountId, cidr);
-      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr }, () => `added ${cidr}`);
+      show(ctx, Boolean(opts.json), { account_id: opts.accountId, cidr }, () => `added ${cidr}`);
     });
   ipCommand('remove', 'remove an address or CIDR block')
     .requiredOption('--cidr <cidr>')
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {
       const cidr = normaliseCidr(opts.cidr);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { removeQueryIp } = await queryIps();
       const removed = await removeQueryIp(deps.database.db, opts.accountId, cidr);
-      show(io, Boolean(opts.json), { account_id: opts.accountId, cidr, removed }, () =>
+      show(ctx, Boolean(opts.json), { account_id: opts.accountId, cidr, removed }, () =>
         removed ? `removed ${cidr}` : `${cidr} was not registered`,
       );
     });
   ipCommand('list', 'list registered addresses').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
-    await requireAccount(deps, opts.merchantId, opts.accountId);
+    const deps = await accountDeps(ctx, opts);
+    const { listQueryIps } = await queryIps();
     const rows = await listQueryIps(deps.database.db, opts.accountId);
-    show(io, Boolean(opts.json), rows, () => table(rows));
+    show(ctx, Boolean(opts.json), rows, () => table(rows));
   });
 }

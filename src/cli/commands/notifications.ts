@@ -1,15 +1,18 @@
 // notifications: the delivery log of each event, and replay (docs/notifications.md).
 import { Option, type Command } from 'commander';
-import { replayNotification, type ReplayResult } from '../../app/notifications/deliver.ts';
-import { findNotification, listNotifications } from '../../db/repositories/notifications.ts';
+import type { ReplayResult } from '../../app/notifications/deliver.ts';
 import type { DeliveryStatus } from '../../db/schema.ts';
-import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const delivery = () => import('../../app/notifications/deliver.ts');
+const deliveryLog = () => import('../../db/repositories/notifications.ts');
 
 const STATUSES: readonly DeliveryStatus[] = ['pending', 'delivered', 'failed', 'no_target'];
 
 const iso = (date: Date | null) => date?.toISOString() ?? null;
 
-export function notificationCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function notificationCommands(program: Command, ctx: CommandContext): void {
   const notifications = program.command('notifications').description("events sent to merchants' notify_url: delivery log and replay");
 
   notifications
@@ -22,6 +25,8 @@ export function notificationCommands(program: Command, deps: CommandDeps, io: Ou
     .option('--before <notify_id>', 'only events older than this one (the next page)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId?: string; accountId?: string; status?: DeliveryStatus; limit: number; before?: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { listNotifications } = await deliveryLog();
       const rows = await listNotifications(deps.database.db, {
         limit: Math.min(opts.limit, 1000),
         ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
@@ -30,7 +35,7 @@ export function notificationCommands(program: Command, deps: CommandDeps, io: Ou
         ...(opts.before ? { before: opts.before } : {}),
       });
       const printable = rows.map((row) => ({ ...row, next_attempt_at: iso(row.next_attempt_at), delivered_at: iso(row.delivered_at), created_at: iso(row.created_at) }));
-      show(io, Boolean(opts.json), printable, () =>
+      show(ctx, Boolean(opts.json), printable, () =>
         table(printable.map(({ notify_url: _url, merchant_id: _merchant, delivered_at: _delivered, ...rest }) => rest)),
       );
     });
@@ -41,6 +46,8 @@ export function notificationCommands(program: Command, deps: CommandDeps, io: Ou
     .argument('<notify_id>')
     .option('--json', 'print JSON')
     .action(async (notifyId: string, opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { findNotification } = await deliveryLog();
       const found = await findNotification(deps.database.db, notifyId);
       if (!found) throw usageError(`no notification ${notifyId}`, 1);
       const { attempts, payload, ...event } = found;
@@ -52,7 +59,7 @@ export function notificationCommands(program: Command, deps: CommandDeps, io: Ou
         payload,
         attempts: attempts.map((a) => ({ ...a, started_at: iso(a.started_at) })),
       };
-      show(io, Boolean(opts.json), printable, () => {
+      show(ctx, Boolean(opts.json), printable, () => {
         const head = Object.entries(event).map(([key, value]) => `${key.padEnd(16)}${value instanceof Date ? value.toISOString() : (value ?? '')}`);
         const log = printable.attempts.map(({ response_excerpt: _excerpt, notify_time: _time, ...a }) => a);
         return `${head.join('\n')}\n\n${table(log)}`;
@@ -65,9 +72,11 @@ export function notificationCommands(program: Command, deps: CommandDeps, io: Ou
     .argument('<notify_id>')
     .option('--json', 'print JSON')
     .action(async (notifyId: string, opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { replayNotification } = await delivery();
       const result = await replayNotification(deps, notifyId, {});
       if ('refused' in result) throw usageError(refusal(notifyId, result.refused), 1);
-      show(io, Boolean(opts.json), { ...result, nextAttemptAt: iso(result.nextAttemptAt), deliveredAt: iso(result.deliveredAt ?? null) }, () => describe(result));
+      show(ctx, Boolean(opts.json), { ...result, nextAttemptAt: iso(result.nextAttemptAt), deliveredAt: iso(result.deliveredAt ?? null) }, () => describe(result));
       if (result.outcome !== 'delivered') throw usageError(`${notifyId} was not acknowledged`, 1);
     });
 }

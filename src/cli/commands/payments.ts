@@ -1,11 +1,13 @@
 // payments list|show: an operator's view of payments, across accounts, by the keys merchants quote.
 import { Option, type Command } from 'commander';
-import { maskedCard } from '../../app/payments/events.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, PAYMENT_STATUSES, orderStatus, type PaymentStatus } from '../../domain/payment.ts';
-import { listPayments, paymentEvents } from '../../db/repositories/payment-listing.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const listing = () => import('../../db/repositories/payment-listing.ts');
+const events = () => import('../../app/payments/events.ts');
 
 const MAX_LIMIT = 1000;
 
@@ -17,8 +19,8 @@ function time(option: string) {
   };
 }
 
-/** One payment as both commands print it: amounts in the currency's units, the card masked. */
-function summary(payment: PaymentRow) {
+/** One payment as both commands print it: amounts in the currency's units, the card masked (`card`). */
+function summary(payment: PaymentRow, card: string) {
   return {
     transaction_id: payment.id,
     merchant_id: payment.merchantId,
@@ -29,14 +31,14 @@ function summary(payment: PaymentRow) {
     amount: formatAmount(payment.amount, payment.currency),
     currency: payment.currency,
     payment_method: payment.paymentMethod,
-    card: maskedCard(payment),
+    card,
     created_at: payment.createdAt.toISOString(),
   };
 }
 
-function details(payment: PaymentRow) {
+function details(payment: PaymentRow, card: string) {
   return {
-    ...summary(payment),
+    ...summary(payment, card),
     order_status: orderStatus(payment.status as PaymentStatus),
     result_info: payment.resultCode ? `${payment.resultCode}:${payment.resultMessage ?? ''}` : '',
     captured_amount: formatAmount(payment.capturedAmount, payment.currency),
@@ -64,7 +66,7 @@ interface ListOptions {
   json?: boolean;
 }
 
-export function paymentCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function paymentCommands(program: Command, ctx: CommandContext): void {
   const payments = program.command('payments').description("look up payments (all accounts; the merchant's own view is /v1/retrievalTrans)");
   payments
     .command('list')
@@ -81,8 +83,10 @@ export function paymentCommands(program: Command, deps: CommandDeps, io: Output)
     .action(async (opts: ListOptions) => {
       if (opts.limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}`);
       if (opts.from && opts.to && opts.from > opts.to) throw usageError('--from must not be after --to');
-      const rows = (await listPayments(deps.database.db, { ...opts })).map(summary);
-      show(io, Boolean(opts.json), rows, () =>
+      const deps = await ctx.deps();
+      const [{ listPayments }, { maskedCard }] = await Promise.all([listing(), events()]);
+      const rows = (await listPayments(deps.database.db, { ...opts })).map((payment) => summary(payment, maskedCard(payment)));
+      show(ctx, Boolean(opts.json), rows, () =>
         table(rows.map(({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }) => ({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }))),
       );
     });
@@ -96,10 +100,12 @@ export function paymentCommands(program: Command, deps: CommandDeps, io: Output)
     .action(async (transactionId: string | undefined, opts: { orderNo?: string; accountId?: string; json?: boolean }) => {
       if (!transactionId && !(opts.orderNo && opts.accountId)) throw usageError('give a transaction_id, or --order-no with --account-id');
       const filter = transactionId ? { transactionId } : { orderNo: opts.orderNo!, accountId: opts.accountId! };
+      const deps = await ctx.deps();
+      const [{ listPayments, paymentEvents }, { maskedCard }] = await Promise.all([listing(), events()]);
       const [payment] = await listPayments(deps.database.db, { ...filter, limit: 1 });
       if (!payment) throw usageError(`no payment ${transactionId ?? `${opts.orderNo} on account ${opts.accountId}`}`, 1);
-      const shown = { ...details(payment), events: await paymentEvents(deps.database.db, payment.id) };
-      show(io, Boolean(opts.json), shown, () => {
+      const shown = { ...details(payment, maskedCard(payment)), events: await paymentEvents(deps.database.db, payment.id) };
+      show(ctx, Boolean(opts.json), shown, () => {
         const { events, ...fields } = shown;
         const width = Math.max(...Object.keys(fields).map((key) => key.length));
         const lines = Object.entries(fields).map(([key, value]) => `${key.padEnd(width)}  ${value}`);

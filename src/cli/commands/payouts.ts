@@ -2,15 +2,17 @@
 // show|set|remove`: an account's payouts, the exchange rates payouts convert at, and each
 // account's payout fees. docs/payouts.md.
 import type { Command } from 'commander';
-import { cancelPayout, payoutOf, payoutsOf } from '../../app/payouts/operator.ts';
-import { setFxRate, setPayoutFee, showPayoutFees, showRates, type PayoutFeesView } from '../../app/payouts/settings.ts';
-import { payoutFields } from '../../app/payouts/view.ts';
+import type { PayoutFeesView } from '../../app/payouts/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
-import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { accountDeps, positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
 import { percentToBps, sub } from './account-settings.ts';
-import { requireAccount } from './merchants.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const operator = () => import('../../app/payouts/operator.ts');
+const settings = () => import('../../app/payouts/settings.ts');
+const payoutView = () => import('../../app/payouts/view.ts');
 
 interface AccountOpts {
   merchantId: string;
@@ -52,7 +54,7 @@ function feesText(view: PayoutFeesView): string {
   return [...own, 'other currencies  1 unit of the currency + 0.50%, SWIFT charge 15 units (sandbox default)'].join('\n');
 }
 
-export function payoutCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function payoutCommands(program: Command, ctx: CommandContext): void {
   const payouts = program.command('payouts').description("an account's payouts (/v1/payout)");
   const accountCommand = (name: string, description: string) =>
     payouts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
@@ -63,30 +65,33 @@ export function payoutCommands(program: Command, deps: CommandDeps, io: Output):
     .option('--before <transaction_id>', 'only payouts created before this one (the next page)')
     .action(async (opts: AccountOpts & { status?: string; limit: number; before?: string }) => {
       if (opts.status !== undefined && !PAYOUT_MACHINE.isState(opts.status)) throw usageError(`--status ${opts.status} is not one of ${PAYOUT_MACHINE.states.join(', ')}`);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { payoutsOf } = await operator();
       const rows = await payoutsOf(deps, opts.accountId, {
         limit: opts.limit,
         ...(opts.status ? { status: opts.status as PayoutRow['status'] } : {}),
         ...(opts.before ? { before: opts.before } : {}),
       });
       const listed = rows.map(summary);
-      show(io, Boolean(opts.json), listed, () => (listed.length ? table(listed) : 'no payouts'));
+      show(ctx, Boolean(opts.json), listed, () => (listed.length ? table(listed) : 'no payouts'));
     });
 
   accountCommand('show', 'one payout, with every field of its answer')
     .requiredOption('--transaction-id <id>')
     .action(async (opts: AccountOpts & { transactionId: string }) => {
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const [{ payoutOf }, { payoutFields }] = await Promise.all([operator(), payoutView()]);
       const fields = payoutFields(await payoutOf(deps, opts.accountId, opts.transactionId));
-      show(io, Boolean(opts.json), fields, () => JSON.stringify(fields, null, 2));
+      show(ctx, Boolean(opts.json), fields, () => JSON.stringify(fields, null, 2));
     });
 
   accountCommand('cancel', 'cancel a SCHEDULED payout: its reservation returns to the available balance')
     .requiredOption('--transaction-id <id>')
     .action(async (opts: AccountOpts & { transactionId: string }) => {
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { cancelPayout } = await operator();
       const cancelled = await cancelPayout(deps, opts.accountId, opts.transactionId);
-      show(io, Boolean(opts.json), summary(cancelled), () => `payout ${cancelled.id} ${cancelled.status}`);
+      show(ctx, Boolean(opts.json), summary(cancelled), () => `payout ${cancelled.id} ${cancelled.status}`);
     });
 
   const fx = program.command('fx').description('the exchange rates payouts convert at: payment-currency units per source-currency unit');
@@ -94,8 +99,10 @@ export function payoutCommands(program: Command, deps: CommandDeps, io: Output):
     .description('print the rate table')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { showRates } = await settings();
       const rates = await showRates(deps);
-      show(io, Boolean(opts.json), rates, () => table(rates as unknown as Record<string, unknown>[]));
+      show(ctx, Boolean(opts.json), rates, () => table(rates as unknown as Record<string, unknown>[]));
     });
   fx.command('set')
     .description('set the rate from one currency to another')
@@ -104,17 +111,21 @@ export function payoutCommands(program: Command, deps: CommandDeps, io: Output):
     .requiredOption('--rate <decimal>', 'units of --to per unit of --from, e.g. 0.9213')
     .option('--json', 'print JSON')
     .action(async (opts: { from: string; to: string; rate: string; json?: boolean }) => {
-      const rate = await setFxRate(deps, currency('--from', opts.from), currency('--to', opts.to), opts.rate);
-      show(io, Boolean(opts.json), rate, () => `1 ${rate.source_currency} = ${rate.rate} ${rate.payment_currency}`);
+      const [from, to] = [currency('--from', opts.from), currency('--to', opts.to)];
+      const deps = await ctx.deps();
+      const { setFxRate } = await settings();
+      const rate = await setFxRate(deps, from, to, opts.rate);
+      show(ctx, Boolean(opts.json), rate, () => `1 ${rate.source_currency} = ${rate.rate} ${rate.payment_currency}`);
     });
 
   const fees = sub(program, 'accounts', 'accounts of a merchant').command('payout-fees').description('payout fees per source currency: fixed plus a percentage, and the SWIFT charge');
   const feeCommand = (name: string, description: string) =>
     fees.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   feeCommand('show', "print the account's payout fees").action(async (opts: AccountOpts) => {
-    await requireAccount(deps, opts.merchantId, opts.accountId);
+    const deps = await accountDeps(ctx, opts);
+    const { showPayoutFees } = await settings();
     const view = await showPayoutFees(deps, opts.accountId);
-    show(io, Boolean(opts.json), view, () => feesText(view));
+    show(ctx, Boolean(opts.json), view, () => feesText(view));
   });
   feeCommand('set', 'set the payout fee of one source currency')
     .requiredOption('--currency <code>', 'ISO 4217 currency code')
@@ -124,15 +135,17 @@ export function payoutCommands(program: Command, deps: CommandDeps, io: Output):
     .action(async (opts: AccountOpts & { currency: string; fixed: string; percent: string; swift: string }) => {
       const code = currency('--currency', opts.currency);
       const fee = { fixed: minorOf('--fixed', opts.fixed, code), bps: percentToBps(opts.percent), swift: minorOf('--swift', opts.swift, code) };
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { setPayoutFee } = await settings();
       const view = await setPayoutFee(deps, opts.accountId, code, fee);
-      show(io, Boolean(opts.json), view, () => feesText(view));
+      show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's payout fee: it pays the sandbox default again")
     .requiredOption('--currency <code>')
     .action(async (opts: AccountOpts & { currency: string }) => {
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { setPayoutFee } = await settings();
       const view = await setPayoutFee(deps, opts.accountId, opts.currency, null);
-      show(io, Boolean(opts.json), view, () => feesText(view));
+      show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
 }

@@ -1,14 +1,10 @@
 // risk settings per account, and blocklists.
 import { Option, type Command } from 'commander';
-import {
-  addToBlocklist,
-  effectiveRiskSettings,
-  listBlocklist,
-  removeFromBlocklist,
-  setRiskSettings,
-  type BlockKind,
-} from '../../app/risk/settings.ts';
-import { show, table, type CommandDeps, type Output } from '../io.ts';
+import type { BlockKind } from '../../app/risk/settings.ts';
+import { show, table, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const settings = () => import('../../app/risk/settings.ts');
 
 interface AccountOpts {
   merchantId: string;
@@ -16,24 +12,30 @@ interface AccountOpts {
   json?: boolean;
 }
 
-export function riskCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function riskCommands(program: Command, ctx: CommandContext): void {
   const risk = program.command('risk').description("an account's risk rules (docs/risk.md)");
   const forAccount = (name: string, description: string) =>
     risk.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
 
   forAccount('show', 'print the effective settings and the overrides').action(async (opts: AccountOpts) => {
-    const settings = await effectiveRiskSettings(deps, opts.merchantId, opts.accountId);
-    show(io, Boolean(opts.json), settings, () => JSON.stringify(settings, null, 2));
+    const deps = await ctx.deps();
+    const { effectiveRiskSettings } = await settings();
+    const effective = await effectiveRiskSettings(deps, opts.merchantId, opts.accountId);
+    show(ctx, Boolean(opts.json), effective, () => JSON.stringify(effective, null, 2));
   });
   forAccount('set', 'override settings: --set velocityCard.limit=5 --set amountLimits.USD.review=1000.00')
     .requiredOption('--set <path=value...>', 'one or more assignments')
     .action(async (opts: AccountOpts & { set: string[] }) => {
+      const deps = await ctx.deps();
+      const { setRiskSettings } = await settings();
       const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
-      show(io, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(effective, null, 2)}`);
+      show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(effective, null, 2)}`);
     });
   forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
+    const deps = await ctx.deps();
+    const { setRiskSettings } = await settings();
     const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, 'reset');
-    show(io, Boolean(opts.json), effective, () => 'reset to the defaults');
+    show(ctx, Boolean(opts.json), effective, () => 'reset to the defaults');
   });
 
   const blocklist = program.command('blocklist').description('values refused by the blocklist rule (one account, or all with no account given)');
@@ -58,12 +60,16 @@ export function riskCommands(program: Command, deps: CommandDeps, io: Output): v
   entry('add', 'block a value')
     .option('--note <text>', 'why')
     .action(async (opts: EntryOpts) => {
+      const deps = await ctx.deps();
+      const { addToBlocklist } = await settings();
       await addToBlocklist(deps, toEntry(opts));
-      show(io, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
+      show(ctx, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
     });
   entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
+    const deps = await ctx.deps();
+    const { removeFromBlocklist } = await settings();
     const removed = await removeFromBlocklist(deps, toEntry(opts));
-    show(io, Boolean(opts.json), { removed }, () => (removed ? `unblocked ${opts.kind} ${opts.value}` : 'no such entry'));
+    show(ctx, Boolean(opts.json), { removed }, () => (removed ? `unblocked ${opts.kind} ${opts.value}` : 'no such entry'));
   });
   blocklist
     .command('list')
@@ -71,7 +77,9 @@ export function riskCommands(program: Command, deps: CommandDeps, io: Output): v
     .option('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: { accountId?: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { listBlocklist } = await settings();
       const rows = await listBlocklist(deps, opts.accountId);
-      show(io, Boolean(opts.json), rows, () => table(rows));
+      show(ctx, Boolean(opts.json), rows, () => table(rows));
     });
 }

@@ -4,19 +4,18 @@
 // other users of the machine could read it in the process list.
 import { Option, type Command } from 'commander';
 import { verify } from '../../domain/signature.ts';
-import { decodeBody } from '../../http/body/decode.ts';
-import { CONTENT_TYPES, formatOf, signBody } from '../signed-body.ts';
 import { quietFailure, usageError, type Output } from '../io.ts';
+import { ANSWER_LISTS, OPERATIONS, REQUEST_LISTS, operationAt, type ClientOperation } from '../operations.ts';
 
 export const DEFAULT_GATEWAY_URL = 'http://127.0.0.1:8080';
 
-/** The operations' table imports every route: loaded only by these two commands, so others start fast. */
-const catalogue = () => import('../../http/catalogue.ts');
+// The body parser (XML included), loaded when one of the two commands runs.
+const signedBody = () => import('../signed-body.ts');
+const bodyDecoder = () => import('../../http/body/decode.ts');
 
-async function operationNamed(path: string) {
-  const { CATALOGUE, operationAt } = await catalogue();
+function operationNamed(path: string): ClientOperation {
   const entry = operationAt(path);
-  if (!entry) throw usageError(`${path} is not an operation of the gateway; one of ${CATALOGUE.map((op) => op.path).join(', ')}`);
+  if (!entry) throw usageError(`${path} is not an operation of the gateway; one of ${OPERATIONS.map((op) => op.path).join(', ')}`);
   return entry;
 }
 
@@ -39,12 +38,13 @@ async function bodyFrom(io: Output): Promise<string> {
 }
 
 /** Whether the answer's encryption_data verifies with the key, as text for the person reading. */
-function verdict(status: number, text: string, key: string, answerLists: ReadonlySet<string>): { ok: boolean; line: string } {
+async function verdict(status: number, text: string, key: string): Promise<{ ok: boolean; line: string }> {
   const head = text.trimStart();
   if (/^<!doctype html|^<html/i.test(head)) return { ok: status < 300, line: `HTTP ${status}; an HTML page (not signed)` };
+  const { decodeBody } = await bodyDecoder();
   let answer;
   try {
-    answer = decodeBody(Buffer.from(text, 'utf8'), answerLists);
+    answer = decodeBody(Buffer.from(text, 'utf8'), ANSWER_LISTS);
   } catch {
     return { ok: false, line: `HTTP ${status}; the answer is not JSON or XML` };
   }
@@ -66,8 +66,10 @@ export function signingCommands(program: Command, io: Output): void {
     .option('--path <path>', 'the operation the body is for (e.g. /v1/capture), so a one-entry XML list reads as a list')
     .action(async (opts: { signatureOnly?: boolean; canonical?: boolean; path?: string }) => {
       const key = secretKey();
-      const lists = opts.path === undefined ? (await catalogue()).REQUEST_LISTS : (await operationNamed(opts.path)).operation.lists;
-      const signed = signBody(await bodyFrom(io), key, lists, ids());
+      const lists = opts.path === undefined ? REQUEST_LISTS : operationNamed(opts.path).lists;
+      const body = await bodyFrom(io);
+      const { signBody } = await signedBody();
+      const signed = signBody(body, key, lists, ids());
       io.out(`${opts.signatureOnly ? signed.signature : opts.canonical ? signed.canonical : signed.text}\n`);
     });
 
@@ -80,8 +82,10 @@ export function signingCommands(program: Command, io: Output): void {
     .addHelpText('after', '\nExit status: 0 for a 2xx answer whose signature verifies; 1 otherwise. The verdict goes to standard error.')
     .action(async (path: string, opts: { url: string; idempotencyKey?: string }) => {
       const key = secretKey();
-      const entry = await operationNamed(path);
-      const signed = signBody(await bodyFrom(io), key, entry.operation.lists, ids());
+      const entry = operationNamed(path);
+      const body = await bodyFrom(io);
+      const { CONTENT_TYPES, formatOf, signBody } = await signedBody();
+      const signed = signBody(body, key, entry.lists, ids());
       let response: Response;
       try {
         response = await fetch(new URL(path, opts.url), {
@@ -95,7 +99,7 @@ export function signingCommands(program: Command, io: Output): void {
       }
       const text = await response.text();
       io.out(text.endsWith('\n') ? text : `${text}\n`);
-      const result = verdict(response.status, text, key, (await catalogue()).ANSWER_LISTS);
+      const result = await verdict(response.status, text, key);
       io.err(`${result.line}\n`);
       if (!result.ok) throw quietFailure();
     });

@@ -3,10 +3,11 @@
 // A change goes through the portal's use case, which tells every process to drop its cached account.
 import type { Command } from 'commander';
 import { hostSource } from '../../app/checkout/frame-ancestors.ts';
-import { changeStorefront } from '../../app/merchants/access.ts';
-import { storefrontDomains } from '../../db/repositories/accounts.ts';
-import { show, usageError, type CommandDeps, type Output } from '../io.ts';
-import { requireAccount } from './merchants.ts';
+import { accountDeps, show, usageError, type CommandContext, type CommandDeps } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const access = () => import('../../app/merchants/access.ts');
+const accounts = () => import('../../db/repositories/accounts.ts');
 
 function domainOf(text: string): string {
   const source = hostSource(text);
@@ -14,31 +15,36 @@ function domainOf(text: string): string {
   return source;
 }
 
-export function storefrontCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function storefrontCommands(program: Command, ctx: CommandContext): void {
   const storefronts = program.command('storefronts').description('sites allowed to frame the hosted payment page (iFrame mode)');
   const command = (name: string, description: string) =>
     storefronts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
-  const domains = (accountId: string) => storefrontDomains(deps.database.db, accountId);
+  const domains = async (deps: CommandDeps, accountId: string) => {
+    const { storefrontDomains } = await accounts();
+    return storefrontDomains(deps.database.db, accountId);
+  };
 
   command('add', 'allow a site to frame the hosted page')
     .requiredOption('--domain <site>', 'https://shop.example, shop.example or *.example.com (a port if not the default)')
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { changeStorefront } = await access();
       await changeStorefront(deps, opts.merchantId, opts.accountId, 'add', domain);
-      show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `added ${domain}`);
+      show(ctx, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(deps, opts.accountId) }, () => `added ${domain}`);
     });
   command('remove', 'stop a site framing the hosted page')
     .requiredOption('--domain <site>')
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
-      await requireAccount(deps, opts.merchantId, opts.accountId);
+      const deps = await accountDeps(ctx, opts);
+      const { changeStorefront } = await access();
       await changeStorefront(deps, opts.merchantId, opts.accountId, 'remove', domain);
-      show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(opts.accountId) }, () => `removed ${domain}`);
+      show(ctx, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(deps, opts.accountId) }, () => `removed ${domain}`);
     });
   command('list', 'list the sites').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
-    await requireAccount(deps, opts.merchantId, opts.accountId);
-    const list = await domains(opts.accountId);
-    show(io, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: list }, () => (list.length > 0 ? list.join('\n') : 'no storefront may frame the page'));
+    const deps = await accountDeps(ctx, opts);
+    const list = await domains(deps, opts.accountId);
+    show(ctx, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: list }, () => (list.length > 0 ? list.join('\n') : 'no storefront may frame the page'));
   });
 }

@@ -3,8 +3,11 @@
 // declined charges (docs/subscriptions.md).
 import type { Command } from 'commander';
 import { codeText } from '../../domain/errors.ts';
-import { cancelAccountSubscription, listAccountSubscriptions, setDunning, showDunning, showSubscription, type DunningView } from '../../app/subscriptions/manage.ts';
-import { positiveInt, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import type { DunningView } from '../../app/subscriptions/manage.ts';
+import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const manage = () => import('../../app/subscriptions/manage.ts');
 
 interface AccountOptions {
   merchantId: string;
@@ -20,29 +23,35 @@ function retryDays(value: string): number[] {
   return value.split(',').map(Number);
 }
 
-export function subscriptionCommands(program: Command, deps: CommandDeps, io: Output): void {
+export function subscriptionCommands(program: Command, ctx: CommandContext): void {
   const subscriptions = program.command('subscriptions').description("an account's subscriptions (recurring contracts) and their charges");
   const command = (name: string, description: string) =>
     subscriptions.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   command('list', "the account's subscriptions, newest first")
     .option('--limit <n>', 'at most this many', positiveInt('--limit'), 100)
     .action(async (opts: AccountOptions & { limit: number }) => {
+      const deps = await ctx.deps();
+      const { listAccountSubscriptions } = await manage();
       const rows = await listAccountSubscriptions(deps, opts.merchantId, opts.accountId, Math.min(opts.limit, 1000));
-      show(io, Boolean(opts.json), rows, () => table(rows.map(({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }) => ({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }))));
+      show(ctx, Boolean(opts.json), rows, () => table(rows.map(({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }) => ({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }))));
     });
   command('show', 'one subscription and every attempt at its charges')
     .requiredOption('--recurring-id <id>')
     .action(async (opts: AccountOptions & { recurringId: string }) => {
+      const deps = await ctx.deps();
+      const { showSubscription } = await manage();
       const view = await showSubscription(deps, opts.merchantId, opts.accountId, opts.recurringId);
       const { charges, ...fields } = view;
-      show(io, Boolean(opts.json), view, () => `${Object.entries(fields).map(([key, value]) => `${key}: ${value}`).join('\n')}\n\n${table(charges)}`);
+      show(ctx, Boolean(opts.json), view, () => `${Object.entries(fields).map(([key, value]) => `${key}: ${value}`).join('\n')}\n\n${table(charges)}`);
     });
   command('cancel', 'cancel a subscription: no charge is started for it again (a charge in flight follows its course)')
     .requiredOption('--recurring-id <id>')
     .action(async (opts: AccountOptions & { recurringId: string }) => {
+      const deps = await ctx.deps();
+      const { cancelAccountSubscription } = await manage();
       const outcome = await cancelAccountSubscription(deps, opts.merchantId, opts.accountId, opts.recurringId);
       if (outcome.status === 'refused') throw usageError(codeText(outcome.code), 1);
-      show(io, Boolean(opts.json), { recurring_id: outcome.subscription.id, status: outcome.subscription.status }, () => `subscription ${outcome.subscription.id} ${outcome.subscription.status}`);
+      show(ctx, Boolean(opts.json), { recurring_id: outcome.subscription.id, status: outcome.subscription.status }, () => `subscription ${outcome.subscription.id} ${outcome.subscription.status}`);
     });
 
   const accounts = program.commands.find((c) => c.name() === 'accounts') ?? program.command('accounts').description('accounts of a merchant');
@@ -54,8 +63,10 @@ export function subscriptionCommands(program: Command, deps: CommandDeps, io: Ou
     .requiredOption('--account-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: AccountOptions) => {
+      const deps = await ctx.deps();
+      const { showDunning } = await manage();
       const view = await showDunning(deps, opts.merchantId, opts.accountId);
-      show(io, Boolean(opts.json), view, () => dunningText(view));
+      show(ctx, Boolean(opts.json), view, () => dunningText(view));
     });
   dunning
     .command('set')
@@ -67,7 +78,9 @@ export function subscriptionCommands(program: Command, deps: CommandDeps, io: Ou
     .option('--json', 'print JSON')
     .action(async (opts: AccountOptions & { retryDays?: number[]; default?: boolean }) => {
       if (Boolean(opts.retryDays) === Boolean(opts.default)) throw usageError('give either --retry-days or --default');
+      const deps = await ctx.deps();
+      const { setDunning } = await manage();
       const view = await setDunning(deps, opts.merchantId, opts.accountId, opts.retryDays ?? null);
-      show(io, Boolean(opts.json), view, () => dunningText(view));
+      show(ctx, Boolean(opts.json), view, () => dunningText(view));
     });
 }

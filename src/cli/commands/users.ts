@@ -3,12 +3,15 @@
 // the password read from standard input. `reset` prints a new link; `disable` ends the member's
 // sessions for good. And `audit verify`: the audit log's hash chain, checked from the first row.
 import type { Command } from 'commander';
-import { verifyAudit, type KeptHead } from '../../app/portal/audit.ts';
-import { changeRole, createMember, disableMember, findMember, listMembers, resetMember } from '../../app/portal/members.ts';
+import type { KeptHead } from '../../app/portal/audit.ts';
 import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
 import type { PortalUserRow } from '../../db/schema.ts';
 import { ROLES } from '../../domain/members.ts';
-import { quietFailure, show, table, usageError, type CommandDeps, type Output } from '../io.ts';
+import { quietFailure, show, table, usageError, type CommandContext, type CommandDeps } from '../io.ts';
+
+// What the commands run, loaded when one of them is chosen (help needs only the options).
+const audit = () => import('../../app/portal/audit.ts');
+const members = () => import('../../app/portal/members.ts');
 
 function listed(member: PortalUserRow) {
   return {
@@ -40,13 +43,18 @@ async function refusals<T>(work: () => Promise<T>): Promise<T> {
   }
 }
 
-export function userCommands(program: Command, deps: CommandDeps, io: Output): void {
+/** The member named by --user-id or --email, and the deps it was found with. */
+async function namedMember(ctx: CommandContext, opts: { userId?: string; email?: string }): Promise<{ deps: CommandDeps; found: PortalUserRow }> {
+  if (!opts.userId && !opts.email) throw usageError('name the member with --user-id or --email');
+  const deps = await ctx.deps();
+  const { findMember } = await members();
+  const found = await refusals(() => findMember(deps, { ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.email ? { email: opts.email } : {}) }));
+  return { deps, found };
+}
+
+export function userCommands(program: Command, ctx: CommandContext): void {
   const users = program.command('users').description('staff members of the merchant portal (/portal)');
   const which = (command: Command) => command.option('--user-id <id>').option('--email <address>').option('--json', 'print JSON');
-  const member = async (opts: { userId?: string; email?: string }) => {
-    if (!opts.userId && !opts.email) throw usageError('name the member with --user-id or --email');
-    return refusals(() => findMember(deps, { ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.email ? { email: opts.email } : {}) }));
-  };
 
   users
     .command('create')
@@ -59,13 +67,15 @@ export function userCommands(program: Command, deps: CommandDeps, io: Output): v
     .action(async (opts: { merchantId: string; email: string; role: string; passwordStdin?: boolean; json?: boolean }) => {
       let password: string | undefined;
       if (opts.passwordStdin) {
-        if (!io.stdin) throw usageError('--password-stdin reads the password on standard input, and runs only from a shell');
-        password = (await io.stdin()).replace(/\r?\n$/, '');
+        if (!ctx.stdin) throw usageError('--password-stdin reads the password on standard input, and runs only from a shell');
+        password = (await ctx.stdin()).replace(/\r?\n$/, '');
       }
+      const deps = await ctx.deps();
+      const { createMember } = await members();
       const created = await refusals(() =>
         createMember(deps, { merchantId: opts.merchantId, email: opts.email, role: opts.role, ...(password !== undefined ? { password } : {}), actor: CLI_ACTOR }),
       );
-      show(io, Boolean(opts.json), { ...listed(created.member), set_password_url: created.link ?? null }, () =>
+      show(ctx, Boolean(opts.json), { ...listed(created.member), set_password_url: created.link ?? null }, () =>
         created.link
           ? `created ${created.member.id} (${created.member.email}, ${created.member.role})\nset-password link (one use, 24 hours): ${created.link}`
           : `created ${created.member.id} (${created.member.email}, ${created.member.role}) with the password given`,
@@ -78,30 +88,35 @@ export function userCommands(program: Command, deps: CommandDeps, io: Output): v
     .requiredOption('--merchant-id <id>')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { listMembers } = await members();
       const rows = (await listMembers(deps, opts.merchantId)).map(listed);
-      show(io, Boolean(opts.json), { members: rows }, () => table(rows));
+      show(ctx, Boolean(opts.json), { members: rows }, () => table(rows));
     });
 
   which(users.command('disable').description('disable a member for good: its sessions and links end')).action(async (opts: { userId?: string; email?: string; json?: boolean }) => {
-    const found = await member(opts);
+    const { deps, found } = await namedMember(ctx, opts);
+    const { disableMember } = await members();
     await refusals(() => disableMember(deps, { merchantId: found.merchantId, userId: found.id, actor: CLI_ACTOR }));
-    show(io, Boolean(opts.json), { user_id: found.id, status: 'disabled' }, () => `disabled ${found.id} (${found.email})`);
+    show(ctx, Boolean(opts.json), { user_id: found.id, status: 'disabled' }, () => `disabled ${found.id} (${found.email})`);
   });
 
   which(users.command('reset').description("print a new one-time link to set the member's password; earlier links stop working")).action(
     async (opts: { userId?: string; email?: string; json?: boolean }) => {
-      const found = await member(opts);
+      const { deps, found } = await namedMember(ctx, opts);
+      const { resetMember } = await members();
       const link = await refusals(() => resetMember(deps, { merchantId: found.merchantId, userId: found.id, actor: CLI_ACTOR }));
-      show(io, Boolean(opts.json), { user_id: found.id, set_password_url: link }, () => `set-password link for ${found.email} (one use, 24 hours): ${link}`);
+      show(ctx, Boolean(opts.json), { user_id: found.id, set_password_url: link }, () => `set-password link for ${found.email} (one use, 24 hours): ${link}`);
     },
   );
 
   which(users.command('role').description("change a member's role (its sessions end)"))
     .requiredOption('--role <role>', ROLES.join('|'))
     .action(async (opts: { userId?: string; email?: string; role: string; json?: boolean }) => {
-      const found = await member(opts);
+      const { deps, found } = await namedMember(ctx, opts);
+      const { changeRole } = await members();
       await refusals(() => changeRole(deps, { merchantId: found.merchantId, userId: found.id, role: opts.role, actor: CLI_ACTOR }));
-      show(io, Boolean(opts.json), { user_id: found.id, role: opts.role }, () => `${found.email} is now ${opts.role}`);
+      show(ctx, Boolean(opts.json), { user_id: found.id, role: opts.role }, () => `${found.email} is now ${opts.role}`);
     });
 
   program
@@ -112,13 +127,15 @@ export function userCommands(program: Command, deps: CommandDeps, io: Output): v
     .option('--expect-last <seq:hash>', 'a head printed by an earlier run and kept elsewhere: rows removed from the end are found against it', keptHead)
     .option('--json', 'print JSON')
     .action(async (opts: { expectLast?: KeptHead; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { verifyAudit } = await audit();
       const result = await verifyAudit(deps.database, opts.expectLast);
       if (result.ok) {
         const last = result.last ? `${result.last.seq}:${result.last.hash}` : null;
-        show(io, Boolean(opts.json), { ok: true, rows: result.rows, last }, () => `audit log intact: ${result.rows} rows${last ? `\nlast ${last}` : ''}`);
+        show(ctx, Boolean(opts.json), { ok: true, rows: result.rows, last }, () => `audit log intact: ${result.rows} rows${last ? `\nlast ${last}` : ''}`);
         return;
       }
-      show(io, Boolean(opts.json), { ok: false, rows: result.rows, broken_seq: result.seq, reason: result.reason }, () => `audit log broken at row ${result.seq}: ${result.reason} (${result.rows} rows before it are intact)`);
+      show(ctx, Boolean(opts.json), { ok: false, rows: result.rows, broken_seq: result.seq, reason: result.reason }, () => `audit log broken at row ${result.seq}: ${result.reason} (${result.rows} rows before it are intact)`);
       throw quietFailure();
     });
 }

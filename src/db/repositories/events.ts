@@ -30,8 +30,8 @@ export async function recordEvent(tx: Executor, event: NewEvent): Promise<string
 
 // The journal and event steps of a raw unit of work in one constant statement (prepared once per
 // connection): every entry of every journal (rows from journalRows, booked to the platform account
-// for PLATFORM_BOOKS) and the event, if any. A data-modifying WITH runs whether or not it is read.
-const JOURNALS_AND_EVENT_SQL = `WITH entries AS (
+// for PLATFORM_BOOKS) and every event. A data-modifying WITH runs whether or not it is read.
+const JOURNALS_AND_EVENTS_SQL = `WITH entries AS (
     INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, payment_id, reference_id, booked_at)
     SELECT e.journal_id, CASE WHEN e.book = ANY ($10::text[]) THEN $11 ELSE e.account_id END, e.book, e.kind, e.currency, e.amount,
            e.payment_id, e.reference_id, e.booked_at
@@ -40,14 +40,14 @@ const JOURNALS_AND_EVENT_SQL = `WITH entries AS (
     RETURNING 1
   )
   INSERT INTO events (id, account_id, type, payment_id, payload, notify_url, delivery_status)
-  SELECT $12::text, $13::text, $14::text, $15::text, $16::jsonb, $17::text, $18::text WHERE $12::text IS NOT NULL`;
+  SELECT * FROM unnest($12::text[], $13::text[], $14::text[], $15::text[], $16::jsonb[], $17::text[], $18::text[])`;
 
-/** Writes balanced journals and records an event with one raw statement, in the caller's transaction. */
-export async function recordJournalsAndEvent(query: RawQuery, journals: readonly Journal[], event: NewEvent | undefined): Promise<void> {
+/** Writes balanced journals and records events with one raw statement, in the caller's transaction. */
+export async function recordJournalsAndEvents(query: RawQuery, journals: readonly Journal[], events: readonly NewEvent[]): Promise<void> {
   const rows = journals.flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key).map((row) => ({ ...row, journal })));
-  if (rows.length === 0 && !event) return;
+  if (rows.length === 0 && events.length === 0) return;
   await query(
-    JOURNALS_AND_EVENT_SQL,
+    JOURNALS_AND_EVENTS_SQL,
     [
       rows.map((r) => r.journalId),
       rows.map((r) => r.journal.accountId),
@@ -60,15 +60,15 @@ export async function recordJournalsAndEvent(query: RawQuery, journals: readonly
       rows.map((r) => r.journal.at.toISOString()),
       [...PLATFORM_BOOKS],
       PLATFORM_ACCOUNT_ID,
-      event ? newId('EV') : null,
-      event?.accountId ?? null,
-      event?.type ?? null,
-      event?.paymentId ?? null,
-      event ? JSON.stringify(event.payload) : null,
-      event?.notifyUrl ?? null,
+      events.map(() => newId('EV')),
+      events.map((e) => e.accountId),
+      events.map((e) => e.type),
+      events.map((e) => e.paymentId ?? null),
+      events.map((e) => JSON.stringify(e.payload)),
+      events.map((e) => e.notifyUrl ?? null),
       // Nothing to deliver without a notify_url: recorded all the same, never picked by the workers.
-      event ? (event.notifyUrl ? 'pending' : 'no_target') : null,
+      events.map((e) => (e.notifyUrl ? 'pending' : 'no_target')),
     ],
-    'record_journals_and_event',
+    'record_journals_and_events',
   );
 }

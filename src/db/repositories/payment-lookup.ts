@@ -1,17 +1,25 @@
 // Reads of an account's payments by the keys merchants hold (query and refund search). Every
 // read is scoped to the account: another account's transaction is simply not found.
-import { and, asc, eq, gte, inArray, lte, sql } from 'drizzle-orm';
-import type { Executor } from '../client.ts';
+import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
+import type { Database, Executor } from '../client.ts';
+import { rowMapper } from '../rows.ts';
 import { payments, type PaymentRow } from '../schema.ts';
 
-export async function paymentsByIds(db: Executor, accountId: string, ids: readonly string[]): Promise<PaymentRow[]> {
+// By keys: constant statements prepared once per connection, whatever the number of keys (the
+// keys travel as one array), mapped with the schema's column mappers. A query of 100 orders spent
+// a sixth of its time in the query builder's and the row mapping's generic code (docs/performance.md).
+const BY_IDS_SQL = 'SELECT * FROM payments WHERE account_id = $1 AND id = ANY ($2::text[])';
+const BY_ORDER_NOS_SQL = 'SELECT * FROM payments WHERE account_id = $1 AND order_no = ANY ($2::text[])';
+const toPayment = rowMapper(payments);
+
+export async function paymentsByIds(database: Pick<Database, 'query'>, accountId: string, ids: readonly string[]): Promise<PaymentRow[]> {
   if (ids.length === 0) return [];
-  return db.select().from(payments).where(and(eq(payments.accountId, accountId), inArray(payments.id, [...ids])));
+  return (await database.query<Record<string, unknown>>(BY_IDS_SQL, [accountId, ids], 'payments_by_ids')).map(toPayment);
 }
 
-export async function paymentsByOrderNos(db: Executor, accountId: string, orderNos: readonly string[]): Promise<PaymentRow[]> {
+export async function paymentsByOrderNos(database: Pick<Database, 'query'>, accountId: string, orderNos: readonly string[]): Promise<PaymentRow[]> {
   if (orderNos.length === 0) return [];
-  return db.select().from(payments).where(and(eq(payments.accountId, accountId), inArray(payments.orderNo, [...orderNos])));
+  return (await database.query<Record<string, unknown>>(BY_ORDER_NOS_SQL, [accountId, orderNos], 'payments_by_order_nos')).map(toPayment);
 }
 
 /** One page of the payments created in [from, to], oldest first, and how many the window holds. */

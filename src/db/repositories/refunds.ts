@@ -13,30 +13,40 @@ import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts
 export type NewRefund = typeof refunds.$inferInsert;
 
 const toRefund = rowMapper(refunds);
-const toPayment = rowMapper(payments);
 
-// The claim of a refund order is constant raw SQL prepared once per connection (a 50-order batch
-// runs it fifty times); its settlement is a unit of work (record-refund.ts).
+// A refund batch works in waves of orders on different payments (src/http/batch/run.ts): each
+// wave's claims are one statement and its settlements one unit of work (record-refund.ts), all
+// constant raw SQL prepared once per connection, whatever the wave's size (the rows travel as
+// arrays). Every statement that locks several payments locks them in id order, so two waves
+// naming the same payments in other orders wait for each other instead of deadlocking.
 
-// Claims a refund with one conditional update: the payment is this account's, named by both keys
+// Claims refunds with one conditional update: each payment is this account's, named by both keys
 // with its currency and amount, in a refundable state, with enough left, and (in a request with an
 // Idempotency-Key) no refund claimed under the order's request key yet. Under concurrency the
 // database re-checks the condition against the latest row, so refunds never exceed the capture
 // (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
-// at once are settled by refunds_request_key (0019): the loser's statement, reservation
-// included, is undone.
-const CLAIM_REFUND_SQL = `WITH reserved AS (
-    UPDATE payments SET refund_reserved = refund_reserved + $6, version = version + 1, updated_at = now()
-    WHERE account_id = $1 AND id = $2 AND order_no = $3 AND currency = $4 AND amount = $5
-      AND status = ANY ($7::text[]) AND captured_amount - refund_reserved >= $6
-      AND ($12::text IS NULL OR NOT EXISTS (SELECT 1 FROM refunds WHERE account_id = $1 AND request_key = $12))
-    RETURNING id, account_id, currency, connector, connector_reference
+// at once are settled by refunds_request_key (0019): the loser's statement, reservations
+// included, is undone. `locked` takes the payments' locks in id order (its rows are locked as they
+// leave the sort, and the update only reaches a row once `locked` has given it).
+const CLAIM_REFUNDS_SQL = `WITH o AS (
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[])
+      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key)
+  ), locked AS (
+    SELECT p.id FROM payments p WHERE p.account_id = $1 AND p.id IN (SELECT payment_id FROM o) ORDER BY p.id FOR UPDATE
+  ), reserved AS (
+    UPDATE payments p SET refund_reserved = p.refund_reserved + o.refund_amount, version = p.version + 1, updated_at = now()
+    FROM locked l, o
+    WHERE p.id = l.id AND o.payment_id = l.id AND p.account_id = $1 AND p.order_no = o.order_no AND p.currency = o.currency
+      AND p.amount = o.amount AND p.status = ANY ($10::text[]) AND p.captured_amount - p.refund_reserved >= o.refund_amount
+      AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
+    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
   ), claimed AS (
     INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key)
-    SELECT $8, r.id, r.account_id, $6, r.currency, $9, $10, $11, $12 FROM reserved r
+    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key FROM reserved r
     RETURNING *
   )
-  SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference FROM claimed, reserved`;
+  SELECT claimed.*, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference
+  FROM claimed JOIN reserved ON reserved.refund_id = claimed.id`;
 
 export interface RefundClaim {
   readonly id: string;
@@ -53,35 +63,58 @@ export interface RefundClaim {
   readonly requestKey?: string;
 }
 
-/** The claimed refund and what asking the processor needs; null when nothing was claimed. */
-export async function claimRefund(
-  database: Database,
-  claim: RefundClaim,
-): Promise<{ refund: RefundRow; connector: string; paymentReference: string | null } | null> {
-  const [row] = await database.query<Record<string, unknown>>(
-    CLAIM_REFUND_SQL,
-    [
-      claim.accountId,
-      claim.transactionId,
-      claim.orderNo,
-      claim.currency,
-      claim.amount,
-      claim.refundAmount,
-      claim.refundableFrom,
-      claim.id,
-      claim.reason,
-      claim.nextCheckAt,
-      REFUND_MACHINE.enter('pending').to,
-      claim.requestKey ?? null,
-    ],
-    'claim_refund',
-  ).catch((error: unknown) => {
-    // Another request claimed under this key meanwhile (refunds_request_key): nothing was claimed here.
-    if (isUniqueViolation(error, 'refunds_request_key')) return [];
-    throw error;
+/** A claimed refund and what asking the processor needs. */
+export interface ClaimedRefund {
+  readonly refund: RefundRow;
+  readonly connector: string;
+  readonly paymentReference: string | null;
+}
+
+/**
+ * Claims refunds of one account, each on a different payment, with one statement (one commit):
+ * answers each claim's refund in the claims' order, null where nothing was claimed.
+ */
+export async function claimRefunds(database: Database, claims: readonly RefundClaim[]): Promise<(ClaimedRefund | null)[]> {
+  if (claims.length === 0) return [];
+  const [first] = claims;
+  if (claims.some((c) => c.accountId !== first!.accountId || c.refundableFrom.join() !== first!.refundableFrom.join())) {
+    throw new Error('claimRefunds: the claims of one statement share their account and refundable states');
+  }
+  // One update per payment row: a second claim on the same payment would be lost, not refused.
+  if (new Set(claims.map((c) => c.transactionId)).size !== claims.length) throw new Error('claimRefunds: two claims on one payment');
+  let rows: Record<string, unknown>[];
+  try {
+    rows = await database.query<Record<string, unknown>>(
+      CLAIM_REFUNDS_SQL,
+      [
+        first!.accountId,
+        claims.map((c) => c.transactionId),
+        claims.map((c) => c.orderNo),
+        claims.map((c) => c.currency),
+        claims.map((c) => c.amount),
+        claims.map((c) => c.refundAmount),
+        claims.map((c) => c.reason),
+        claims.map((c) => c.nextCheckAt.toISOString()),
+        claims.map((c) => c.id),
+        first!.refundableFrom,
+        REFUND_MACHINE.enter('pending').to,
+        claims.map((c) => c.requestKey ?? null),
+      ],
+      'claim_refunds',
+    );
+  } catch (error) {
+    // Another request claimed under one of these keys meanwhile (refunds_request_key): nothing was
+    // claimed here. Alone, that claim is simply not taken; among others, each is claimed again on its own.
+    if (!isUniqueViolation(error, 'refunds_request_key')) throw error;
+    if (claims.length === 1) return [null];
+    return Promise.all(claims.map(async (claim) => (await claimRefunds(database, [claim]))[0]!));
+  }
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  return claims.map((claim) => {
+    const row = byId.get(claim.id);
+    if (!row) return null;
+    return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
   });
-  if (!row) return null;
-  return { refund: toRefund(row), connector: String(row.payment_connector), paymentReference: (row.payment_reference as string | null) ?? null };
 }
 
 /** The refund claimed under a keyed request's order key (OrderRef.requestKey), if any. */
@@ -90,37 +123,42 @@ export async function refundByRequestKey(db: Executor, accountId: string, reques
   return row ?? null;
 }
 
-// A refund's settlement as a raw unit of work (record-refund.ts): two constant statements, prepared
-// once per connection. The lock reads both rows with their columns prefixed (r. and p.), so each
-// maps back with its table's own column mappers.
+// The lock step of recording refunds (record-refund.ts): each refund and its payment, their
+// columns prefixed (r. and p.) so that each maps back with its table's own column mappers, locked
+// in the payments' id order.
 const columnList = (alias: string, table: typeof refunds | typeof payments) =>
   Object.values(getTableColumns(table)).map((c) => `${alias}."${c.name}" AS "${alias}.${c.name}"`).join(', ');
-const LOCK_REFUND_AND_PAYMENT_SQL = `SELECT ${columnList('r', refunds)}, ${columnList('p', payments)}
-  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = $1 FOR UPDATE OF r, p`;
+const LOCK_REFUNDS_AND_PAYMENTS_SQL = `SELECT ${columnList('r', refunds)}, ${columnList('p', payments)}
+  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = ANY ($1::text[]) ORDER BY p.id, r.id FOR UPDATE OF r, p`;
+const toLockedRefund = rowMapper(refunds, 'r.');
+const toLockedPayment = rowMapper(payments, 'p.');
 
-const unprefix = (raw: Record<string, unknown>, alias: string) =>
-  Object.fromEntries(Object.entries(raw).filter(([k]) => k.startsWith(`${alias}.`)).map(([k, v]) => [k.slice(alias.length + 1), v]));
-
-/** Locks a refund and its payment (one prepared statement), inside `database.transaction`. */
-export async function lockRefundAndPayment(query: RawQuery, refundId: string): Promise<RefundWithPayment | null> {
-  const [row] = await query<Record<string, unknown>>(LOCK_REFUND_AND_PAYMENT_SQL, [refundId], 'lock_refund_and_payment');
-  return row ? { refund: toRefund(unprefix(row, 'r')), payment: toPayment(unprefix(row, 'p')) } : null;
+/** Locks refunds and their payments (one prepared statement), inside `database.transaction`: by refund id. */
+export async function lockRefundsAndPayments(query: RawQuery, refundIds: readonly string[]): Promise<Map<string, RefundWithPayment>> {
+  const rows = await query<Record<string, unknown>>(LOCK_REFUNDS_AND_PAYMENTS_SQL, [refundIds], 'lock_refunds_and_payments');
+  return new Map(rows.map((row) => [String(row['r.id']), { refund: toLockedRefund(row), payment: toLockedPayment(row) }]));
 }
 
-// The refund's move and, when the payment moves too ($15), the payment's, in one statement: the
-// same columns a refund's move writes, and transitionPayment for the payment (next_check_at as
-// nextCheckColumn).
-const SETTLE_REFUND_SQL = `WITH refund AS (
-    UPDATE refunds SET status = $2, connector_reference = $4, result_code = $5, result_message = $6,
-      settled_at = $7, next_check_at = $8, updated_at = now()
-    WHERE id = $1 AND status = $3 RETURNING *
+// Each refund's move and, when its payment moves too (payment_id not null), the payment's, in one
+// statement: the same columns a refund's move writes, and transitionPayment for the payment
+// (next_check_at as nextCheckColumn). A row not in its `from` state is not written.
+const SETTLE_REFUNDS_SQL = `WITH s AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::timestamptz[], $8::timestamptz[],
+        $9::text[], $10::text[], $11::text[], $12::bigint[], $13::bigint[], $14::timestamptz[])
+      AS s(refund_id, refund_to, refund_from, connector_reference, result_code, result_message, settled_at, next_check_at,
+        payment_id, payment_to, payment_from, refunded_amount, refund_reserved, payment_next_check_at)
+  ), refund AS (
+    UPDATE refunds r SET status = s.refund_to, connector_reference = s.connector_reference, result_code = s.result_code,
+      result_message = s.result_message, settled_at = s.settled_at, next_check_at = s.next_check_at, updated_at = now()
+    FROM s WHERE r.id = s.refund_id AND r.status = s.refund_from RETURNING r.*
   ), payment AS (
-    UPDATE payments SET status = $10, refunded_amount = $12, refund_reserved = $13,
-      next_check_at = CASE WHEN $10::text = 'requires_redirect' THEN expires_at ELSE $14::timestamptz END,
-      version = version + 1, updated_at = now()
-    WHERE id = $9 AND status = $11 AND $15::boolean AND EXISTS (SELECT 1 FROM refund) RETURNING id
+    UPDATE payments p SET status = s.payment_to, refunded_amount = s.refunded_amount, refund_reserved = s.refund_reserved,
+      next_check_at = CASE WHEN s.payment_to = 'requires_redirect' THEN p.expires_at ELSE s.payment_next_check_at END,
+      version = p.version + 1, updated_at = now()
+    FROM s WHERE p.id = s.payment_id AND p.status = s.payment_from AND EXISTS (SELECT 1 FROM refund WHERE refund.id = s.refund_id)
+    RETURNING p.id
   )
-  SELECT refund.*, (SELECT count(*) FROM payment)::int AS payment_moved FROM refund`;
+  SELECT refund.*, EXISTS (SELECT 1 FROM payment WHERE payment.id = refund.payment_id) AS payment_moved FROM refund`;
 
 export interface RefundSettlement {
   readonly refund: RefundRow;
@@ -129,33 +167,40 @@ export interface RefundSettlement {
   readonly payment?: { readonly row: PaymentRow; readonly move: Transition<PaymentStatus>; readonly nextCheckAt: Date | null };
 }
 
-/** Writes a locked refund's move (and its payment's) with one raw prepared statement. */
-export async function settleRefund(query: RawQuery, settlement: RefundSettlement): Promise<RefundRow> {
-  const { refund, refundMove, payment } = settlement;
-  const [row] = await query<Record<string, unknown>>(
-    SETTLE_REFUND_SQL,
+/**
+ * Writes locked refunds' moves (and their payments', each payment at most once) with one raw
+ * prepared statement; answers the refunds as written, in the settlements' order.
+ */
+export async function settleRefunds(query: RawQuery, settlements: readonly RefundSettlement[]): Promise<RefundRow[]> {
+  const iso = (date: Date | null) => date?.toISOString() ?? null;
+  const column = <T>(pick: (s: RefundSettlement) => T) => settlements.map(pick);
+  const rows = await query<Record<string, unknown>>(
+    SETTLE_REFUNDS_SQL,
     [
-      refund.id,
-      refundMove.to,
-      refundMove.from,
-      refund.connectorReference,
-      refund.resultCode,
-      refund.resultMessage,
-      refund.settledAt,
-      refund.nextCheckAt,
-      payment?.row.id ?? null,
-      payment?.move.to ?? null,
-      payment?.move.from ?? null,
-      payment?.row.refundedAmount ?? null,
-      payment?.row.refundReserved ?? null,
-      payment?.nextCheckAt ?? null,
-      payment !== undefined,
+      column((s) => s.refund.id),
+      column((s) => s.refundMove.to),
+      column((s) => s.refundMove.from),
+      column((s) => s.refund.connectorReference),
+      column((s) => s.refund.resultCode),
+      column((s) => s.refund.resultMessage),
+      column((s) => iso(s.refund.settledAt)),
+      column((s) => iso(s.refund.nextCheckAt)),
+      column((s) => s.payment?.row.id ?? null),
+      column((s) => s.payment?.move.to ?? null),
+      column((s) => s.payment?.move.from ?? null),
+      column((s) => s.payment?.row.refundedAmount ?? null),
+      column((s) => s.payment?.row.refundReserved ?? null),
+      column((s) => iso(s.payment?.nextCheckAt ?? null)),
     ],
-    'settle_refund',
+    'settle_refunds',
   );
-  if (!row) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
-  if (payment && Number(row.payment_moved) !== 1) throw new Error(`payment ${payment.row.id} is no longer ${payment.move.from}: lock it before moving it`);
-  return toRefund(row);
+  const byId = new Map(rows.map((row) => [String(row.id), row]));
+  return settlements.map(({ refund, refundMove, payment }) => {
+    const row = byId.get(refund.id);
+    if (!row) throw new Error(`refund ${refund.id} is no longer ${refundMove.from}: lock it before settling it`);
+    if (payment && row.payment_moved !== true) throw new Error(`payment ${payment.row.id} is no longer ${payment.move.from}: lock it before moving it`);
+    return toRefund(row);
+  });
 }
 
 /** Leases pending refunds whose check is due (QUEUES.pendingRefunds; see leaseDueOperations). */

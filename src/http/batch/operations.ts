@@ -2,12 +2,13 @@
 // batch order's schema, its parsing into the use case's typed order, and the per-order answer
 // fields. The use cases (src/app/capture, cancel, refund, review) take one typed order each.
 import Type from 'typebox';
+import { AppError } from '../../domain/errors.ts';
 import type { OrderRef } from '../../app/batch/orders.ts';
 import { cancel } from '../../app/cancel/cancel.ts';
 import { capture } from '../../app/capture/capture.ts';
 import { outcomeOf } from '../../app/capture/operation.ts';
 import type { Deps } from '../../app/context.ts';
-import { refund, type RefundOrder } from '../../app/refund/refund.ts';
+import { refundWave, type RefundOrder } from '../../app/refund/refund.ts';
 import { review, type ReviewOrder } from '../../app/review/review.ts';
 import { checkAmount, checkCurrency, compile, CurrencyCode, Decimal, Text } from '../requests/validation.ts';
 import type { AccountRow } from '../../db/schema.ts';
@@ -101,7 +102,10 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
     limit: REFUND_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'refund_amount', 'refund_reason'],
     parse: refundOrderOf,
-    run: async (order, index) => refundFields(await refund(deps, account, keyed(order, scope, index))),
+    runWave: async (orders, indices) =>
+      (await refundWave(deps, account, orders.map((order, i) => keyed(order, scope, indices[i]!)))).map((result) =>
+        result instanceof AppError ? result : refundFields(result),
+      ),
     refused: (error) => ({ refund_status: '0', refund_message: `V${error.info}`, refund_reference: '', refund_reference_id: '', error_message: error.info }),
   });
 }

@@ -6,8 +6,12 @@
 //
 // Orders on one transaction run one after the other, in the order sent (two refunds of one
 // payment are two refunds, the second seeing the first). Orders on different transactions are
-// independent and run side by side, a few at a time: a 50-order batch then costs a few orders'
-// time, not fifty.
+// independent and run side by side: a 50-order batch then costs a few orders' time, not fifty.
+// An operation runs them in one of two ways. Lanes (`run`): each transaction's orders one after
+// the other, BATCH_CONCURRENCY transactions at once. Waves (`runWave`, refunds): the first order
+// of every transaction, up to WAVE_SIZE at a time, handed to the use case together (which claims
+// and records them with one statement and one commit each), then the second order of those that
+// have one, and so on.
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
@@ -16,7 +20,7 @@ import type { Deps } from '../../app/context.ts';
 
 export type Fields = Record<string, string>;
 
-export interface BatchSpec<Order> {
+interface BatchCommon<Order> {
   /** The list field of request and answer: `capture_orders`. */
   readonly list: string;
   readonly limit: number;
@@ -24,11 +28,26 @@ export interface BatchSpec<Order> {
   readonly echo: readonly string[];
   /** Checks one order's fields; throws an AppError naming the field. */
   parse(entry: Record<string, unknown>): Order;
-  /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
-  run(order: Order, index: number): Promise<Fields>;
   /** Status fields of an order that was refused. */
   refused(error: AppError): Fields;
 }
+
+/** An operation run in lanes: one order at a time per transaction. */
+interface LaneSpec<Order> extends BatchCommon<Order> {
+  /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
+  run(order: Order, index: number): Promise<Fields>;
+}
+
+/** An operation run in waves: orders on different transactions together. */
+interface WaveSpec<Order> extends BatchCommon<Order> {
+  /**
+   * Runs valid orders on different transactions together, `indices` their places in the list
+   * (0-based); answers each one's status fields or its refusal, in order.
+   */
+  runWave(orders: Order[], indices: number[]): Promise<(Fields | AppError)[]>;
+}
+
+export type BatchSpec<Order> = LaneSpec<Order> | WaveSpec<Order>;
 
 export interface BatchAnswer extends Record<string, unknown> {
   readonly merchant_id: string;
@@ -37,8 +56,14 @@ export interface BatchAnswer extends Record<string, unknown> {
   readonly return_message: 'OK';
 }
 
-/** Transactions worked on at once in one batch; each holds a database connection while it runs. */
+/** Transactions worked on at once in one batch's lanes; each holds a database connection while it runs. */
 export const BATCH_CONCURRENCY = 8;
+
+/**
+ * Orders of a wave: different transactions whose processor calls are in flight at once. A wave
+ * holds one database connection only while it claims and while it records, never during the calls.
+ */
+export const WAVE_SIZE = 50;
 
 export async function runBatch<Order>(
   deps: Pick<Deps, 'log'>,
@@ -49,6 +74,12 @@ export async function runBatch<Order>(
   const orders = ordersOf(body, spec);
   const entries: Fields[] = new Array(orders.length);
   const lanes = lanesOf(orders);
+  if ('runWave' in spec) await runWaves(deps, spec, orders, lanes, entries);
+  else await runLanes(deps, spec, orders, lanes, entries);
+  return { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: entries };
+}
+
+async function runLanes<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, orders: Record<string, unknown>[], lanes: number[][], entries: Fields[]) {
   let next = 0;
   const worker = async () => {
     while (next < lanes.length) {
@@ -58,7 +89,44 @@ export async function runBatch<Order>(
     }
   };
   await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lanes.length) }, worker));
-  return { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: entries };
+}
+
+async function runWaves<Order>(
+  deps: Pick<Deps, 'log'>,
+  spec: WaveSpec<Order>,
+  orders: Record<string, unknown>[],
+  lanes: number[][],
+  entries: Fields[],
+) {
+  const answer = (index: number, fields: Fields) => (entries[index] = { ...echoOf(orders[index]!, spec.echo), ...fields });
+  for (let round = 0; ; round++) {
+    // The round-th order of every transaction that has one: all on different transactions.
+    const indices = lanes.flatMap((lane) => (round < lane.length ? [lane[round]!] : []));
+    if (indices.length === 0) return;
+    for (let start = 0; start < indices.length; start += WAVE_SIZE) {
+      const valid: { index: number; order: Order }[] = [];
+      for (const index of indices.slice(start, start + WAVE_SIZE)) {
+        try {
+          assertGoodText(orders[index]!);
+          valid.push({ index, order: spec.parse(orders[index]!) });
+        } catch (error) {
+          answer(index, refusedOrThrow(deps, spec, error, index));
+        }
+      }
+      if (valid.length === 0) continue;
+      let results: (Fields | AppError)[];
+      try {
+        results = await spec.runWave(valid.map((v) => v.order), valid.map((v) => v.index));
+      } catch (error) {
+        const refused = refusedOrThrow(deps, spec, error, valid[0]!.index);
+        results = valid.map(() => refused);
+      }
+      valid.forEach(({ index }, i) => {
+        const result = results[i]!;
+        answer(index, result instanceof AppError ? spec.refused(result) : result);
+      });
+    }
+  }
 }
 
 /** Indices of the orders grouped by the transaction they name, each group in the order sent. */
@@ -73,17 +141,22 @@ function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
   return [...lanes.values()];
 }
 
-async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: BatchSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
+async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
   try {
     assertGoodText(entry);
     return await spec.run(spec.parse(entry), index);
   } catch (error) {
-    if (error instanceof AppError) return spec.refused(error);
-    // The whole request is answered 503: no later order could be stored either.
-    if (isDatabaseUnavailable(error)) throw error;
-    deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
-    return spec.refused(new AppError('internal_error'));
+    return refusedOrThrow(deps, spec, error, index);
   }
+}
+
+/** What refuses an order: an AppError is its answer; the database away is the whole request's (503); anything else is logged. */
+function refusedOrThrow<Order>(deps: Pick<Deps, 'log'>, spec: BatchCommon<Order>, error: unknown, index: number): Fields {
+  if (error instanceof AppError) return spec.refused(error);
+  // The whole request is answered 503: no later order could be stored either.
+  if (isDatabaseUnavailable(error)) throw error;
+  deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
+  return spec.refused(new AppError('internal_error'));
 }
 
 /** An order whose text the database cannot store (a NUL, an unpaired surrogate) is refused on its own. */

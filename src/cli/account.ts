@@ -1,0 +1,12 @@
+// The account a command names, checked to be the merchant's before anything is read or changed.
+import { and, eq } from 'drizzle-orm';
+import { accounts } from '../db/schema.ts';
+import { usageError, type CommandDeps } from './io.ts';
+
+export async function requireAccount(deps: CommandDeps, merchantId: string, accountId: string): Promise<void> {
+  const [row] = await deps.database.db
+    .select({ id: accounts.id })
+    .from(accounts)
+    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
+  if (!row) throw usageError(`no account ${accountId} under merchant ${merchantId}`, 1);
+}
