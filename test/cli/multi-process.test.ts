@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/app/context.ts';
 import { createMerchant, type AccountSettings } from '../../src/app/merchants/credentials.ts';
 import { loadConfig } from '../../src/config.ts';
-import { createDeps, releaseDeps } from '../../src/gateway.ts';
+import { createDeps, releaseDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logging.ts';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
