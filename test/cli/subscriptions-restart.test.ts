@@ -10,7 +10,7 @@
 // through /v1/retrievalTrans (the demo merchant may query from loopback) and reads the attempts
 // with `acquiro subscriptions show`, which opens the directory itself once the killed server's
 // lock has run out (3 s here, ACQUIRO_DATA_DIR_LEASE). The tests on PostgreSQL run at once, each
-// on a schema of its own.
+// on a schema of its own, their servers on small pools (the machine's PostgreSQL is shared).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
@@ -92,7 +92,7 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     const { expect } = context;
     const own = ownProcesses(context);
     const database = await own.database();
-    const env = { ...database.env, HOST: '127.0.0.1', ...QUICK_TIMERS };
+    const env = { ...database.env, HOST: '127.0.0.1', ACQUIRO_DB_POOL_SIZE: '4', ...QUICK_TIMERS };
     const query = <T>(sql: string, params: unknown[] = []) => database.database.query<T & Record<string, unknown>>(sql, params);
     const first = await own.server(env);
     const { orderNo, recurringId } = await subscribe(first, demoCredentials(first), '4000000000000416');
@@ -128,7 +128,7 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     const { expect } = context;
     const own = ownProcesses(context);
     const database = await own.database();
-    const env = { ...database.env, HOST: '127.0.0.1' };
+    const env = { ...database.env, HOST: '127.0.0.1', ACQUIRO_DB_POOL_SIZE: '4' };
     const query = <T>(sql: string, params: unknown[] = []) => database.database.query<T & Record<string, unknown>>(sql, params);
     const server = await own.server(env);
     const { recurringId } = await subscribe(server, demoCredentials(server));
