@@ -3,6 +3,7 @@
 // as named, prepared, statements; PGlite as it runs them for the gateway). The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
 // Built from the same claimParams/outcomeParams as the gateway, so the two cannot drift apart.
 import { randomBytes } from 'node:crypto';
+import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../src/config.ts';
 import type { Database } from '../src/db/client.ts';
 import { journalRows } from '../src/db/repositories/ledger.ts';
 import { CLAIM_SQL, claimParams, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
@@ -38,6 +39,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
       card: { brand: 'VISA', bin: '424242', last4: '4242', length: 16, fingerprint },
       now,
       wallNow: now,
+      unknownAfterMs: processorTimers(CONNECTOR_TIMEOUT_SECONDS * 1000).unknownAfterMs,
     },
     { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
   );
@@ -46,6 +48,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
     move: CAPTURED,
     now,
     wallNow: now,
+    unknownAfterMs: processorTimers(CONNECTOR_TIMEOUT_SECONDS * 1000).unknownAfterMs,
     readVersion: 0,
     next: {
       id: paymentId,

@@ -24,6 +24,11 @@ describe('configuration', () => {
     [{ ACQUIRO_HEADERS_TIMEOUT: '0' }, 'ACQUIRO_HEADERS_TIMEOUT is invalid: expected more than 0 seconds'],
     [{ ACQUIRO_HEADERS_TIMEOUT: '40' }, 'ACQUIRO_HEADERS_TIMEOUT is invalid: expected at most ACQUIRO_REQUEST_TIMEOUT'],
     [{ ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '0' }, 'ACQUIRO_MAX_CONNECTIONS_PER_CLIENT is invalid'],
+    [{ ACQUIRO_CONNECTOR_TIMEOUT: '0' }, 'ACQUIRO_CONNECTOR_TIMEOUT is invalid: expected more than 0 seconds'],
+    [{ ACQUIRO_CONNECTOR_TIMEOUT: '-5' }, 'ACQUIRO_CONNECTOR_TIMEOUT is invalid: expected seconds'],
+    [{ ACQUIRO_DATA_DIR_LEASE: '0.5' }, 'ACQUIRO_DATA_DIR_LEASE is invalid: expected at least 1 second'],
+    [{ ACQUIRO_DATA_DIR_LEASE: 'ten' }, 'ACQUIRO_DATA_DIR_LEASE is invalid: expected seconds'],
+    [{ ACQUIRO_SANDBOX_CARD_DELAY: '1e3' }, 'ACQUIRO_SANDBOX_CARD_DELAY is invalid: expected seconds'],
   ])('stops on %o with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
@@ -47,5 +52,13 @@ describe('configuration', () => {
     expect(defaults.timeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });
     expect(defaults.maxConnectionsPerClient).toBe(64);
     expect(loadConfig({ ACQUIRO_HEADERS_TIMEOUT: '0.5', ACQUIRO_REQUEST_TIMEOUT: '2.25' }).timeouts).toMatchObject({ headersMs: 500, requestMs: 2250 });
+  });
+
+  it('gives a processor 30 s, asks about an unknown outcome 35 s on and leases for 70 s by default; one variable moves all three', () => {
+    const defaults = loadConfig({});
+    expect(defaults.processor).toEqual({ callTimeoutMs: 30_000, unknownAfterMs: 35_000, leaseMs: 70_000 });
+    expect(loadConfig({ ACQUIRO_CONNECTOR_TIMEOUT: '8' }).processor).toEqual({ callTimeoutMs: 8_000, unknownAfterMs: 13_000, leaseMs: 26_000 });
+    expect([defaults.dataDirLeaseMs, defaults.sandboxCardDelayMs]).toEqual([10_000, 10_000]);
+    expect(loadConfig({ ACQUIRO_DATA_DIR_LEASE: '2.5', ACQUIRO_SANDBOX_CARD_DELAY: '0.25' })).toMatchObject({ dataDirLeaseMs: 2_500, sandboxCardDelayMs: 250 });
   });
 });

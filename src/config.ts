@@ -31,6 +31,9 @@ const Env = Type.Object({
   ACQUIRO_KEEP_ALIVE_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
   ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   ACQUIRO_METRICS_ALLOW: Type.Optional(Type.String()),
+  ACQUIRO_CONNECTOR_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
+  ACQUIRO_DATA_DIR_LEASE: Type.Optional(Type.String({ pattern: SECONDS })),
+  ACQUIRO_SANDBOX_CARD_DELAY: Type.Optional(Type.String({ pattern: SECONDS })),
   LOG_LEVEL: Type.Optional(
     Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
   ),
@@ -59,6 +62,9 @@ const HINTS: Record<string, string> = {
   ACQUIRO_KEEP_ALIVE_TIMEOUT: 'seconds, such as 5 or 0.5',
   ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: 'a number of connections from 1 to 999999',
   ACQUIRO_METRICS_ALLOW: '"off" or a comma-separated list of CIDR blocks allowed to read /metrics',
+  ACQUIRO_CONNECTOR_TIMEOUT: 'seconds, such as 30 or 12.5',
+  ACQUIRO_DATA_DIR_LEASE: 'seconds, such as 10 or 2.5',
+  ACQUIRO_SANDBOX_CARD_DELAY: 'seconds, such as 10 or 2.5',
   LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
 };
 
@@ -107,6 +113,42 @@ export interface Config {
   };
   /** Open connections one client address may hold (trusted proxies excepted). */
   readonly maxConnectionsPerClient: number;
+  /** How long the gateway gives a processor, and when it asks again (docs/operations.md, "Processor timers"). */
+  readonly processor: ProcessorTimers;
+  /**
+   * The lease on an embedded data directory (src/db/data-dir-lock.ts): its owner renews the lock
+   * five times a lease, and another process takes it over after a lease without renewal.
+   */
+  readonly dataDirLeaseMs: number;
+  /** How long the sandbox holds a merchant-initiated charge of card 4000000000000416 before its processor receives it. */
+  readonly sandboxCardDelayMs: number;
+}
+
+export interface ProcessorTimers {
+  /** The core's deadline for one connector call: unanswered by then, the outcome is pending. */
+  readonly callTimeoutMs: number;
+  /**
+   * Wall time from a claim (or a pending answer) to the first "ask the processor again": the
+   * call's deadline and 5 s more (the moment between the claim's commit and the call's start), so
+   * no live call is second-guessed and the processor is never asked about a call it may not have
+   * received yet.
+   */
+  readonly unknownAfterMs: number;
+  /**
+   * A sweeper's lease on a row it takes to the processor (twice unknownAfterMs): longer than a
+   * call can take, so a lease only runs out when its worker is gone.
+   */
+  readonly leaseMs: number;
+}
+
+/** The defaults: a processor has 30 s to answer; an unknown outcome is asked about 35 s on. */
+export const CONNECTOR_TIMEOUT_SECONDS = 30;
+/** Between the claim's commit and the call's start, with room to spare. */
+const CALL_START_MARGIN_MS = 5_000;
+
+export function processorTimers(callTimeoutMs: number): ProcessorTimers {
+  const unknownAfterMs = callTimeoutMs + CALL_START_MARGIN_MS;
+  return { callTimeoutMs, unknownAfterMs, leaseMs: 2 * unknownAfterMs };
 }
 
 export class ConfigError extends Error {}
@@ -142,6 +184,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     requestMs: seconds(relevant, 'ACQUIRO_REQUEST_TIMEOUT', 30),
     keepAliveMs: seconds(relevant, 'ACQUIRO_KEEP_ALIVE_TIMEOUT', 5),
   };
+  const dataDirLeaseMs = seconds(relevant, 'ACQUIRO_DATA_DIR_LEASE', 10);
+  if (dataDirLeaseMs < 1_000) throw new ConfigError('ACQUIRO_DATA_DIR_LEASE is invalid: expected at least 1 second (its owner renews the lock five times a lease)');
   if (timeouts.headersMs > timeouts.requestMs) {
     throw new ConfigError('ACQUIRO_HEADERS_TIMEOUT is invalid: expected at most ACQUIRO_REQUEST_TIMEOUT (the headers are part of the request)');
   }
@@ -171,6 +215,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: relevant.LOG_LEVEL ?? 'info',
     timeouts,
     maxConnectionsPerClient: Number(relevant.ACQUIRO_MAX_CONNECTIONS_PER_CLIENT ?? 64),
+    processor: processorTimers(seconds(relevant, 'ACQUIRO_CONNECTOR_TIMEOUT', CONNECTOR_TIMEOUT_SECONDS)),
+    dataDirLeaseMs,
+    sandboxCardDelayMs: seconds(relevant, 'ACQUIRO_SANDBOX_CARD_DELAY', 10),
   };
 }
 

@@ -25,7 +25,7 @@ export async function claimConfiguredDataDir(config: Config, inUse: string): Pro
   if (config.databaseUrl) return null;
   let ownership: Ownership | null;
   try {
-    ownership = await claimDataDir(config.dataDir);
+    ownership = await claimDataDir(config.dataDir, { leaseMs: config.dataDirLeaseMs });
   } catch (error) {
     throw dataDirProblem(config, error);
   }

@@ -227,9 +227,6 @@ export interface Connector {
   readonly payouts?: PayoutPort;
 }
 
-/** How long the core waits for one connector call before its outcome is pending. */
-export const CONNECTOR_CALL_TIMEOUT_MS = 30_000;
-
 /**
  * Runs one connector call with a deadline: the call gets a signal aborted at the deadline, and a
  * call that has not answered by then (or throws) is a `timeout`/`network` error: its outcome is

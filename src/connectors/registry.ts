@@ -13,7 +13,7 @@ import { createSimulator } from './simulator/index.ts';
 export function createConnectors(config: Config, extra: readonly Connector[] = [], clock?: Clock, database?: Database): Connectors {
   const all = new Map<string, Connector>();
   if (config.mode === 'sandbox') {
-    all.set('simulator', createSimulator({ baseUrl: config.baseUrl, database, ...(clock ? { now: () => clock.now() } : {}) }));
+    all.set('simulator', createSimulator({ baseUrl: config.baseUrl, database, slowCardDelayMs: config.sandboxCardDelayMs, ...(clock ? { now: () => clock.now() } : {}) }));
   }
   for (const connector of extra) all.set(connector.name, connector);
   return { get: (name) => all.get(name), names: () => [...all.keys()] };

@@ -1,10 +1,12 @@
 // The lock on a PGlite data directory, held in the directory itself, so every process that opens
 // the directory sees it, whatever network or PID namespace it runs in and however the directory
 // was mounted. Node has no flock, so the lock is a file created exclusively ('wx'); its owner
-// renews it (touches its mtime) every HEARTBEAT_MS from a worker thread, which a busy event loop
-// (PGlite's WebAssembly runs on the main thread) cannot hold up. A lock not renewed for LEASE_MS
-// belongs to a dead owner and is taken over. The owner checks at each beat that the file is still
-// its own; if not (it was paused past its lease and someone took over), it stops at once.
+// renews it (touches its mtime) five times a lease from a worker thread, which a busy event loop
+// (PGlite's WebAssembly runs on the main thread) cannot hold up. The lock file states its owner's
+// lease (ACQUIRO_DATA_DIR_LEASE, LEASE_MS by default; a lock that states none has LEASE_MS): a
+// lock not renewed for its lease belongs to a dead owner and is taken over, whatever lease the
+// process taking it over has itself. The owner checks at each beat that the file is still its
+// own; if not (it was paused past its lease and someone took over), it stops at once.
 import { randomBytes } from 'node:crypto';
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -12,8 +14,10 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Worker } from 'node:worker_threads';
 
-export const HEARTBEAT_MS = 2_000;
+/** The lease of a lock that states none, and of an owner not given one. */
 export const LEASE_MS = 10_000;
+/** Beats per lease: a renewal late by four beats still comes in time. */
+const BEATS_PER_LEASE = 5;
 const POLL_MS = 200;
 
 export const lockPath = (dataDir: string) => join(dataDir, 'acquiro.lock');
@@ -26,24 +30,29 @@ export interface HeldLock {
 interface Seen {
   readonly id: string | undefined;
   readonly mtimeMs: number;
+  /** The lease its owner renews it within. */
+  readonly leaseMs: number;
 }
 
 function look(path: string): Seen | undefined {
   try {
     const { mtimeMs } = statSync(path);
     let id: string | undefined;
+    let leaseMs = LEASE_MS;
     try {
-      id = (JSON.parse(readFileSync(path, 'utf8')) as { id?: string }).id;
+      const lock = JSON.parse(readFileSync(path, 'utf8')) as { id?: string; lease_ms?: unknown };
+      id = lock.id;
+      if (typeof lock.lease_ms === 'number' && lock.lease_ms > 0) leaseMs = lock.lease_ms;
     } catch {
       id = undefined; // being written by its creator this very moment
     }
-    return { id, mtimeMs };
+    return { id, mtimeMs, leaseMs };
   } catch {
     return undefined;
   }
 }
 
-function create(path: string, id: string): boolean {
+function create(path: string, id: string, leaseMs: number): boolean {
   let fd: number;
   try {
     fd = openSync(path, 'wx', 0o600);
@@ -53,7 +62,7 @@ function create(path: string, id: string): boolean {
   }
   try {
     // For people reading the directory; the pid is as this process's PID namespace sees it.
-    writeSync(fd, `${JSON.stringify({ id, pid: process.pid, host: hostname(), since: new Date().toISOString() })}\n`);
+    writeSync(fd, `${JSON.stringify({ id, pid: process.pid, host: hostname(), since: new Date().toISOString(), lease_ms: leaseMs })}\n`);
   } finally {
     closeSync(fd);
   }
@@ -85,15 +94,16 @@ function removeStale(path: string, staleId: string | undefined): void {
 
 /**
  * Takes the lock, waiting while a lock is there whose heartbeat might still come: answers null as
- * soon as the heartbeat is seen to advance (a live owner), or takes it over once the lease has run
- * out since the last beat. `ownerAnswers` short-cuts the wait when the owner is reachable.
+ * soon as the heartbeat is seen to advance (a live owner), or takes it over once the lease the
+ * lock states has run out since the last beat. `ownerAnswers` short-cuts the wait when the owner
+ * is reachable. `leaseMs` is the lease this process's own lock states, and renews within.
  */
-export async function acquireLock(dataDir: string, ownerAnswers: () => Promise<boolean>, onLost: () => void): Promise<HeldLock | null> {
+export async function acquireLock(dataDir: string, ownerAnswers: () => Promise<boolean>, onLost: () => void, leaseMs = LEASE_MS): Promise<HeldLock | null> {
   const path = lockPath(dataDir);
   const id = randomBytes(16).toString('hex');
   let first: Seen | undefined;
   for (;;) {
-    if (create(path, id)) return hold(path, id, onLost);
+    if (create(path, id, leaseMs)) return hold(path, id, onLost, Math.max(1, Math.floor(leaseMs / BEATS_PER_LEASE)));
     const seen = look(path);
     if (!seen) continue; // released between our two looks
     if (first === undefined || seen.id !== first.id) {
@@ -102,7 +112,7 @@ export async function acquireLock(dataDir: string, ownerAnswers: () => Promise<b
     } else if (seen.mtimeMs !== first.mtimeMs) {
       return null; // its owner renews it: alive, wherever it runs
     }
-    if (Date.now() - seen.mtimeMs > LEASE_MS) {
+    if (Date.now() - seen.mtimeMs > seen.leaseMs) {
       removeStale(path, seen.id);
       first = undefined;
       continue;
@@ -129,8 +139,8 @@ const beat = () => {
 const timer = setInterval(beat, workerData.every);
 `;
 
-function hold(path: string, id: string, onLost: () => void): HeldLock {
-  const worker = new Worker(HEARTBEAT, { eval: true, workerData: { path, id, every: HEARTBEAT_MS } });
+function hold(path: string, id: string, onLost: () => void, everyMs: number): HeldLock {
+  const worker = new Worker(HEARTBEAT, { eval: true, workerData: { path, id, every: everyMs } });
   worker.unref();
   let released = false;
   worker.on('message', () => {

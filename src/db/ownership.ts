@@ -44,17 +44,25 @@ function stopAtOnce(dataDir: string): void {
   process.exit(75);
 }
 
+export interface ClaimOptions {
+  /** What to do when the lock was taken over (by default: stop at once). */
+  readonly onLost?: () => void;
+  /** The lease this process's lock states (ACQUIRO_DATA_DIR_LEASE; data-dir-lock.ts). */
+  readonly leaseMs?: number;
+}
+
 /**
  * Claims the data directory, or answers null when another live process owns it (wherever it
  * runs). The directory and the files already in it are made readable by this user only, and so
  * is everything this process creates from now on.
  */
-export async function claimDataDir(dataDir: string, onLost: () => void = () => stopAtOnce(dataDir)): Promise<Ownership | null> {
+export async function claimDataDir(dataDir: string, options: ClaimOptions = {}): Promise<Ownership | null> {
+  const onLost = options.onLost ?? (() => stopAtOnce(dataDir));
   process.umask(0o077);
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   chmodSync(dataDir, 0o700);
   const where = address(dataDir);
-  const lock = await acquireLock(dataDir, () => ownerAnswers(where), onLost);
+  const lock = await acquireLock(dataDir, () => ownerAnswers(where), onLost, options.leaseMs);
   if (!lock) return null;
   restrictToOwner(dataDir);
   const token = randomBytes(32).toString('hex');

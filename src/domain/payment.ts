@@ -45,22 +45,21 @@ export function isFinal(status: PaymentStatus): boolean {
   return PAYMENT_MACHINE.isFinal(status);
 }
 
-/**
- * Wall time from a claim (or a pending answer) to the first "ask the processor again": longer than
- * the core's deadline for one connector call (30 s, CONNECTOR_CALL_TIMEOUT_MS) plus the moment
- * between the claim's commit and the call's start, so no live request is second-guessed and the
- * processor is never asked about a call it may not have received yet.
- */
-export const UNKNOWN_AFTER_MS = 35_000;
 /** A 3-D Secure challenge not finished within this is failed as abandoned. */
 export const CHALLENGE_TTL_MS = 30 * 60_000;
 
-/** The moment of a write on both clocks. */
+/** The moment of a write on both clocks, and how long after it a processing payment is asked about. */
 export interface CheckTimes {
   /** Business time. */
   readonly now: Date;
   /** Wall time. */
   readonly wallNow: Date;
+  /**
+   * Wall time from a claim (or a pending answer) to the first "ask the processor again": longer
+   * than the core's deadline for one connector call plus the moment between the claim's commit and
+   * the call's start (config.processor.unknownAfterMs, from ACQUIRO_CONNECTOR_TIMEOUT).
+   */
+  readonly unknownAfterMs: number;
 }
 
 /**
@@ -73,7 +72,7 @@ export function nextCheckFor(status: PaymentStatus, at: CheckTimes, expiresAt: D
   const now = at.now;
   switch (status) {
     case 'processing':
-      return new Date(at.wallNow.getTime() + UNKNOWN_AFTER_MS);
+      return new Date(at.wallNow.getTime() + at.unknownAfterMs);
     case 'requires_authentication':
       return new Date(now.getTime() + CHALLENGE_TTL_MS);
     case 'requires_redirect':

@@ -1,16 +1,21 @@
 // One process owns an embedded (PGlite) data directory, and every process that opens the
 // directory sees who: the lock is a file in it, renewed by its owner, which a process in another
 // network or PID namespace sees as well as any other (the owner's command socket it does not).
-// A lock its owner stopped renewing is taken over once its lease has run out, never before. The
-// directory's files are readable by their owner only. (PostgreSQL has locks of its own: these
-// tests concern the embedded database only.)
+// A lock its owner stopped renewing is taken over once the lease it states has run out, never
+// before (these owners state 3 s, ACQUIRO_DATA_DIR_LEASE of QUICK_TIMERS, instead of 10 s; the
+// lock's own tests are in src/db/data-dir-lock.test.ts). The directory's files are readable by
+// their owner only. Directories start migrated (migratedDataDir) except where the files a first
+// start creates are checked. (PostgreSQL has locks of its own: these tests concern the embedded
+// database only.)
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LEASE_MS } from '../../src/db/data-dir-lock.ts';
 import { TEST_DB } from '../support/gateway.ts';
-import { acquiro, freePort, startServer, tempDataDir } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir, QUICK_TIMERS, startServer, tempDataDir } from '../support/processes.ts';
+
+/** The lease the owners in these tests state in their lock. */
+const LEASE_MS = Number(QUICK_TIMERS.ACQUIRO_DATA_DIR_LEASE) * 1000;
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const lockOf = (dataDir: string) => join(dataDir, 'acquiro.lock');
@@ -38,7 +43,7 @@ async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildP
     ['--net', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" src/main.ts`],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: '/tmp', PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info' },
+      env: { PATH: process.env.PATH ?? '', HOME: '/tmp', PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...QUICK_TIMERS },
     },
   );
   let output = '';
@@ -75,19 +80,22 @@ function modes(dir: string): [string, number][] {
 
 describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
   it('holds against processes in another network and PID namespace: a command and a server here are refused, the data stays whole', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const owner = await serverInOtherNamespaces(dataDir);
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8');
     try {
       const demo = /merchant_id (M\d+)/.exec(owner.output())![1]!;
-      // This process cannot reach the owner's command socket (another network namespace), and must not open the files.
-      const command = await acquiro(['merchants', 'create', '--name', 'Intruder', '--json'], { ACQUIRO_DATA_DIR: dataDir });
+      // This process cannot reach the owner's command socket (another network namespace), and must
+      // not open the files; nor may a second server here. Both try at once.
+      const [command, second] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'Intruder', '--json'], { ACQUIRO_DATA_DIR: dataDir }),
+        startServer({ ACQUIRO_DATA_DIR: dataDir }).then(
+          (server) => server.stop().then(() => 'started'),
+          (error: Error) => error.message,
+        ),
+      ]);
       expect(command.code).toBe(78);
       expect(command.stderr).toMatch(/is owned by a running acquiro process that this one cannot reach/);
-      const second = await startServer({ ACQUIRO_DATA_DIR: dataDir }).then(
-        (server) => server.stop().then(() => 'started'),
-        (error: Error) => error.message,
-      );
       expect(second).toMatch(/is in use by another acquiro process/);
       expect(readFileSync(join(dataDir, 'admin.token'), 'utf8')).toBe(token);
       await owner.stop();
@@ -100,11 +108,11 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
   }, 240_000);
 
   it('respects a lock that is being renewed, and takes it over only once its lease has run out', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = await migratedDataDir();
     const first = await acquiro(['merchants', 'create', '--name', 'First', '--json'], { ACQUIRO_DATA_DIR: dataDir });
     expect(first.code).toBe(0);
     // An owner this process knows nothing of (another machine sharing the directory, a container): only its lock file shows it.
-    writeFileSync(lockOf(dataDir), `${JSON.stringify({ id: 'elsewhere', pid: 1, host: 'another-machine' })}\n`, { mode: 0o600 });
+    writeFileSync(lockOf(dataDir), `${JSON.stringify({ id: 'elsewhere', pid: 1, host: 'another-machine', lease_ms: LEASE_MS })}\n`, { mode: 0o600 });
     const renew = setInterval(() => {
       const now = new Date();
       utimesSync(lockOf(dataDir), now, now);
@@ -135,8 +143,10 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
   }, 180_000);
 
   it('is taken over from a killed server, whose data is all there', async () => {
-    const dataDir = tempDataDir();
-    const killed = await startServer({ ACQUIRO_DATA_DIR: dataDir });
+    const dataDir = await migratedDataDir();
+    const killed = await startServer({ ACQUIRO_DATA_DIR: dataDir, ...QUICK_TIMERS });
+    // Its lock states the lease it renews within (ACQUIRO_DATA_DIR_LEASE), the one a taker waits out.
+    expect(JSON.parse(readFileSync(lockOf(dataDir), 'utf8'))).toMatchObject({ lease_ms: LEASE_MS });
     expect(await killed.stop('SIGKILL')).toBe(null);
     expect(existsSync(lockOf(dataDir))).toBe(true); // a killed process cannot remove it: its lease runs out
     const list = await acquiro(['merchants', 'list', '--json'], { ACQUIRO_DATA_DIR: dataDir });

@@ -2,9 +2,16 @@
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
 // limit holds across both; a key revoked or a merchant disabled is refused by both within a second;
-// subscription cycles made due by the test clock are charged once each by the two workers.
+// subscription cycles made due by the test clock are charged once each by the two workers. The
+// tests' merchants are made by this process on the same schema (as the chaos run makes its own),
+// not by an `acquiro merchants create` each: a process start apiece on a loaded machine.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deps } from '../../src/app/context.ts';
+import { createMerchant, type AccountSettings } from '../../src/app/merchants/credentials.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createDeps, releaseDeps } from '../../src/deps.ts';
+import { createLogger } from '../../src/logging.ts';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
@@ -18,13 +25,15 @@ let env: Record<string, string>;
 const gateways: RunningServer[] = [];
 const workers: RunningWorker[] = [];
 let urls: string[];
+/** This process's own handle on the schema, for the merchants. */
+let deps: Deps | undefined;
 
 const GATEWAY_ENV = { ACQUIRO_WORKERS: 'off', ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '1000', ACQUIRO_BUSY_IN_FLIGHT: '100000' };
 
 const cli = (args: readonly string[]) => acquiroJson(args, env);
 
-async function merchant(...options: string[]): Promise<{ credentials: { merchant_id: string; account_id: string; secret_key: string }; client: SignedClient }> {
-  const credentials = (await cli(['merchants', 'create', '--name', 'multi', ...options])) as { merchant_id: string; account_id: string; secret_key: string };
+async function merchant(settings: AccountSettings): Promise<{ credentials: { merchant_id: string; account_id: string; secret_key: string }; client: SignedClient }> {
+  const credentials = await createMerchant(deps!, 'multi', settings);
   return { credentials, client: httpClient(urls, credentials) };
 }
 
@@ -40,9 +49,12 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     gateways.push(a, b);
     workers.push(w, startWorker(env));
     urls = gateways.map((g) => g.url);
+    // Once the gateways have migrated the schema (this would migrate it too, first).
+    deps = await createDeps({ config: loadConfig(env), database: test.database, log: createLogger('silent'), watchClock: false });
   }, 180_000);
   afterAll(async () => {
     for (const child of [...gateways, ...workers]) await child.stop('SIGTERM');
+    if (deps) await releaseDeps(deps);
     await test?.drop();
   });
 
@@ -60,7 +72,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   });
 
   it('50 identical payments over both gateways: one payment, one outcome', async () => {
-    const { client } = await merchant('--rate-limit', '100000');
+    const { client } = await merchant({ rateLimitPerSecond: 100_000 });
     const body = cardPayment(client.ids);
     const answers = await Promise.all(Array.from({ length: 50 }, () => client.post('/v1/authorise', body)));
     expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
@@ -72,7 +84,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   });
 
   it('50 captures over both gateways capture once', async () => {
-    const { client } = await merchant('--rate-limit', '100000', '--capture-mode', 'manual');
+    const { client } = await merchant({ rateLimitPerSecond: 100_000, captureMode: 'manual' });
     const txn = await pay(client);
     const answers = await Promise.all(Array.from({ length: 50 }, () => batch(client, 'capture_orders', [orderOf(txn)])));
     const entries = answers.map((a) => a.body.capture_orders[0] as Record<string, string>);
@@ -83,7 +95,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   });
 
   it('20 refunds of 10 % over both gateways leave exactly 10 succeeded, and the ledger checks', async () => {
-    const { client } = await merchant('--rate-limit', '100000');
+    const { client } = await merchant({ rateLimitPerSecond: 100_000 });
     const txn = await pay(client);
     const answers = await Promise.all(Array.from({ length: 20 }, () => batch(client, 'refund_orders', [orderOf(txn, { refund_amount: '1.00' })])));
     const entries = answers.map((a) => a.body.refund_orders[0] as Record<string, string>);
@@ -96,7 +108,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   });
 
   it('concurrent payouts against one balance over both gateways: what the balance covers, each once', async () => {
-    const { client } = await merchant('--rate-limit', '100000');
+    const { client } = await merchant({ rateLimitPerSecond: 100_000 });
     const args = ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
     // Two payouts of 100.00 (101.50 with their fees) fit in 250.00; a third does not.
     await cli(['balance', 'topup', ...args, '--currency', 'USD', '--amount', '250.00']);
@@ -117,7 +129,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   });
 
   it('holds an account’s rate limit across both gateways: each takes its part', async () => {
-    const { client } = await merchant('--rate-limit', '10');
+    const { client } = await merchant({ rateLimitPerSecond: 10 });
     // 30 at once, 15 to each gateway. Each takes its part: 5 at once, then 5 a second; each alone
     // would take the whole limit, 20 at once in all. Under 20 leaves room for what the buckets
     // refill while the burst reaches them (under a second, on a loaded machine).
@@ -147,7 +159,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   }
 
   it('a rotated key works at once on both; a revoked key and a disabled merchant stop on both within a second', async () => {
-    const { credentials, client } = await merchant('--rate-limit', '100000');
+    const { credentials, client } = await merchant({ rateLimitPerSecond: 100_000 });
     // Signed and active: past the signature and the account's status, /v1/retrievalTrans checks the caller's
     // address (not registered here: 4403). Refused earlier: 401 (key), 4410 (disabled).
     const answered = (_status: number, info: string) => info.startsWith('4403');
@@ -167,7 +179,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   // Last: the test clock moves business time for every process on the schema, and the tests above
   // must not see their payments' authorisations or keys age by months.
   it('subscription cycles due while both workers run: each charged once', { timeout: 240_000 }, async () => {
-    const { credentials, client } = await merchant('--rate-limit', '100000');
+    const { credentials, client } = await merchant({ rateLimitPerSecond: 100_000 });
     // Six subscriptions, three begun through each gateway.
     const begun = await Promise.all(
       Array.from({ length: 6 }, (_, i) => subscribe(httpClient([urls[i % 2]!], credentials), subscribing(client))),

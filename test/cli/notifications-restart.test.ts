@@ -1,11 +1,13 @@
 // The real gateway as a process: an event committed with its payment is delivered after the
-// gateway is killed (SIGKILL) before sending it, and `acquiro worker` delivers on its own.
+// gateway is killed (SIGKILL) before sending it, and `acquiro worker` delivers on its own. On the
+// embedded database each test starts on a migrated, empty data directory, whose killed owner's
+// lock the restart takes over after 3 s (ACQUIRO_DATA_DIR_LEASE of QUICK_TIMERS).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sign, verify } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, startServer, startWorker, tempDataDir, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, migratedDataDir, QUICK_TIMERS, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 const WAIT_MS = 45_000;
@@ -25,7 +27,7 @@ beforeEach(async () => {
     database = await openTestDatabase(2);
     env = database.env;
   } else {
-    env = { ACQUIRO_DATA_DIR: tempDataDir() };
+    env = { ACQUIRO_DATA_DIR: await migratedDataDir(), ...QUICK_TIMERS };
   }
 });
 afterEach(async () => {

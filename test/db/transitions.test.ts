@@ -2,6 +2,7 @@
 // state the row has left is refused by the repository; a state no machine knows is refused by the
 // column's CHECK. In each case the row stays as it was.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTimes } from '../../src/app/clock/check-times.ts';
 import { PAYMENT_MACHINE } from '../../src/domain/payment.ts';
 import { ForbiddenTransition } from '../../src/domain/state-machine.ts';
 import { lockPayment, transitionPayment } from '../../src/db/repositories/payments.ts';
@@ -33,7 +34,7 @@ describe('payment transitions through the database', () => {
     await expect(
       gw.database.db.transaction(async (tx) => {
         const payment = (await lockPayment(tx, shop.ids.account_id, id))!;
-        return transitionPayment(tx, id, PAYMENT_MACHINE.move(payment.status, 'authorised'), { now: new Date(), wallNow: new Date() });
+        return transitionPayment(tx, id, PAYMENT_MACHINE.move(payment.status, 'authorised'), checkTimes(gw.gateway.deps));
       }),
     ).rejects.toThrow(ForbiddenTransition);
     expect(await rowOf(id)).toEqual(before);
@@ -43,7 +44,7 @@ describe('payment transitions through the database', () => {
     const id = await capturedPayment();
     const before = await rowOf(id);
     const stale = PAYMENT_MACHINE.move('authorised', 'cancelled');
-    await expect(gw.database.db.transaction((tx) => transitionPayment(tx, id, stale, { now: new Date(), wallNow: new Date() }))).rejects.toThrow(/no longer authorised/);
+    await expect(gw.database.db.transaction((tx) => transitionPayment(tx, id, stale, checkTimes(gw.gateway.deps)))).rejects.toThrow(/no longer authorised/);
     expect(await rowOf(id)).toEqual(before);
   });
 

@@ -1,6 +1,7 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +30,61 @@ export interface Run {
   readonly stderr: string;
 }
 
+/**
+ * Shorter timers than production's for tests of real processes (docs/operations.md, "Timers"), each
+ * still waited on: a processor call gets 6 s (an unknown outcome is asked about 11 s after its claim,
+ * and a sweeper's lease held by a killed worker runs out after 22 s); the sandbox's slow card
+ * (4000000000000416) holds a merchant-initiated charge 4 s before the processor gets it, within
+ * that deadline; a killed owner's lock on an embedded data directory is taken over 3 s after its
+ * last renewal.
+ */
+export const QUICK_TIMERS: Readonly<Record<string, string>> = {
+  ACQUIRO_CONNECTOR_TIMEOUT: '6',
+  ACQUIRO_SANDBOX_CARD_DELAY: '4',
+  ACQUIRO_DATA_DIR_LEASE: '3',
+};
+
 export function tempDataDir(): string {
   return join(mkdtempSync(join(tmpdir(), 'acquiro-test-')), 'data');
+}
+
+const MIGRATIONS = join(ROOT, 'src/db/migrations');
+
+/** Where an embedded database with this checkout's migrations is kept: one per set of migrations and PGlite version. */
+function templatePath(): string {
+  const hash = createHash('sha256').update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  for (const name of readdirSync(MIGRATIONS).sort()) hash.update(name).update(readFileSync(join(MIGRATIONS, name)));
+  return join(tmpdir(), `acquiro-test-migrated-${hash.digest('hex').slice(0, 16)}`);
+}
+
+let template: Promise<string> | undefined;
+
+async function makeTemplate(): Promise<string> {
+  const path = templatePath();
+  if (existsSync(path)) return path;
+  const built = tempDataDir();
+  const run = await acquiro(['migrate'], { ACQUIRO_DATA_DIR: built });
+  if (run.code !== 0) throw new Error(`acquiro migrate exited ${run.code}:\n${run.stderr}`);
+  try {
+    renameSync(built, path);
+  } catch (error) {
+    if (!existsSync(path)) throw error; // otherwise another test process made it first
+  }
+  return path;
+}
+
+/**
+ * A new data directory whose embedded database is migrated and holds nothing else: a copy of one
+ * `acquiro migrate` made once per set of migrations (in the temporary directory, shared by the
+ * test processes of this machine). A first start on it still finds no merchant and makes the demo
+ * one; it only skips the migrations (seconds per start on a loaded machine). A test of a
+ * directory's very first start uses tempDataDir().
+ */
+export async function migratedDataDir(): Promise<string> {
+  template ??= makeTemplate();
+  const dir = tempDataDir();
+  cpSync(await template, dir, { recursive: true });
+  return dir;
 }
 
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
@@ -179,21 +233,28 @@ export function startWorker(env: Record<string, string>): RunningWorker {
   };
 }
 
+export interface GatewayAndWorkerOptions extends Pick<ServerOptions, 'readyWithinMs'> {
+  /** On PGlite, a data directory already migrated (migratedDataDir) instead of a fresh one. */
+  readonly migrated?: boolean;
+}
+
 /**
  * The gateway as the test's database runs it: on PostgreSQL a server with its workers off beside
- * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory.
+ * an `acquiro worker`; on PGlite one server, with its own worker, on a fresh data directory (or a
+ * migrated one).
  */
-export async function startGatewayAndWorker(options: Pick<ServerOptions, 'readyWithinMs'> = {}): Promise<{
+export async function startGatewayAndWorker(options: GatewayAndWorkerOptions = {}): Promise<{
   database: TestDatabase | undefined;
   env: Record<string, string>;
   server: RunningServer;
   worker: RunningWorker | undefined;
 }> {
+  const serverOptions = options.readyWithinMs === undefined ? {} : { readyWithinMs: options.readyWithinMs };
   if (TEST_DB === 'postgres') {
     const database = await openTestDatabase(2);
-    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' }, options);
+    const server = await startServer({ ...database.env, ACQUIRO_WORKERS: 'off' }, serverOptions);
     return { database, env: database.env, server, worker: startWorker(database.env) };
   }
-  const env = { ACQUIRO_DATA_DIR: tempDataDir() };
-  return { database: undefined, env, server: await startServer(env, options), worker: undefined };
+  const env = { ACQUIRO_DATA_DIR: options.migrated ? await migratedDataDir() : tempDataDir() };
+  return { database: undefined, env, server: await startServer(env, serverOptions), worker: undefined };
 }

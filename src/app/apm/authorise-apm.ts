@@ -11,6 +11,7 @@ import { assertNotifyTarget } from '../notifications/target.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import type { ApmMethod } from '../../connectors/port.ts';
 import type { OrderDetails, OrderRecord } from '../payments/command.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 /**
  * An APM payment, built by its adapter (src/http/requests/apm-payment.ts parses the merchant's
@@ -51,7 +52,7 @@ export async function authoriseApm(deps: Deps, account: AccountRow, command: Apm
     connector: account.connector,
     expiresAt: new Date(now.getTime() + method.ttlMinutes * 60_000),
   };
-  const insert = () => claimWaitingPayment(deps.database.db, row, { now, wallNow: deps.wallClock.now() });
+  const insert = () => claimWaitingPayment(deps.database.db, row, checkTimes(deps, now));
   return claimOnce(deps, account, { orderNo: order.orderNo, requestFingerprint, insert }, async (claimed) => {
     const instrument = { paymentMethod: method.name, methodData: command.methodData, returnUrl: command.returnUrl };
     const { context, outcome } = await decide(deps, account, order, claimed, instrument);

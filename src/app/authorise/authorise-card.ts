@@ -12,6 +12,7 @@ import { assertNotifyTarget } from '../notifications/target.ts';
 import type { CardPaymentCommand } from '../payments/command.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { cardClaim, claimOnce, decide, resolveCard, riskProbe, type CardCharge, type ResolvedCard } from './steps.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 /**
  * A card payment, started by the shopper (a card or a vault token) or by the merchant alone (a
@@ -27,7 +28,7 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
   const requestFingerprint = deps.vault.fingerprint(command.identity);
 
   const paymentId = newId('T', deps.clock.now().getTime());
-  const claim = claimFor(account, command, card, paymentId, requestFingerprint, { now: deps.clock.now(), wallNow: deps.wallClock.now() });
+  const claim = claimFor(account, command, card, paymentId, requestFingerprint, checkTimes(deps));
   // The claim reads the risk facts in the same statement: one round trip fewer on the hot path.
   let facts: RiskRecord | undefined;
   const insert = async () => {
@@ -74,5 +75,6 @@ function claimFor(account: AccountRow, command: CardPaymentCommand, card: Resolv
     connector: account.connector,
     now: at.now,
     wallNow: at.wallNow,
+    unknownAfterMs: at.unknownAfterMs,
   };
 }

@@ -2,7 +2,7 @@
 // claim the order once, resolve the card, assess risk, call the processor outside any transaction.
 // Each pipeline composes them and then records the outcome (recordAuthorisation).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { CONNECTOR_CALL_TIMEOUT_MS, withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector, type Initiator, type StoredCredential } from '../../connectors/port.ts';
+import { withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector, type Initiator, type StoredCredential } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
@@ -186,7 +186,7 @@ function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
 
 /** The processor's answer; no clear answer is `pending`, never success. */
 async function callConnector(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
-  const result = await withDeadline((signal) => connector.authorise({ ...request, signal }), CONNECTOR_CALL_TIMEOUT_MS);
+  const result = await withDeadline((signal) => connector.authorise({ ...request, signal }), deps.config.processor.callTimeoutMs);
   if (result.ok) return result.value;
   // No clear answer: the charge may or may not exist. Pending until the processor says.
   deps.log.warn({ paymentId: request.paymentId, connector: connector.name, kind: result.error.kind }, 'authorisation outcome unknown');

@@ -16,11 +16,8 @@ import type { PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { claimOperation, executeOperation } from './operation.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 
 const DAY_MS = 86_400_000;
-/** Longer than a void at the processor can take, so a lease only runs out when its worker is gone. */
-const LEASE_MS = UNKNOWN_AFTER_MS * 2;
 
 /** One round; answers how many authorisations it released. */
 export async function expireAuthorisations(deps: Deps, limit = 50): Promise<number> {
@@ -31,7 +28,7 @@ export async function expireAuthorisations(deps: Deps, limit = 50): Promise<numb
     if (!connector) continue;
     const now = deps.clock.now();
     const dueBy = new Date(now.getTime() - scheduleOf(connector).authorisationExpiryDays * DAY_MS);
-    const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, deps, limit, LEASE_MS, { dueBy, scope: name });
+    const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, deps, limit, deps.config.processor.leaseMs, { dueBy, scope: name });
     for (const leased of due) {
       const claimed = await claimExpiry(deps, leased);
       if (!claimed) continue;

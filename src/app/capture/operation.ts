@@ -29,7 +29,7 @@ import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 export type OperationKind = PaymentOperationRow['kind'];
 export type OperationOrigin = PaymentOperationRow['origin'];
@@ -63,7 +63,7 @@ export async function assertNoLiveOperation(tx: Tx, paymentId: string): Promise<
  */
 export async function claimOperation(
   tx: Tx,
-  deps: Pick<Deps, 'clock' | 'wallClock'>,
+  deps: Pick<Deps, 'clock' | 'wallClock' | 'config'>,
   payment: PaymentRow,
   claim: { kind: OperationKind; origin: OperationOrigin; amount: number; requestKey?: string | undefined },
 ): Promise<PaymentOperationRow> {
@@ -78,7 +78,7 @@ export async function claimOperation(
     amount: claim.amount,
     currency: payment.currency,
     // Not before the live call has surely ended (wall time): the sweeper must not second-guess it.
-    nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
+    nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
   });
 }
 
@@ -182,7 +182,7 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
       const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
       // A review approval's capture is the payment's approval: a subscription it carries begins here.
       const payment = change.paymentMove
-        ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, { now, wallNow: deps.wallClock.now() }, change.paymentChanges))
+        ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, checkTimes(deps, now), change.paymentChanges))
         : change.payment;
       return { status: change.status, payment, operation };
     },
@@ -259,7 +259,7 @@ function operationJournals({ account, payment, operation }: OperationRows, at: D
  * by sending the same operation again (its id is the processor's idempotency key).
  */
 export async function resolvePendingOperations(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDueOperations(deps.database.db, deps, limit, UNKNOWN_AFTER_MS * 2);
+  const leased = await leaseDueOperations(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let settled = 0;
   for (const operation of leased) {
     const payment = await findPayment(deps.database.db, operation.accountId, operation.paymentId);

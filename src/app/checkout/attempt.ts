@@ -14,6 +14,7 @@ import {
   type AuthorisationContext,
   type AuthorisationDecision,
 } from '../payments/record-authorisation.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 /** Card attempts a hosted page allows before a refusal is final. */
 export const MAX_ATTEMPTS = 5;
@@ -34,7 +35,7 @@ export async function settleAttempt(
         : {};
       // processing → requires_redirect, or requires_authentication → (processing →) requires_redirect:
       // the attempt is over and the page waits for the next one.
-      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', { now: deps.clock.now(), wallNow: deps.wallClock.now() }, {
+      const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', checkTimes(deps), {
         actionUrl: null,
         threedsResult: outcome.status === 'declined' ? (outcome.threeDS ?? null) : null,
         resultCode: CODES.awaiting_shopper.code,

@@ -11,6 +11,7 @@ import type { Deps } from '../context.ts';
 import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
 import { recordLaterOutcome } from '../payments/record-authorisation.ts';
 import { orderOf, settleAttempt } from './attempt.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 export type CardField = 'holder' | 'number' | 'expiry' | 'cvc';
 /** Why a field was refused; `cvc3`/`cvc4` say how many digits the card's code has. */
@@ -45,7 +46,7 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
     await countAttempt(tx, session.id);
-    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), { now, wallNow: deps.wallClock.now() }, cardColumns(card)) };
+    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), cardColumns(card)) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };

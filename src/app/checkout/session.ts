@@ -14,6 +14,7 @@ import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema
 import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import type { OrderDetails, OrderRecord } from '../payments/command.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 /** How long the hand-off page may wait before the shopper's browser posts it. */
 export const HANDOFF_TTL_MS = 30 * 60_000;
@@ -68,7 +69,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, command: C
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
   const created = await deps.database.db.transaction(async (tx) => {
-    const payment = await claimWaitingPayment(tx, row, { now, wallNow: deps.wallClock.now() });
+    const payment = await claimWaitingPayment(tx, row, checkTimes(deps, now));
     if (!payment) return null;
     const session = await insertSession(tx, {
       id: newId('CS', now.getTime()),

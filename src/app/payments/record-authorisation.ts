@@ -21,6 +21,7 @@ import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { openOnApproval, termsOf } from '../subscriptions/open.ts';
 import { paymentEventPayload, type PaymentEventType } from './events.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 export const DECLINE_CODES: Record<DeclineReason, CodeName> = {
   generic: 'declined',
@@ -67,7 +68,7 @@ const MAX_ATTEMPTS = 5;
  * writer got there first.
  */
 export async function recordAuthorisation(
-  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock' | 'config'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
@@ -84,8 +85,7 @@ export async function recordAuthorisation(
     const write: OutcomeWrite = {
       move,
       next,
-      now,
-      wallNow: deps.wallClock.now(),
+      ...checkTimes(deps, now),
       readVersion: payment.version,
       ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
       ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next) } } : {}),
@@ -104,7 +104,7 @@ export async function recordAuthorisation(
  * the payment's row lock (src/db/unit-of-work.ts).
  */
 export async function recordLaterOutcome(
-  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock'>,
+  deps: Pick<Deps, 'database' | 'vault' | 'clock' | 'wallClock' | 'config'>,
   context: AuthorisationContext,
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
@@ -119,7 +119,7 @@ export async function recordLaterOutcome(
     async change(tx, { move, next, token }) {
       if (token) await insertCardToken(tx, context.account.id, token);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
-      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, { now, wallNow: deps.wallClock.now() }, columns));
+      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, checkTimes(deps, now), columns));
     },
     journal: (_change, written) => journalsFor(context.account, written, now),
     event: ({ event }, written) =>

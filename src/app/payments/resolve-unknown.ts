@@ -3,7 +3,7 @@
 // it says; until it gives a clear answer the payment stays pending. Each payment is leased
 // (QUEUES.unknownPayments) before the processor is asked, so two workers never ask about the same
 // payment at once, and a worker that dies leaves it to be taken up when its lease runs out.
-import { UNKNOWN_AFTER_MS } from '../../domain/payment.ts';
+import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../../config.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
 import { leaseDuePayments, rescheduleCheck } from '../../db/repositories/payments.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
@@ -11,13 +11,11 @@ import type { Deps } from '../context.ts';
 import { recordLaterOutcome } from './record-authorisation.ts';
 import { storedRisk } from './waiting.ts';
 
-export { UNKNOWN_AFTER_MS };
-
-/** Longer than a processor call can take, so a lease only runs out when its worker is gone. */
-const LEASE_MS = UNKNOWN_AFTER_MS * 2;
+/** The wait before an unknown outcome is asked about with the default ACQUIRO_CONNECTOR_TIMEOUT (35 s). */
+export const UNKNOWN_AFTER_MS = processorTimers(CONNECTOR_TIMEOUT_SECONDS * 1000).unknownAfterMs;
 
 export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps, limit, LEASE_MS);
+  const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps, limit, deps.config.processor.leaseMs);
   let resolved = 0;
   for (const payment of leased) {
     const connector = deps.connectors.get(payment.connector);
@@ -26,7 +24,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
       : undefined;
     if (!answer?.ok || answer.value.status === 'pending') {
       // Asked again no sooner than the next window.
-      await rescheduleCheck(deps.database.db, payment.id, new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS));
+      await rescheduleCheck(deps.database.db, payment.id, new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs));
       continue;
     }
     const account = await accountById(deps.database.db, payment.accountId);

@@ -16,8 +16,8 @@ import { leaseDueRefunds, lockRefundsAndPayments, settleRefunds, type RefundWith
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
+import { checkTimes } from '../clock/check-times.ts';
 import type { Deps } from '../context.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 import { refundEventPayload } from './refund-answer.ts';
 
 /** The processor's answer, or none that says what happened. */
@@ -85,7 +85,8 @@ export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecor
   if (known.length === 0) return toRecord.map((r) => r.claimed);
   if (new Set(known.map((r) => r.claimed.paymentId)).size !== known.length) throw new Error('recordRefunds: two refunds of one payment in one unit of work');
   const now = deps.clock.now();
-  const wallNow = deps.wallClock.now();
+  const at = checkTimes(deps, now);
+  const { wallNow } = at;
   // Raw prepared statements: a refund batch records a wave of its orders at once (runRawUnitOfWork).
   const recorded = await runRawUnitOfWork<Map<string, RefundWithPayment>, RefundChanges, RefundRow[]>(deps.database, {
     lock: (query) => lockRefundsAndPayments(query, known.map((r) => r.claimed.id)),
@@ -108,7 +109,7 @@ export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecor
           refundMove: change.refundMove,
           // A refund still pending leaves its payment as it is.
           ...(change.refundMove.to !== 'pending'
-            ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, { now, wallNow }, null) } }
+            ? { payment: { row: change.payment, move: change.paymentMove, nextCheckAt: nextCheckFor(change.paymentMove.to, at, null) } }
             : {}),
         })),
       );
@@ -182,7 +183,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: KnownAnswe
  * succeed or fail.
  */
 export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<number> {
-  const leased = await leaseDueRefunds(deps.database.db, deps, limit, UNKNOWN_AFTER_MS * 2);
+  const leased = await leaseDueRefunds(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let settled = 0;
   for (const refund of leased) {
     const payment = await findPayment(deps.database.db, refund.accountId, refund.paymentId);

@@ -13,7 +13,6 @@ import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
-import { UNKNOWN_AFTER_MS } from '../payments/resolve-unknown.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
 
 /** One refund order, as its adapter built it (src/http/batch/operations.ts parses /v1/refund's). */
@@ -103,7 +102,7 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundCla
     reason: order.reason ?? null,
     refundableFrom: startsFrom('refund'),
     // Wall time: a technical timer, not hurried by the test clock.
-    nextCheckAt: new Date(deps.wallClock.now().getTime() + UNKNOWN_AFTER_MS),
+    nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
     ...(order.requestKey ? { requestKey: order.requestKey } : {}),
   };
 }

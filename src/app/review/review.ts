@@ -23,6 +23,7 @@ import {
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
+import { checkTimes } from '../clock/check-times.ts';
 
 export interface ReviewOrder extends OrderRef {
   readonly approve: boolean;
@@ -55,7 +56,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
         return { payment: change.payment, operation: await claimOperation(tx, deps, change.payment, claim) };
       }
       await assertNoLiveOperation(tx, change.payment.id);
-      const approved = await transitionPayment(tx, change.payment.id, change.approve, { now: deps.clock.now(), wallNow: deps.wallClock.now() }, {
+      const approved = await transitionPayment(tx, change.payment.id, change.approve, checkTimes(deps), {
         resultCode: CODES.success.code,
         resultMessage: CODES.success.message,
       });

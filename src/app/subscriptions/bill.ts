@@ -10,7 +10,6 @@
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
 // one only after it is paid: every missed cycle is taken, in order.
 import { AppError } from '../../domain/errors.ts';
-import { UNKNOWN_AFTER_MS } from '../../domain/payment.ts';
 import { amountOfCycle, dueAt } from '../../domain/subscriptions/schedule.ts';
 import { chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { newId } from '../../domain/ids.ts';
@@ -31,9 +30,6 @@ import type { Deps } from '../context.ts';
 import { merchantInitiatedCharge } from '../payments/command.ts';
 import { recordCharge, type ChargeResult } from './record-charge.ts';
 
-/** Longer than a processor call can take, so a lease only runs out when its worker is gone. */
-const LEASE_MS = UNKNOWN_AFTER_MS * 2;
-
 export async function billSubscriptions(deps: Deps, limit = 50): Promise<number> {
   const opened = await openDueCharges(deps, limit);
   const recorded = await chargePending(deps, limit);
@@ -41,7 +37,7 @@ export async function billSubscriptions(deps: Deps, limit = 50): Promise<number>
 }
 
 async function openDueCharges(deps: Deps, limit: number): Promise<number> {
-  const due = await leaseDueSubscriptions(deps.database.db, deps, limit, LEASE_MS);
+  const due = await leaseDueSubscriptions(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let opened = 0;
   for (const subscription of due) if (await openCharge(deps, subscription)) opened += 1;
   return opened;
@@ -85,7 +81,7 @@ async function openCharge(deps: Pick<Deps, 'database' | 'clock'>, leased: Subscr
 }
 
 async function chargePending(deps: Deps, limit: number): Promise<number> {
-  const leased = await leasePendingCharges(deps.database.db, deps, limit, LEASE_MS);
+  const leased = await leasePendingCharges(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let recorded = 0;
   for (const charge of leased) {
     const written = await chargeOnce(deps, charge);

@@ -7,7 +7,7 @@
 // nothing is scheduled after it.
 import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { orderStatus, PAYMENT_STATUS_CODES, UNKNOWN_AFTER_MS, type PaymentStatus } from '../../domain/payment.ts';
+import { orderStatus, PAYMENT_STATUS_CODES, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { dueAt, retryTimes } from '../../domain/subscriptions/schedule.ts';
 import {
@@ -25,6 +25,7 @@ import type { ChargeChanges, SubscriptionChanges } from '../../db/repositories/s
 import { linkPayment, lockCharge, lockSubscription, transitionCharge, transitionSubscription } from '../../db/repositories/subscriptions.ts';
 import type { AccountRow, PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
+import { checkTimes } from '../clock/check-times.ts';
 import type { Deps } from '../context.ts';
 import { resultInfo } from '../payments/events.ts';
 
@@ -61,8 +62,8 @@ function outcomeOf(result: ChargeResult): ChargeStatus {
   return PAID.has(status) ? 'succeeded' : REFUSED.has(status) ? 'failed' : 'pending';
 }
 
-export async function recordCharge(deps: Pick<Deps, 'database' | 'clock' | 'wallClock'>, claimed: SubscriptionChargeRow, result: ChargeResult): Promise<Written> {
-  const now = deps.clock.now();
+export async function recordCharge(deps: Pick<Deps, 'database' | 'clock' | 'wallClock' | 'config'>, claimed: SubscriptionChargeRow, result: ChargeResult): Promise<Written> {
+  const at = checkTimes(deps);
   const payment = 'payment' in result ? result.payment : undefined;
   return runUnitOfWork<Locked, ChargeChange, Written>(deps.database, {
     async lock(tx) {
@@ -72,7 +73,7 @@ export async function recordCharge(deps: Pick<Deps, 'database' | 'clock' | 'wall
       if (!subscription || !charge || !account) throw new Error(`subscription charge ${claimed.id} lost its subscription`);
       return { account, subscription, charge };
     },
-    check: (locked) => decide(locked, result, now, deps.wallClock.now()),
+    check: (locked) => decide(locked, result, at),
     async change(tx, change) {
       const charge = await transitionCharge(tx, change.charge.id, change.chargeMove, change.chargeChanges);
       const subscription = await transitionSubscription(tx, change.subscription.id, change.subscriptionMove, change.subscriptionChanges);
@@ -94,7 +95,8 @@ export async function recordCharge(deps: Pick<Deps, 'database' | 'clock' | 'wall
   });
 }
 
-function decide({ account, subscription, charge }: Locked, result: ChargeResult, now: Date, wallNow: Date): Decision<ChargeChange, Written> {
+function decide({ account, subscription, charge }: Locked, result: ChargeResult, at: CheckTimes): Decision<ChargeChange, Written> {
+  const { now } = at;
   // Recorded already (by this worker before a crash, or another after a lease ran out).
   if (charge.status !== 'pending') return { answer: { subscription, charge } };
   const outcome = outcomeOf(result);
@@ -103,7 +105,7 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   const stay = { subscriptionMove: SUBSCRIPTION_MACHINE.stay(subscription.status), subscriptionChanges: {} };
   if (outcome === 'pending') {
     return {
-      change: { ...base, ...stay, chargeMove: CHARGE_MACHINE.stay('pending'), chargeChanges: { ...paymentId, nextCheckAt: new Date(wallNow.getTime() + UNKNOWN_AFTER_MS) } },
+      change: { ...base, ...stay, chargeMove: CHARGE_MACHINE.stay('pending'), chargeChanges: { ...paymentId, nextCheckAt: new Date(at.wallNow.getTime() + at.unknownAfterMs) } },
     };
   }
   const code = 'refusal' in result ? { resultCode: result.refusal.code, resultMessage: result.refusal.message } : { resultCode: result.payment.resultCode, resultMessage: result.payment.resultMessage };

@@ -36,7 +36,7 @@ export const TEST_CARDS: readonly TestCard[] = [
   {
     number: '4000000000000416',
     behaviour: { kind: 'slow_later', delayMs: 10_000 },
-    description: 'approved; every later charge of the stored card reaches the processor only after 10 s (a window to stop a worker in)',
+    description: 'approved; every later charge of the stored card reaches the processor only after 10 s, or ACQUIRO_SANDBOX_CARD_DELAY (a window to stop a worker in)',
   },
   { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
   {

@@ -21,6 +21,8 @@ export interface SimulatorOptions {
   readonly now?: () => Date;
   /** Where the lost answers are remembered; in this process's memory without one. */
   readonly database?: Database | undefined;
+  /** How long a slow card's merchant-initiated charge takes to reach the processor, instead of its table's (ACQUIRO_SANDBOX_CARD_DELAY). */
+  readonly slowCardDelayMs?: number | undefined;
 }
 
 export function createSimulator(options: SimulatorOptions): Connector {
@@ -68,7 +70,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
       case 'slow_later':
         // The request is on its way: a worker stopped meanwhile leaves the processor without it.
-        if (request.initiator === 'merchant') await sleep(behaviour.delayMs, undefined, request.signal ? { signal: request.signal } : {}).catch(() => {});
+        if (request.initiator === 'merchant') await sleep(options.slowCardDelayMs ?? behaviour.delayMs, undefined, request.signal ? { signal: request.signal } : {}).catch(() => {});
         if (request.signal?.aborted) return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
         return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'approve_first':

@@ -45,8 +45,9 @@ export interface Claim {
   readonly notifyUrl?: string | null | undefined;
   /** Business time of the claim: created_at. */
   readonly now: Date;
-  /** Wall time of the claim: the sweeper first asks UNKNOWN_AFTER_MS after it. */
+  /** Wall time of the claim: the sweeper first asks `unknownAfterMs` after it. */
   readonly wallNow: Date;
+  readonly unknownAfterMs: number;
 }
 
 // The claim's first state, checked against the table once (the statement below is constant).
@@ -156,8 +157,9 @@ export interface OutcomeWrite {
   readonly next: PaymentRow;
   /** Business time of the write. */
   readonly now: Date;
-  /** Wall time of the write (a processing payment's next check counts from it). */
+  /** Wall time of the write (a processing payment's next check counts from it, `unknownAfterMs` on). */
   readonly wallNow: Date;
+  readonly unknownAfterMs: number;
   /** The version the decision was made on; the write happens only if the row still has it. */
   readonly readVersion: number;
   readonly ledger: readonly { journalId: string; book: string; kind: string; amount: number }[];

@@ -1,0 +1,49 @@
+// The sandbox's slow card (4000000000000416): a merchant-initiated charge reaches the processor
+// only after ACQUIRO_SANDBOX_CARD_DELAY (10 s by default), as the registry builds the simulator
+// from the configuration; a call given up before then (the core's deadline) never reached it.
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../config.ts';
+import type { AuthoriseRequest } from '../port.ts';
+import { createConnectors } from '../registry.ts';
+
+const SLOW = { pan: '4000000000000416', expiryMonth: 12, expiryYear: 2030, securityCode: '123' };
+
+function charge(initiator: 'merchant' | 'shopper', signal?: AbortSignal): AuthoriseRequest {
+  return {
+    paymentId: `T-slow-${initiator}-${Math.random()}`,
+    initiator,
+    orderNo: 'slow-card',
+    amount: { minor: 1_000, currency: 'USD' },
+    capture: true,
+    card: SLOW,
+    shopper: {},
+    ...(signal ? { signal } : {}),
+  };
+}
+
+const simulator = (delay: string) => createConnectors(loadConfig({ ACQUIRO_SANDBOX_CARD_DELAY: delay })).get('simulator')!;
+
+describe('the sandbox’s slow card', () => {
+  it('holds a merchant-initiated charge for ACQUIRO_SANDBOX_CARD_DELAY, then approves it', async () => {
+    const started = performance.now();
+    const result = await simulator('0.3').authorise(charge('merchant'));
+    const took = performance.now() - started;
+    expect(result).toMatchObject({ ok: true, value: { status: 'approved' } });
+    expect(took).toBeGreaterThanOrEqual(290);
+    // Not the default 10 s.
+    expect(took).toBeLessThan(10_000);
+  });
+
+  it('answers the shopper at once', async () => {
+    const started = performance.now();
+    expect(await simulator('30').authorise(charge('shopper'))).toMatchObject({ ok: true, value: { status: 'approved' } });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+
+  it('never reaches the processor when the call is given up during the hold', async () => {
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(), 100);
+    const result = await simulator('30').authorise(charge('merchant', deadline.signal));
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+  });
+});
