@@ -54,7 +54,7 @@ class DatabaseOnFirstUse {
 
   private async open(): Promise<{ deps: Deps; close(): Promise<void> }> {
     if (!this.config.databaseUrl) {
-      this.ownership = await claimDataDir(this.config.dataDir);
+      this.ownership = await claimDataDir(this.config.dataDir, { leaseMs: this.config.dataDirLeaseMs });
       if (!this.ownership) throw new DataDirTaken();
     }
     const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }] = await Promise.all([
