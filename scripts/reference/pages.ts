@@ -57,7 +57,7 @@ function testCards(): string {
     '\n## Refunds\n\nA `refund_reason` containing one of these words picks how the sandbox processor answers; any other refund succeeds at once.\n\n' +
     `${row(['word in refund_reason', 'result'])}\n|---|---|\n` +
     `${row([`\`${REFUND_TRIGGERS.settleLater}\``, 'pending, then succeeded'])}\n${row([`\`${REFUND_TRIGGERS.failLater}\``, 'pending, then failed'])}\n${row([`\`${REFUND_TRIGGERS.decline}\``, 'refused at once'])}\n` +
-    `${row([`\`${REFUND_TRIGGERS.slow}\``, 'reaches the processor only after 10 s, then as above (a window to stop a gateway in)'])}\n`
+    `${row([`\`${REFUND_TRIGGERS.slow}\``, 'reaches the processor only after 10 s (or ACQUIRO_SANDBOX_CARD_DELAY), then as above (a window to stop a gateway in)'])}\n`
   );
 }
 

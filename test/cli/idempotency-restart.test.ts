@@ -1,5 +1,5 @@
 // The real gateway as a process, SIGKILLed while a refund sent with an Idempotency-Key is on its way
-// to the processor (refund_reason `sandbox_slow`: the sandbox receives it only after 10 s). The
+// to the processor (refund_reason `sandbox_slow`: the sandbox receives it only after ACQUIRO_SANDBOX_CARD_DELAY, 4 s here). The
 // key stays held by the dead process. After the restart, five retries at once with the same key:
 // one takes the key over, finds the refund the dead request claimed and answers it as pending (it
 // never reached the processor; the worker's settle-pending-refunds sends it under the same id), the
@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
-import { acquiro, acquiroJson, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, QUICK_TIMERS, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 /** Starts may be slow on a machine shared with other builds. */
 const START_MS = 150_000;
@@ -41,7 +41,8 @@ const refundsOf = async (client: SignedClient, transactionId: string) =>
 
 describe('a gateway killed while a keyed refund is at the processor', () => {
   it('answers the retries with the refund it had claimed, once, never 4017', { timeout: 600_000 }, async () => {
-    const started = await startGatewayAndWorker({ readyWithinMs: START_MS });
+    // Quick timers: the slow refund's hold and the sweeper's first look are seconds, not tens of them.
+    const started = await startGatewayAndWorker({ readyWithinMs: START_MS, env: QUICK_TIMERS, migrated: true });
     database = started.database;
     const { env } = started;
     running.push(started.server, ...(started.worker ? [started.worker] : []));
@@ -57,7 +58,7 @@ describe('a gateway killed while a keyed refund is at the processor', () => {
       (answer) => answer,
       (error: unknown) => error,
     );
-    // Claimed: the refund is pending, on its way to the processor for 10 s.
+    // Claimed: the refund is pending, on its way to the processor for QUICK_TIMERS' hold.
     const [claimed] = await until('the refund claimed', async () => {
       const refunds = await refundsOf(first, txn.transaction_id);
       return refunds.length > 0 ? refunds : undefined;

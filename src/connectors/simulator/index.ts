@@ -21,7 +21,7 @@ export interface SimulatorOptions {
   readonly now?: () => Date;
   /** Where the lost answers are remembered; in this process's memory without one. */
   readonly database?: Database | undefined;
-  /** How long a slow card's merchant-initiated charge takes to reach the processor, instead of its table's (ACQUIRO_SANDBOX_CARD_DELAY). */
+  /** How long a slow card's merchant-initiated charge, or a `sandbox_slow` refund, takes to reach the processor (ACQUIRO_SANDBOX_CARD_DELAY). */
   readonly slowCardDelayMs?: number | undefined;
 }
 
@@ -107,7 +107,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
     capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
     refund: async (request) => {
-      const delay = refundDelayMs(request);
+      const delay = refundDelayMs(request, options.slowCardDelayMs);
       if (delay > 0) await sleep(delay);
       return ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`));
     },

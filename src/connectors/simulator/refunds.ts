@@ -11,15 +11,15 @@ export const REFUND_TRIGGERS = {
   failLater: 'sandbox_fail_later',
   /** Refused at once. */
   decline: 'sandbox_decline',
-  /** Reaches the processor only after SLOW_REFUND_MS: a gateway killed meanwhile never sent it. */
+  /** Reaches the processor only after SLOW_REFUND_MS (or ACQUIRO_SANDBOX_CARD_DELAY): a gateway killed meanwhile never sent it. */
   slow: 'sandbox_slow',
 } as const;
 
 export const SLOW_REFUND_MS = 10_000;
 
-/** How long the refund takes to reach the sandbox processor. */
-export function refundDelayMs(request: RefundRequest): number {
-  return (request.reason ?? '').includes(REFUND_TRIGGERS.slow) ? SLOW_REFUND_MS : 0;
+/** How long the refund takes to reach the sandbox processor; `slowMs` is the sandbox's configured hold. */
+export function refundDelayMs(request: RefundRequest, slowMs = SLOW_REFUND_MS): number {
+  return (request.reason ?? '').includes(REFUND_TRIGGERS.slow) ? slowMs : 0;
 }
 
 const SETTLES = '.settles';

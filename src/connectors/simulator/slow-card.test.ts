@@ -47,3 +47,20 @@ describe('the sandbox’s slow card', () => {
     expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
   });
 });
+
+describe('the sandbox’s slow refund (refund_reason sandbox_slow)', () => {
+  it('holds the refund for ACQUIRO_SANDBOX_CARD_DELAY too, then refunds it', async () => {
+    const started = performance.now();
+    const result = await simulator('0.3').refund({
+      paymentId: 'T-slow-refund',
+      reference: 'sim_T-slow-refund',
+      refundId: 'RF-slow',
+      amount: { minor: 100, currency: 'USD' },
+      reason: 'sandbox_slow',
+    });
+    const took = performance.now() - started;
+    expect(result).toMatchObject({ ok: true, value: { status: 'succeeded' } });
+    expect(took).toBeGreaterThanOrEqual(290);
+    expect(took).toBeLessThan(10_000);
+  });
+});
