@@ -39,6 +39,20 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
     worker = startWorker(env);
     const created = await acquiro(['merchants', 'create', '--name', 'Restart', '--json', '--rate-limit', '100000'], env);
     merchant = JSON.parse(created.stdout) as MerchantKeys;
+    // The worker has no readiness probe: its first heartbeat says it is past its start (migrations
+    // included), which a cluster stopped mid-start would fail instead of the load this test is about.
+    const pg = await import('pg');
+    const client = new pg.default.Client({ connectionString: cluster.url });
+    await client.connect();
+    try {
+      const deadline = Date.now() + 150_000;
+      while ((await client.query(`SELECT 1 FROM process_heartbeats WHERE role = 'worker'`)).rowCount === 0) {
+        if (Date.now() > deadline || worker.child.exitCode !== null) throw new Error(`the worker did not start:\n${worker.output()}`);
+        await sleep(200);
+      }
+    } finally {
+      await client.end();
+    }
     // A cluster, a gateway, a worker and a command, each started from nothing on a loaded machine.
   }, 240_000);
   afterAll(async () => {

@@ -1,10 +1,11 @@
 // Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
-// limit holds across both; a key revoked or a merchant disabled is refused by both within a second;
-// subscription cycles made due by the test clock are charged once each by the two workers. The
-// tests' merchants are made by this process on the same schema (as the chaos run makes its own),
-// not by an `acquiro merchants create` each: a process start apiece on a loaded machine.
+// limit and an address's failed-authentication budget hold across both; a key revoked or a
+// merchant disabled is refused by both within a second; subscription cycles made due by the test
+// clock are charged once each by the two workers. The tests' merchants are made by this process on
+// the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a
+// process start apiece on a loaded machine.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/app/context.ts';
@@ -216,5 +217,22 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     }
     const check = await acquiro(['ledger', 'check'], env);
     expect(check.code, check.stdout + check.stderr).toBe(0);
+  });
+
+  // Last in the file: it spends 127.0.0.1's failure budget on both gateways for a minute.
+  it('holds an address’s failed-authentication budget across both gateways: each takes its part', async () => {
+    const { client } = await merchant({});
+    const answers: number[][] = [[], []];
+    // 40 wrongly signed requests, alternating: each gateway alone would answer 30 of them 401.
+    for (let i = 0; i < 40; i++) {
+      const single = httpClient([urls[i % 2]!], { ...client.ids, secret_key: 'sk_test_wrong' });
+      answers[i % 2]!.push((await single.post('/v1/retrievalTrans', { ...client.ids, order_no: `FAIL-${i}` }, { secret: 'sk_test_wrong' })).status);
+    }
+    const refusedAs = (status: number) => answers.flat().filter((s) => s === status).length;
+    // ACQUIRO_AUTH_FAILURE_LIMIT's default 30, halved on each: 15 each at most (a token or two
+    // more refill while the requests go), fewer when earlier tests of the file spent some.
+    expect(refusedAs(401)).toBeLessThanOrEqual(34);
+    expect(refusedAs(401) + refusedAs(429)).toBe(40);
+    for (const own of answers) expect(own).toContain(429);
   });
 });
