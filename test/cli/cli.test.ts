@@ -6,7 +6,7 @@ import { cardPayment } from '../support/fixtures.ts';
 import { existsSync } from 'node:fs';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, startServer, tempDataDir } from '../support/processes.ts';
+import { acquiro, migratedDataDir, startServer, tempDataDir } from '../support/processes.ts';
 
 let db: TestDatabase | undefined;
 let env: Record<string, string>;
@@ -142,7 +142,7 @@ describe('acquiro beside a running server', () => {
 
   it('prints a demo merchant on the first start of an empty database only', async () => {
     const other = TEST_DB === 'postgres' ? await openTestDatabase(2) : undefined;
-    const fresh = other?.env ?? { ACQUIRO_DATA_DIR: tempDataDir() };
+    const fresh = other?.env ?? { ACQUIRO_DATA_DIR: await migratedDataDir() };
     try {
       const first = await startServer(fresh);
       await first.stop();

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, freePort, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -122,7 +122,7 @@ describe('beside a running gateway', () => {
 
   beforeAll(async () => {
     db = TEST_DB === 'postgres' ? await openTestDatabase(2) : undefined;
-    env = db?.env ?? { ACQUIRO_DATA_DIR: tempDataDir() };
+    env = db?.env ?? { ACQUIRO_DATA_DIR: await migratedDataDir() };
     server = await startServer({ ...env, LOG_LEVEL: 'info' });
     const shown = await acquiro(['demo', '--json'], env);
     expect([shown.code, shown.stderr]).toEqual([0, '']);

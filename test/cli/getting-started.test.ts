@@ -1,26 +1,26 @@
 // docs/getting-started.md runs as written: every `sh` block, in order, in one bash, against a
-// real gateway on an empty database (its address put in place of the page's 127.0.0.1:8080).
+// real gateway on an empty database (its address put in place of the page's 127.0.0.1:8080). The
+// page starts the gateway as `npm start` does, on the embedded database: it runs in that project
+// only (every command it runs is tested on PostgreSQL by the other files of test/cli).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { TEST_DB } from '../support/gateway.ts';
+import { migratedDataDir, startServer, type RunningServer } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const page = readFileSync(new URL('docs/getting-started.md', new URL('../../', import.meta.url)), 'utf8');
 const script = [...page.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]).join('\n');
 
-let db: TestDatabase | undefined;
 let env: Record<string, string>;
 let server: RunningServer;
 beforeAll(async () => {
-  db = TEST_DB === 'postgres' ? await openTestDatabase(2) : undefined;
-  env = db?.env ?? { ACQUIRO_DATA_DIR: tempDataDir() };
+  if (TEST_DB !== 'pglite') return;
+  env = { ACQUIRO_DATA_DIR: await migratedDataDir() };
   server = await startServer(env);
 });
 afterAll(async () => {
   await server?.stop();
-  await db?.drop();
 });
 
 function bash(text: string, extraEnv: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -37,7 +37,7 @@ function bash(text: string, extraEnv: Record<string, string>): Promise<{ code: n
   });
 }
 
-it('runs every shell command of docs/getting-started.md, setting every variable it uses', { timeout: 300_000 }, async () => {
+it.runIf(TEST_DB === 'pglite')('runs every shell command of docs/getting-started.md, setting every variable it uses', { timeout: 300_000 }, async () => {
   expect(script).toContain('npx acquiro call /v1/authorise');
   expect(script).toContain('http://127.0.0.1:8080');
   const run = await bash(script.replaceAll('http://127.0.0.1:8080', server.url), env);

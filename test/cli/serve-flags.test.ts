@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acquiro, freePort, tempDataDir } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir } from '../support/processes.ts';
 import { TEST_DB } from '../support/gateway.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -40,8 +40,8 @@ const readyLine = (output: string) => JSON.parse(output.split('\n').find((line) 
 // The embedded database is enough to show the flag; the PostgreSQL project need not repeat it.
 describe.runIf(TEST_DB === 'pglite')('acquiro serve', () => {
   it('runs no background work with --no-worker, and its workers without it', async () => {
-    expect(readyLine(await serveOnce(['serve', '--no-worker'], { ACQUIRO_DATA_DIR: tempDataDir() })).workers).toBe(false);
-    expect(readyLine(await serveOnce(['serve'], { ACQUIRO_DATA_DIR: tempDataDir() })).workers).toBe(true);
+    expect(readyLine(await serveOnce(['serve', '--no-worker'], { ACQUIRO_DATA_DIR: await migratedDataDir() })).workers).toBe(false);
+    expect(readyLine(await serveOnce(['serve'], { ACQUIRO_DATA_DIR: await migratedDataDir() })).workers).toBe(true);
   });
 
   it('refuses an option it does not know, before touching the data directory', async () => {

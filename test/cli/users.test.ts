@@ -2,7 +2,7 @@
 // in the process itself, and routed to the server that owns the embedded database.
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_DB } from '../support/gateway.ts';
-import { acquiro, startServer, tempDataDir } from '../support/processes.ts';
+import { acquiro, migratedDataDir, startServer } from '../support/processes.ts';
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -13,7 +13,7 @@ afterAll(async () => {
 // the project, so it runs once.
 describe.runIf(TEST_DB === 'pglite')('acquiro users from a shell', () => {
   it('sets the password from standard input, here and through the owning server; the member signs in', async () => {
-    const env = { ACQUIRO_DATA_DIR: tempDataDir() };
+    const env = { ACQUIRO_DATA_DIR: await migratedDataDir() };
     const merchant = JSON.parse((await acquiro(['merchants', 'create', '--name', 'Shell shop', '--json'], env)).stdout) as { merchant_id: string };
     const here = await acquiro(['users', 'create', '--merchant-id', merchant.merchant_id, '--email', 'here@shop.example', '--role', 'viewer', '--password-stdin', '--json'], env, 'a password from a pipe\n');
     expect(here.code).toBe(0);
