@@ -1,8 +1,9 @@
 // npm run bench: the gateway's authorisations over HTTP beside the same SQL sent raw to the same
 // engine in the same run, on PostgreSQL (default) or PGlite (BENCH_DATABASE_URL=pglite). Prints
-// rates, latency, the server's event-loop delay and peak RSS, the batch operations' latency, a
-// two-process phase (PostgreSQL) with its scaling factor, and each goal as the ratio this run
-// measured. Measures; never fails on a figure.
+// rates, the CPU per authorisation of the server, the load generator and PostgreSQL, latency, the
+// server's event-loop delay and peak RSS, the batch operations' latency, a two-process phase
+// (PostgreSQL) with its scaling factor, and each goal as the ratio this run measured. Measures;
+// never fails on a figure.
 //
 // This machine drifts by a fifth from one minute to the next, so HTTP and raw SQL are measured in
 // alternating phases over several rounds and compared by their medians. Latency at half the peak
@@ -15,7 +16,7 @@
 //   BENCH_ROUNDS        alternating HTTP/raw rounds (default 3)
 //   BENCH_CONNECTIONS   concurrent HTTP connections and SQL clients (default 32)
 //   BENCH_ONLY          "lifecycle": only the refund batch and query phases (default: every phase)
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
@@ -37,6 +38,20 @@ const ms2 = (n: number) => n.toFixed(2);
 function peakRssMb(pid: number): number {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
   return Math.round(kb / 1024);
+}
+
+/** CPU seconds used so far by every PostgreSQL process of this machine (its backends and helpers). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuSeconds(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return total;
 }
 
 /** Two gateways on one database, each driven by half the connections at once: their sum. */
@@ -137,17 +152,28 @@ async function main() {
     const rawRates: number[] = [];
     const serverCpu: number[] = [];
     const clientCpu: number[] = [];
+    const generatorCpu: number[] = [];
+    const databaseCpu: { http: number[]; raw: number[] } = { http: [], raw: [] };
     const pid = target.server.child.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
+      const payloads = bodies(ids, secret, Math.round(SECONDS * 2_500));
       const before = cpuSeconds(pid);
-      http.push(await peakRate(url, bodies(ids, secret, Math.round(SECONDS * 2_500)), SECONDS, CONNECTIONS));
-      serverCpu.push(((cpuSeconds(pid) - before) * 1000) / (http.at(-1)! * SECONDS));
+      const generator = process.cpuUsage();
+      const database = postgresCpuSeconds();
+      http.push(await peakRate(url, payloads, SECONDS, CONNECTIONS));
+      const done = http.at(-1)! * SECONDS;
+      const generatorUsed = process.cpuUsage(generator);
+      serverCpu.push(((cpuSeconds(pid) - before) * 1000) / done);
+      generatorCpu.push((generatorUsed.user + generatorUsed.system) / 1000 / done);
+      databaseCpu.http.push(((postgresCpuSeconds() - database) * 1000) / done);
       await target.vacuum();
       const own = process.cpuUsage();
+      const databaseRaw = postgresCpuSeconds();
       rawRates.push(await rawRate(raw, ids));
       const used = process.cpuUsage(own);
       clientCpu.push((used.user + used.system) / 1000 / (rawRates.at(-1)! * SECONDS));
+      databaseCpu.raw.push(((postgresCpuSeconds() - databaseRaw) * 1000) / (rawRates.at(-1)! * SECONDS));
       log(`  round ${round}: HTTP /v1/authorise ${http.at(-1)!.toFixed(0)}/s, raw SQL (same statements) ${rawRates.at(-1)!.toFixed(0)}/s`);
     }
     const peak = median(http);
@@ -156,6 +182,13 @@ async function main() {
       `  CPU per authorisation: the server ${ms2(median(serverCpu))} ms; the raw SQL's client ${ms2(median(clientCpu))} ms ` +
         `(${target.kind === 'pglite' ? 'the engine included' : 'node-postgres alone'}; holds under the machine's other loads where rates drift)`,
     );
+    log(`    the HTTP load generator ${ms2(median(generatorCpu))} ms (autocannon, in this process: its share of the cores the gateway is measured on)`);
+    if (target.kind === 'postgres') {
+      log(
+        `    PostgreSQL's processes ${ms2(median(databaseCpu.http))} ms during HTTP, ${ms2(median(databaseCpu.raw))} ms during raw SQL ` +
+          `(every postgres process of the machine: meaningful on a quiet one)`,
+      );
+    }
     await target.vacuum();
     const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
     const {
