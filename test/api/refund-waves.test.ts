@@ -12,36 +12,30 @@ import { startsFrom } from '../../src/domain/lifecycle.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
 import { batch, booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor, type Txn } from '../support/lifecycle.ts';
 
 const processor = scriptedProcessor();
 let gw: TestGateway;
 let shop: SignedClient;
 let other: SignedClient;
+let outbox: OutboxRefusal;
 
 beforeAll(async () => {
   gw = await startTestGateway({ connectors: processor.connectors });
   shop = await gw.merchant();
   other = await gw.merchant();
-  // The outbox refuses the events of the payments listed here (a record step failing mid-way).
-  await gw.database.query(`CREATE TABLE refused_payments (payment_id text PRIMARY KEY)`);
-  await gw.database.query(`CREATE FUNCTION refuse_payment_event() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM refused_payments WHERE payment_id = NEW.payment_id) THEN
-        RAISE EXCEPTION 'the outbox refuses the events of %', NEW.payment_id;
-      END IF;
-      RETURN NEW;
-    END $fn$`);
-  await gw.database.query(`CREATE TRIGGER refuse_payment_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_payment_event()`);
+  // The outbox refuses the events of the payments listed (a record step failing mid-way).
+  outbox = await refuseEventsBy(gw.database, 'payment_id');
 });
 afterAll(() => gw?.close());
 beforeEach(() => {
   delete processor.script.refund;
 });
-afterEach(() => gw.database.query(`DELETE FROM refused_payments`));
+afterEach(() => outbox.clear());
 
 const later = (ms = 600_000) => depsLater(gw, ms);
-const refuseEventsOf = (txn: Txn) => gw.database.query(`INSERT INTO refused_payments (payment_id) VALUES ($1)`, [txn.transaction_id]);
+const refuseEventsOf = (txn: Txn) => outbox.refuse(txn.transaction_id);
 const statuses = (answer: { body: Record<string, any> }) => (answer.body.refund_orders as Record<string, string>[]).map((e) => e.refund_status);
 const payments = (n: number, client = shop) => Promise.all(Array.from({ length: n }, () => pay(client)));
 
@@ -147,7 +141,7 @@ describe('a record step that fails', () => {
     expect(await eventTypes(gw, refused.transaction_id)).toEqual(['payment.captured']);
     expect(gw.logs.text).toContain('recording refunds failed');
 
-    await gw.database.query(`DELETE FROM refused_payments`);
+    await outbox.clear();
     await settlePendingRefunds(later());
     await settlePendingRefunds(later(1_200_000));
     expect(await paymentRow(gw, refused.transaction_id)).toMatchObject({ status: 'partially_refunded', refunded: 400 });
@@ -166,7 +160,7 @@ describe('a record step that fails', () => {
     expect(statuses(answer)).toEqual(['2', '2', '2']);
     for (const txn of txns) expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
 
-    await gw.database.query(`DELETE FROM refused_payments`);
+    await outbox.clear();
     await settlePendingRefunds(later());
     await settlePendingRefunds(later(1_200_000));
     for (const txn of txns) {

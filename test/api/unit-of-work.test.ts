@@ -7,30 +7,24 @@ import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
 import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let manual: SignedClient;
 let auto: SignedClient;
+let outbox: OutboxRefusal;
 
 beforeAll(async () => {
   gw = await startTestGateway();
   manual = await gw.merchant({ captureMode: 'manual' });
   auto = await gw.merchant();
-  await gw.database.query(`CREATE TABLE refused_events (type text PRIMARY KEY)`);
-  await gw.database.query(`CREATE FUNCTION refuse_event() RETURNS trigger LANGUAGE plpgsql AS $fn$
-    BEGIN
-      IF EXISTS (SELECT 1 FROM refused_events WHERE type = NEW.type) THEN
-        RAISE EXCEPTION 'the outbox refuses %', NEW.type;
-      END IF;
-      RETURN NEW;
-    END $fn$`);
-  await gw.database.query(`CREATE TRIGGER refuse_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION refuse_event()`);
+  outbox = await refuseEventsBy(gw.database, 'type');
 });
-afterEach(() => gw.database.query(`DELETE FROM refused_events`));
+afterEach(() => outbox.clear());
 afterAll(() => gw?.close());
 
-const refuseEvents = (type: string) => gw.database.query(`INSERT INTO refused_events (type) VALUES ($1)`, [type]);
+const refuseEvents = (type: string) => outbox.refuse(type);
 const later = (ms: number) => depsLater(gw, ms);
 
 describe('a unit of work that fails at its event step', () => {
@@ -47,7 +41,7 @@ describe('a unit of work that fails at its event step', () => {
     const [operation] = await gw.database.query<{ status: string }>(`SELECT status FROM payment_operations WHERE payment_id = $1`, [txn.transaction_id]);
     expect(operation?.status).toBe('pending');
 
-    await gw.database.query(`DELETE FROM refused_events`);
+    await outbox.clear();
     expect(await resolvePendingOperations(later(60_000))).toBeGreaterThanOrEqual(1);
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', captured: 1000 });
     expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'payment.captured')).toHaveLength(1);
@@ -65,7 +59,7 @@ describe('a unit of work that fails at its event step', () => {
     expect(await booksOf(gw, txn.transaction_id)).toEqual(booksBefore);
     expect(await eventTypes(gw, txn.transaction_id)).not.toContain('refund.succeeded');
 
-    await gw.database.query(`DELETE FROM refused_events`);
+    await outbox.clear();
     await settlePendingRefunds(later(600_000));
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'partially_refunded', refunded: 400 });
     expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'refund.succeeded')).toHaveLength(1);
