@@ -4,7 +4,6 @@
 // socket), with no restart; an uncaptured authorisation is voided within 30 s of an advance past
 // its expiry, and its notification's notify_time stays the wall clock's. Live mode refuses it.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -60,15 +59,8 @@ async function authorise(credentials: { merchant_id: string; account_id: string;
   return /<transaction_id>(T\w+)<\/transaction_id>/.exec(answer)![1]!;
 }
 
-async function notified(transactionId: string, type: string, withinMs: number) {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const found = receiver.received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${type} for ${transactionId} in ${withinMs} ms:\n${server.output()}${worker?.output() ?? ''}`);
-    await sleep(100);
-  }
-}
+const notified = (transactionId: string, type: string, withinMs: number) =>
+  receiver.notified(transactionId, type, withinMs, () => `${server.output()}${worker?.output() ?? ''}`);
 
 describe('acquiro clock', () => {
   it('moves business time forward for the server and its workers: an authorisation expires within 30 s', async () => {

@@ -5,7 +5,6 @@
 // is left alone by the workers until `acquiro clock advance` brings its date, and then completes
 // within 30 s, with no restart.
 import { randomBytes } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign, verify } from '../../src/domain/signature.ts';
 import type { TestDatabase } from '../support/gateway.ts';
@@ -69,15 +68,8 @@ async function payout(fieldsOrBody: Record<string, unknown>): Promise<Record<str
   return (await response.json()) as Record<string, any>;
 }
 
-async function notified(transactionId: string, type: string, withinMs: number) {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const found = receiver.received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
-    if (found) return found;
-    if (Date.now() > deadline) throw new Error(`no ${type} for ${transactionId} in ${withinMs} ms:\n${server.output()}${worker?.output() ?? ''}`);
-    await sleep(100);
-  }
-}
+const notified = (transactionId: string, type: string, withinMs: number) =>
+  receiver.notified(transactionId, type, withinMs, () => `${server.output()}${worker?.output() ?? ''}`);
 
 const show = (transactionId: string) =>
   cli<Record<string, any>>(['payouts', 'show', '--merchant-id', shop.merchant_id, '--account-id', shop.account_id, '--transaction-id', transactionId, '--json']);

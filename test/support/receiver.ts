@@ -20,6 +20,11 @@ export interface Receiver {
   readonly received: Received[];
   /** How to answer the n-th request (0-based) it gets from now on; 200 when it returns undefined. */
   reply(answer: (request: Received, index: number) => Reply | undefined | Promise<Reply | undefined>): void;
+  /**
+   * The notification of `type` about `transactionId`, once it has come; throws after `withinMs`,
+   * with `context()` (the processes' output) in the message.
+   */
+  notified(transactionId: string, type: string, withinMs: number, context?: () => string): Promise<Received>;
   close(): Promise<void>;
 }
 
@@ -54,6 +59,15 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     reply(next) {
       answer = next;
+    },
+    async notified(transactionId, type, withinMs, context = () => '') {
+      const deadline = Date.now() + withinMs;
+      for (;;) {
+        const found = received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
+        if (found) return found;
+        if (Date.now() > deadline) throw new Error(`no ${type} for ${transactionId} in ${withinMs} ms:\n${context()}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     },
     close: () =>
       new Promise((resolve) => {
