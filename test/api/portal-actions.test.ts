@@ -53,6 +53,16 @@ async function act(client: PortalClient, txn: Txn, action: string, fields: Recor
   return client.post(`/portal/transactions/${txn.transaction_id}/${action}`, fields);
 }
 
+/** Every action a transaction's page offers, with fields that would do it; `eventId` is one of its notifications. */
+const everyAction = (eventId: string) =>
+  [
+    ['refund', { refund_amount: '1.00' }],
+    ['cancel', {}],
+    ['capture', { amount: '1.00' }],
+    ['review', { decision: 'approve' }],
+    [`notifications/${eventId}/replay`, {}],
+  ] as const;
+
 describe('portal refund', () => {
   it('refunds part, then the rest: the API query and the ledger show it', async () => {
     const txn = await pay(shop, { amount: '40.00' });
@@ -171,13 +181,7 @@ describe('portal actions refused', () => {
     const page = await viewer.get(`/portal/transactions/${txn.transaction_id}`);
     expect(page.body).not.toContain('/refund"');
     const [event] = await gw.database.query<{ id: string }>('SELECT id FROM events WHERE payment_id = $1', [txn.transaction_id]);
-    for (const [action, fields] of [
-      ['refund', { refund_amount: '1.00' }],
-      ['cancel', {}],
-      ['capture', { amount: '1.00' }],
-      ['review', { decision: 'approve' }],
-      [`notifications/${event!.id}/replay`, {}],
-    ] as const) {
+    for (const [action, fields] of everyAction(event!.id)) {
       const answer = await viewer.post(`/portal/transactions/${txn.transaction_id}/${action}`, fields);
       expect(answer.status, action).toBe(403);
     }
@@ -193,13 +197,7 @@ describe('portal actions refused', () => {
     expect(missing.status).toBe(404);
     for (const body of [page.body, missing.body]) expect(body).toContain('There is no such transaction.');
     expect(page.body).not.toContain(theirs.order_no);
-    for (const [action, fields] of [
-      ['refund', { refund_amount: '1.00' }],
-      ['cancel', {}],
-      ['capture', { amount: '1.00' }],
-      ['review', { decision: 'approve' }],
-      [`notifications/${event!.id}/replay`, {}],
-    ] as const) {
+    for (const [action, fields] of everyAction(event!.id)) {
       const answer = await staff.post(`/portal/transactions/${theirs.transaction_id}/${action}`, fields);
       expect(answer.status, action).toBe(404);
     }
