@@ -13,6 +13,9 @@ export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorte
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Signed, unique card payment bodies. */
+/** More requests a second than any phase sends: bodies enough for that, so no order is sent twice (a twin waits for the first). */
+export const MOST_PER_SECOND = 4_000;
+
 export function bodies(ids: Ids, secret: string, count: number): string[] {
   const tag = randomBytes(4).toString('hex');
   return Array.from({ length: count }, (_, i) => {

@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { summariseProfile, type CpuProfile } from './cpu-profile.ts';
 import { prepareOrders, queryTimes, refundTimes } from './lifecycle.ts';
-import { bodies, cpuSeconds, median, peakRate } from './load.ts';
+import { bodies, cpuSeconds, median, MOST_PER_SECOND, peakRate } from './load.ts';
 import { startBenchTarget, type BenchTarget } from './target.ts';
 import { acquiro } from '../test/support/processes.ts';
 
@@ -57,10 +57,10 @@ else log(`  profile kept in ${file}`);
 /** /v1/authorise at full speed; answers what was profiled. */
 async function profileAuthorise(target: BenchTarget): Promise<string> {
   const { url, ids, secret } = target;
-  await peakRate(url, bodies(ids, secret, 2_000), 3, CONNECTIONS); // warm: JIT, pool, caches
+  await peakRate(url, bodies(ids, secret, 3 * MOST_PER_SECOND), 3, CONNECTIONS); // warm: JIT, pool, caches
   target.server.child.kill('SIGUSR2');
   const cpuBefore = cpuSeconds(target.server.child.pid!);
-  const rate = await peakRate(url, bodies(ids, secret, SECONDS * 3_000), SECONDS, CONNECTIONS);
+  const rate = await peakRate(url, bodies(ids, secret, SECONDS * MOST_PER_SECOND), SECONDS, CONNECTIONS);
   const cpuMs = ((cpuSeconds(target.server.child.pid!) - cpuBefore) * 1000) / (rate * SECONDS);
   return `${CONNECTIONS} connections, ${SECONDS} s: ${rate.toFixed(0)} authorisations/s, server CPU ${cpuMs.toFixed(2)} ms per authorisation (profiler included)`;
 }

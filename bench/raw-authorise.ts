@@ -2,11 +2,15 @@
 // texts and parameter builders the gateway uses, sent raw through the engine's driver (node-postgres
 // as named, prepared, statements; PGlite as it runs them for the gateway). The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
 // Built from the same claimParams/outcomeParams as the gateway, so the two cannot drift apart.
+// Two ways to send them: `alone`, each authorisation's two statements on their own (what one
+// authorisation needs of the database); `coalesced`, through the gateway's own coalescing of the
+// statements that concurrent callers send in one turn (src/db/coalesce.ts), which is what the
+// gateway sends, so the database's own rate for the gateway's statements.
 import { randomBytes } from 'node:crypto';
 import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../src/config.ts';
 import type { Database } from '../src/db/client.ts';
 import { journalRows } from '../src/db/repositories/ledger.ts';
-import { CLAIM_SQL, claimParams, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
+import { CLAIM_SQL, claimParams, hotPath, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
 import { captureEntries } from '../src/domain/ledger.ts';
 import { PAYMENT_MACHINE } from '../src/domain/payment.ts';
 import type { RiskReason } from '../src/domain/risk.ts';
@@ -18,7 +22,10 @@ const REASONS: RiskReason[] = [
 ];
 const CAPTURED = PAYMENT_MACHINE.move('processing', 'captured');
 
-export async function rawAuthorisation(database: Database, accountId: string, merchantId: string): Promise<void> {
+export type RawSending = 'alone' | 'coalesced';
+
+export async function rawAuthorisation(database: Database, accountId: string, merchantId: string, sending: RawSending): Promise<void> {
+  const hot = sending === 'coalesced' ? hotPath(database) : undefined;
   const paymentId = id('T');
   const fingerprint = randomBytes(32).toString('base64url');
   const orderNo = `RAW-${paymentId}`;
@@ -43,7 +50,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
     },
     { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
   );
-  await database.query(CLAIM_SQL, claim, 'claim_payment');
+  await (hot ? hot.claim(claim) : database.query(CLAIM_SQL, claim, 'claim_payment'));
   const outcome = outcomeParams({
     move: CAPTURED,
     now,
@@ -68,5 +75,5 @@ export async function rawAuthorisation(database: Database, accountId: string, me
     ledger: journalRows('capture', captureEntries(1000), paymentId),
     event: { id: id('EV'), type: 'payment.captured', payload: { notify_type: 'payment.captured', transaction_id: paymentId } },
   });
-  await database.query(OUTCOME_SQL, outcome, 'write_payment_outcome');
+  await (hot ? hot.outcome(outcome) : database.query(OUTCOME_SQL, outcome, 'write_payment_outcome'));
 }

@@ -21,8 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies, type LifecycleFigures } from './lifecycle.ts';
-import { authorise, bodies, cpuSeconds, evenLatency, median, ownEventLoopDelay, peakRate } from './load.ts';
-import { rawAuthorisation } from './raw-authorise.ts';
+import { authorise, bodies, cpuSeconds, evenLatency, median, MOST_PER_SECOND, ownEventLoopDelay, peakRate } from './load.ts';
+import { rawAuthorisation, type RawSending } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -57,17 +57,37 @@ function postgresCpuSeconds(): number {
 /** Two gateways on one database, each driven by half the connections at once: their sum. */
 async function pairRate(urls: readonly [string, string], ids: Ids, secret: string): Promise<number> {
   const half = Math.max(1, Math.round(CONNECTIONS / 2));
-  const rates = await Promise.all(urls.map((url) => peakRate(url, bodies(ids, secret, Math.round(SECONDS * 1_500)), SECONDS, half)));
+  const rates = await Promise.all(urls.map((url) => peakRate(url, bodies(ids, secret, Math.round((SECONDS * MOST_PER_SECOND) / 2)), SECONDS, half)));
   return rates[0]! + rates[1]!;
 }
 
-async function rawRate(database: Database, ids: Ids, seconds = SECONDS): Promise<number> {
+/**
+ * The yardsticks, each the same statements' texts and parameters as the gateway's: the goal is
+ * measured against what the gateway sends (concurrent authorisations' statements coalesced, as the
+ * gateway does); one authorisation's statements alone are printed beside it, as the issue first
+ * measured them (docs/performance.md, "Coalesced statements").
+ */
+const SENDINGS: readonly RawSending[] = ['coalesced', 'alone'];
+const RAW_NAMES: Record<RawSending, string> = { coalesced: "(the gateway's statements)", alone: "(one authorisation's statements alone)" };
+
+class RawFigures {
+  readonly rates: number[] = [];
+  readonly clientCpu: number[] = [];
+  readonly databaseCpu: number[] = [];
+  add(rate: number, clientCpu: number, databaseCpu: number): void {
+    this.rates.push(rate);
+    this.clientCpu.push(clientCpu);
+    this.databaseCpu.push(databaseCpu);
+  }
+}
+
+async function rawRate(database: Database, ids: Ids, sending: RawSending, seconds = SECONDS): Promise<number> {
   let done = 0;
   const until = Date.now() + seconds * 1000;
   await Promise.all(
     Array.from({ length: CONNECTIONS }, async () => {
       while (Date.now() < until) {
-        await rawAuthorisation(database, ids.account_id, ids.merchant_id);
+        await rawAuthorisation(database, ids.account_id, ids.merchant_id, sending);
         done += 1;
       }
     }),
@@ -96,10 +116,10 @@ async function twoProcesses(target: BenchTarget): Promise<number | undefined> {
   const one: number[] = [];
   const two: number[] = [];
   try {
-    await peakRate(second.url, bodies(ids, secret, 2_000), 2, CONNECTIONS); // warm the second process
+    await peakRate(second.url, bodies(ids, secret, 2 * MOST_PER_SECOND), 2, CONNECTIONS); // warm the second process
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
-      one.push(await peakRate(target.url, bodies(ids, secret, Math.round(SECONDS * 2_500)), SECONDS, CONNECTIONS));
+      one.push(await peakRate(target.url, bodies(ids, secret, SECONDS * MOST_PER_SECOND), SECONDS, CONNECTIONS));
       await target.vacuum();
       two.push(await pairRate([target.url, second.url], ids, secret));
       log(`  round ${round}: one gateway ${one.at(-1)!.toFixed(0)}/s, two gateways ${two.at(-1)!.toFixed(0)}/s`);
@@ -146,18 +166,17 @@ async function main() {
       return;
     }
 
-    await peakRate(url, bodies(ids, secret, 3_000), 3, CONNECTIONS); // warm both paths
-    await rawRate(raw, ids, 2);
+    await peakRate(url, bodies(ids, secret, 3 * MOST_PER_SECOND), 3, CONNECTIONS); // warm both paths
+    for (const sending of SENDINGS) await rawRate(raw, ids, sending, 2);
     const http: number[] = [];
-    const rawRates: number[] = [];
     const serverCpu: number[] = [];
-    const clientCpu: number[] = [];
     const generatorCpu: number[] = [];
-    const databaseCpu: { http: number[]; raw: number[] } = { http: [], raw: [] };
+    const databaseCpu: number[] = [];
+    const raws = { coalesced: new RawFigures(), alone: new RawFigures() };
     const pid = target.server.child.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
-      const payloads = bodies(ids, secret, Math.round(SECONDS * 2_500));
+      const payloads = bodies(ids, secret, SECONDS * MOST_PER_SECOND);
       const before = cpuSeconds(pid);
       const generator = process.cpuUsage();
       const database = postgresCpuSeconds();
@@ -166,27 +185,34 @@ async function main() {
       const generatorUsed = process.cpuUsage(generator);
       serverCpu.push(((cpuSeconds(pid) - before) * 1000) / done);
       generatorCpu.push((generatorUsed.user + generatorUsed.system) / 1000 / done);
-      databaseCpu.http.push(((postgresCpuSeconds() - database) * 1000) / done);
-      await target.vacuum();
-      const own = process.cpuUsage();
-      const databaseRaw = postgresCpuSeconds();
-      rawRates.push(await rawRate(raw, ids));
-      const used = process.cpuUsage(own);
-      clientCpu.push((used.user + used.system) / 1000 / (rawRates.at(-1)! * SECONDS));
-      databaseCpu.raw.push(((postgresCpuSeconds() - databaseRaw) * 1000) / (rawRates.at(-1)! * SECONDS));
-      log(`  round ${round}: HTTP /v1/authorise ${http.at(-1)!.toFixed(0)}/s, raw SQL (same statements) ${rawRates.at(-1)!.toFixed(0)}/s`);
+      databaseCpu.push(((postgresCpuSeconds() - database) * 1000) / done);
+      for (const sending of SENDINGS) {
+        await target.vacuum();
+        const own = process.cpuUsage();
+        const databaseRaw = postgresCpuSeconds();
+        const rate = await rawRate(raw, ids, sending);
+        const used = process.cpuUsage(own);
+        raws[sending].add(rate, (used.user + used.system) / 1000 / (rate * SECONDS), ((postgresCpuSeconds() - databaseRaw) * 1000) / (rate * SECONDS));
+      }
+      log(
+        `  round ${round}: HTTP /v1/authorise ${http.at(-1)!.toFixed(0)}/s; raw SQL, the gateway's statements ${raws.coalesced.rates.at(-1)!.toFixed(0)}/s, ` +
+          `one authorisation's statements alone ${raws.alone.rates.at(-1)!.toFixed(0)}/s`,
+      );
     }
     const peak = median(http);
-    const rawPeak = median(rawRates);
-    log(
-      `  CPU per authorisation: the server ${ms2(median(serverCpu))} ms; the raw SQL's client ${ms2(median(clientCpu))} ms ` +
-        `(${target.kind === 'pglite' ? 'the engine included' : 'node-postgres alone'}; holds under the machine's other loads where rates drift)`,
-    );
+    const rawPeak = median(raws.coalesced.rates);
+    log(`  CPU per authorisation: the server ${ms2(median(serverCpu))} ms`);
+    for (const sending of SENDINGS) {
+      log(
+        `    raw SQL ${RAW_NAMES[sending]}: its client ${ms2(median(raws[sending].clientCpu))} ms ` +
+          `(${target.kind === 'pglite' ? 'the engine included' : 'node-postgres alone'}; holds under the machine's other loads where rates drift)`,
+      );
+    }
     log(`    the HTTP load generator ${ms2(median(generatorCpu))} ms (autocannon, in this process: its share of the cores the gateway is measured on)`);
     if (target.kind === 'postgres') {
       log(
-        `    PostgreSQL's processes ${ms2(median(databaseCpu.http))} ms during HTTP, ${ms2(median(databaseCpu.raw))} ms during raw SQL ` +
-          `(every postgres process of the machine: meaningful on a quiet one)`,
+        `    PostgreSQL's processes ${ms2(median(databaseCpu))} ms during HTTP, ${ms2(median(raws.coalesced.databaseCpu))} ms during the gateway's statements raw, ` +
+          `${ms2(median(raws.alone.databaseCpu))} ms during one authorisation's alone (every postgres process of the machine: meaningful on a quiet one)`,
       );
     }
     await target.vacuum();
@@ -195,15 +221,25 @@ async function main() {
       result: { result: half, delay },
       p99: generatorDelay,
     } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
-    await target.vacuum();
-    const { result: rawHalf, p99: rawGeneratorDelay } = await ownEventLoopDelay(() =>
-      evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id)),
-    );
-    log(`  median: HTTP ${peak.toFixed(0)}/s, raw SQL ${rawPeak.toFixed(0)}/s`);
+    const rawHalves = {} as Record<RawSending, { p50: number; p99: number; generatorDelay: number }>;
+    for (const sending of SENDINGS) {
+      await target.vacuum();
+      const { result, p99 } = await ownEventLoopDelay(() =>
+        evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)),
+      );
+      rawHalves[sending] = { ...result, generatorDelay: p99 };
+    }
+    const rawHalf = rawHalves.coalesced;
+    log(`  median: HTTP ${peak.toFixed(0)}/s; raw SQL, the gateway's statements ${rawPeak.toFixed(0)}/s, one authorisation's alone ${median(raws.alone.rates).toFixed(0)}/s`);
     log(`  at half rate (${(peak / 2).toFixed(0)}/s, even arrivals): p50 ${ms(half.p50)} ms, p99 ${ms(half.p99)} ms`);
     log(`    the server's event-loop delay meanwhile: ${delay}`);
-    log(`    the same statements raw at that rate: p50 ${ms(rawHalf.p50)} ms, p99 ${ms(rawHalf.p99)} ms (the database's own share)`);
-    log(`    the load generator's own event-loop delay p99: ${ms(generatorDelay)} ms sending HTTP, ${ms(rawGeneratorDelay)} ms sending raw SQL`);
+    for (const sending of SENDINGS) {
+      log(`    raw SQL ${RAW_NAMES[sending]} at that rate: p50 ${ms(rawHalves[sending].p50)} ms, p99 ${ms(rawHalves[sending].p99)} ms`);
+    }
+    log(
+      `    the load generator's own event-loop delay p99: ${ms(generatorDelay)} ms sending HTTP, ` +
+        SENDINGS.map((sending) => `${ms(rawHalves[sending].generatorDelay)} ms sending raw SQL ${RAW_NAMES[sending]}`).join(', '),
+    );
     const rss = peakRssMb(target.server.child.pid!);
     log(`  server peak RSS: ${rss} MB`);
 
@@ -216,6 +252,9 @@ async function main() {
     log('  goals, as this run measured them:');
     log(`    throughput ${ratio.toFixed(2)} of raw SQL (goal >= 0.80): ${verdict(ratio >= 0.8)}`);
     log(`    p99 at half rate ${tail.toFixed(1)}x the raw statements' p99 (goal <= 2x): ${verdict(tail <= 2)}`);
+    const aloneRatio = peak / median(raws.alone.rates);
+    const aloneTail = half.p99 / rawHalves.alone.p99;
+    log(`    against one authorisation's statements alone: throughput ${aloneRatio.toFixed(2)}, p99 at half rate ${aloneTail.toFixed(1)}x`);
     logLifecycleGoals(lifecycle);
     log(
       `authorise (${engine}): ${peak.toFixed(0)}/s, ratio ${ratio.toFixed(2)} to raw SQL, p99 ${ms(half.p99)} ms at half rate ` +

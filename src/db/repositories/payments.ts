@@ -9,7 +9,9 @@ import { nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } fr
 import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
+import { coalescing, type Coalesced } from '../coalesce.ts';
 import { journalAccountSql } from './ledger.ts';
+import { CLAIMS_SQL, claimsParams, OUTCOMES_SQL, outcomesParams } from './payment-batches.ts';
 import { rowMapper } from '../rows.ts';
 import { lease, leaseDue, type LeaseClocks, type LeaseOptions, type QUEUES } from './leases.ts';
 import { payments, type PaymentRow } from '../schema.ts';
@@ -99,9 +101,53 @@ export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
 }
 
 export async function claimPayment(database: Database, claim: Claim, probe: RiskProbe): Promise<{ payment: PaymentRow; facts: RiskRecord } | null> {
-  const [row] = await database.query<Stamps & RiskColumns>(CLAIM_SQL, claimParams(claim, probe), 'claim_payment');
+  const row = await hotPath(database).claim(claimParams(claim, probe));
   return row ? { payment: claimedRow(claim, row), facts: riskRecordOf(row) } : null;
 }
+
+type ClaimedRow = Stamps & RiskColumns & { id?: string };
+type WrittenRow = Stamps & { id?: string };
+
+/** The two hot statements of one database, each coalescing the requests of one turn of the event loop (src/db/coalesce.ts). */
+interface HotPath {
+  readonly claim: Coalesced<unknown[], ClaimedRow | undefined>;
+  readonly outcome: Coalesced<unknown[], WrittenRow | undefined>;
+}
+const hotPaths = new WeakMap<Database, HotPath>();
+// A batch of more than this many waits for the next statement (the arrays stay small).
+const MOST_AT_ONCE = 64;
+
+/** The hot path's statements on `database`, with their counts (the tests and the bench read them). */
+export function hotPath(database: Database): HotPath {
+  let path = hotPaths.get(database);
+  if (!path) {
+    // Each payment's row, by the id its parameters name at `at`; none for a payment left out.
+    const byId = <Row extends { id?: string }>(rows: Row[], each: readonly unknown[][], at: number) => {
+      const found = new Map(rows.map((row) => [row.id, row]));
+      return each.map((params) => found.get(params[at] as string));
+    };
+    path = {
+      claim: coalescing({
+        one: async (params) => (await database.query<ClaimedRow>(CLAIM_SQL, params, 'claim_payment'))[0],
+        many: async (each) => byId(await database.query<ClaimedRow>(CLAIMS_SQL, claimsParams(each), 'claim_payments'), each, ID),
+        // Twins (one order twice) go in different statements: the second finds the first's row.
+        key: (params) => `${params[1] as string} ${params[3] as string}`,
+        max: MOST_AT_ONCE,
+      }),
+      outcome: coalescing({
+        one: async (params) => (await database.query<WrittenRow>(OUTCOME_SQL, params, 'write_payment_outcome'))[0],
+        many: async (each) => byId(await database.query<WrittenRow>(OUTCOMES_SQL, outcomesParams(each), 'write_payment_outcomes'), each, OUTCOME_ID),
+        key: (params) => params[OUTCOME_ID] as string,
+        max: MOST_AT_ONCE,
+      }),
+    };
+    hotPaths.set(database, path);
+  }
+  return path;
+}
+// Where each statement's parameters name the payment.
+const ID = 0;
+const OUTCOME_ID = 11;
 
 /** The claim as stored: what was inserted, the defaults of the table, and the database's stamps. */
 function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
@@ -252,11 +298,7 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
 export async function writeOutcome(database: Database, write: OutcomeWrite): Promise<PaymentRow | null> {
   const { next, move } = write;
   const nextCheckAt = nextCheckFor(move.to, write, next.expiresAt);
-  const [row] = await database.query<Stamps>(
-    OUTCOME_SQL,
-    outcomeParams(write),
-    'write_payment_outcome',
-  );
+  const row = await hotPath(database).outcome(outcomeParams(write));
   return row ? { ...next, status: move.to, nextCheckAt, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
 }
 

@@ -23,20 +23,28 @@ export interface RiskRecord {
   readonly blocklistHits: string[];
 }
 
+/** RiskProbe's fields in the order of riskParams, as the SQL names them (riskFactsOf's references). */
+export const RISK_FIELDS = ['account_id', 'since', 'payment_id', 'card_cap', 'card', 'email_cap', 'email', 'ip_cap', 'ip', 'bin', 'country'] as const;
+export type RiskField = (typeof RISK_FIELDS)[number];
+
 /** The facts as select-list columns (card, email, ip, blocked); their 11 parameters start after `offset`. */
 export function riskFactsColumns(offset: number): string {
-  const $ = (n: number) => `$${n + offset}`;
+  return riskFactsOf((field) => `$${RISK_FIELDS.indexOf(field) + 1 + offset}`);
+}
+
+/** The facts as select-list columns, each input named by `ref` (a parameter, or a column of a batch's rows). */
+export function riskFactsOf(ref: (field: RiskField) => string): string {
   return `
-    CASE WHEN ${$(4)}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE card_fingerprint = ${$(5)} AND created_at >= ${$(2)} AND id <> ${$(3)} LIMIT ${$(4)}) AS seen) END AS risk_card,
-    CASE WHEN ${$(7)}::text IS NULL OR ${$(6)}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE shopper_email = ${$(7)} AND created_at >= ${$(2)} AND id <> ${$(3)} LIMIT ${$(6)}) AS seen) END AS risk_email,
-    CASE WHEN ${$(9)}::text IS NULL OR ${$(8)}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE shopper_ip = ${$(9)} AND created_at >= ${$(2)} AND id <> ${$(3)} LIMIT ${$(8)}) AS seen) END AS risk_ip,
+    CASE WHEN ${ref('card_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE card_fingerprint = ${ref('card')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('card_cap')}) AS seen) END AS risk_card,
+    CASE WHEN ${ref('email')}::text IS NULL OR ${ref('email_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE shopper_email = ${ref('email')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('email_cap')}) AS seen) END AS risk_email,
+    CASE WHEN ${ref('ip')}::text IS NULL OR ${ref('ip_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE shopper_ip = ${ref('ip')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('ip_cap')}) AS seen) END AS risk_ip,
     (SELECT coalesce(array_agg(DISTINCT kind ORDER BY kind), '{}') FROM risk_blocklist
-      WHERE (account_id IS NULL OR account_id = ${$(1)})
-        AND ((kind = 'card' AND value = ${$(5)}) OR (kind = 'bin' AND value IN (left(${$(10)}, 6), left(${$(10)}, 7), left(${$(10)}, 8))) OR (kind = 'email' AND value = ${$(7)})
-          OR (kind = 'ip' AND value = ${$(9)}) OR (kind = 'country' AND value = ${$(11)}))) AS risk_blocked`;
+      WHERE (account_id IS NULL OR account_id = ${ref('account_id')})
+        AND ((kind = 'card' AND value = ${ref('card')}) OR (kind = 'bin' AND value IN (left(${ref('bin')}, 6), left(${ref('bin')}, 7), left(${ref('bin')}, 8))) OR (kind = 'email' AND value = ${ref('email')})
+          OR (kind = 'ip' AND value = ${ref('ip')}) OR (kind = 'country' AND value = ${ref('country')}))) AS risk_blocked`;
 }
 
 export function riskParams(probe: RiskProbe): unknown[] {

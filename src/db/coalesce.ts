@@ -1,0 +1,115 @@
+// Statements of concurrent requests sent as one. Each statement costs the database a round trip,
+// an executor start and a commit, and the server a protocol exchange: under load those, not the
+// rows, are most of an authorisation's cost (docs/performance.md, "Coalesced statements"). A
+// request never waits for company: what arrived in the same turn of the event loop goes together,
+// and a lone request goes alone, at once, as its own statement.
+import { setImmediate } from 'node:timers';
+
+export interface CoalescingOptions<In, Out> {
+  /** The statement of one request (also what a refused batch falls back to). */
+  readonly one: (item: In) => Promise<Out>;
+  /** The statement of several, answering in their order. */
+  readonly many: (items: readonly In[]) => Promise<Out[]>;
+  /** Requests with the same key never share a statement (a later one waits for the next). */
+  readonly key: (item: In) => string;
+  /** At most this many in one statement. */
+  readonly max: number;
+}
+
+interface Waiting<In, Out> {
+  readonly item: In;
+  readonly resolve: (out: Out) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/** Counts kept for the tests and the bench: how many requests went out in how many statements. */
+export interface CoalescingStats {
+  requests: number;
+  statements: number;
+  fallbacks: number;
+  /** Requests answered with nothing (a claim's order already taken, an outcome's payment moved on). */
+  empty: number;
+}
+
+export interface Coalesced<In, Out> {
+  (item: In): Promise<Out>;
+  readonly stats: CoalescingStats;
+}
+
+export function coalescing<In, Out>(options: CoalescingOptions<In, Out>): Coalesced<In, Out> {
+  let queue: Waiting<In, Out>[] = [];
+  let scheduled = false;
+  const stats: CoalescingStats = { requests: 0, statements: 0, fallbacks: 0, empty: 0 };
+
+  const flush = () => {
+    scheduled = false;
+    const keys = new Set<string>();
+    const batch: Waiting<In, Out>[] = [];
+    const later: Waiting<In, Out>[] = [];
+    for (const waiting of queue) {
+      const key = options.key(waiting.item);
+      if (batch.length < options.max && !keys.has(key)) {
+        keys.add(key);
+        batch.push(waiting);
+      } else later.push(waiting);
+    }
+    queue = later;
+    if (queue.length > 0) schedule();
+    void send(batch);
+  };
+  const schedule = () => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(flush);
+  };
+  const answer = (waiting: Waiting<In, Out>, out: Out) => {
+    if (out === undefined) stats.empty += 1;
+    waiting.resolve(out);
+  };
+  const send = async (batch: Waiting<In, Out>[]) => {
+    stats.requests += batch.length;
+    stats.statements += 1;
+    if (batch.length === 1) return settle(batch[0]!, () => options.one(batch[0]!.item), answer);
+    let outs: Out[];
+    try {
+      outs = await options.many(batch.map((waiting) => waiting.item));
+    } catch (error) {
+      if (!refusedByDatabase(error)) {
+        for (const waiting of batch) waiting.reject(error);
+        return;
+      }
+      // The database refused the statement, so nothing of it was written: each request is sent
+      // alone, and only the one at fault (a deadlock, a constraint) sees an error of its own.
+      stats.fallbacks += 1;
+      stats.statements += batch.length;
+      await Promise.all(batch.map((waiting) => settle(waiting, () => options.one(waiting.item), answer)));
+      return;
+    }
+    batch.forEach((waiting, index) => answer(waiting, outs[index]!));
+  };
+
+  const coalesced = (item: In) =>
+    new Promise<Out>((resolve, reject) => {
+      queue.push({ item, resolve, reject });
+      schedule();
+    });
+  return Object.assign(coalesced, { stats });
+}
+
+async function settle<In, Out>(waiting: Waiting<In, Out>, run: () => Promise<Out>, answer: (waiting: Waiting<In, Out>, out: Out) => void): Promise<void> {
+  try {
+    answer(waiting, await run());
+  } catch (error) {
+    waiting.reject(error);
+  }
+}
+
+/**
+ * An error the database answered with (it has an SQLSTATE): the statement, run in a transaction of
+ * its own, was rolled back. Anything else (a connection lost on the way) may have committed, and
+ * is passed on to every request as it is.
+ */
+function refusedByDatabase(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
