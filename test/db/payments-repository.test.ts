@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
-import { findPayment } from '../../src/db/repositories/payments.ts';
+import { findPayment, hotPath } from '../../src/db/repositories/payments.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -26,5 +26,28 @@ describe('rows the authorisation returns', () => {
     const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
     const returned = await authoriseCard(gw.gateway.deps, row, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
     expect(returned).toEqual(await findPayment(gw.database.db, row.id, returned.id));
+  });
+});
+
+describe('rows the coalesced authorisations return', () => {
+  it('equal the stored rows when the four kinds are claimed and recorded in one statement each', async () => {
+    const shop = await gw.merchant();
+    const { account: row } = (await gw.gateway.server.directory.find(shop.ids.merchant_id, shop.ids.account_id))!;
+    const cases: [string, Record<string, unknown>][] = [
+      ['4111111111111111', {}],
+      ['4000000000004954', { token_flag: '1', shopper_email: 'a@b.co', notify_url: 'https://merchant.example/n' }],
+      ['4000000000000002', { note: 'n', cart_items: [{ basic_item_data: { name: 'Mug' } }] }],
+      ['4000000000003220', {}],
+    ];
+    const before = { ...hotPath(gw.database).outcome.stats };
+    const returned = await Promise.all(
+      cases.map(([card, extra]) => {
+        const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
+        return authoriseCard(gw.gateway.deps, row, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
+      }),
+    );
+    const after = hotPath(gw.database).outcome.stats;
+    expect(after.statements - before.statements).toBeLessThan(after.requests - before.requests);
+    for (const payment of returned) expect(payment).toEqual(await findPayment(gw.database.db, row.id, payment.id));
   });
 });
