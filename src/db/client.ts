@@ -3,6 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
+import { analyseChangedTables } from './maintenance.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
@@ -164,7 +165,15 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   // One session: the schema holds for every statement that follows.
   if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  return {
+  // PGlite has no autovacuum: the process that owns the engine keeps its planner statistics, as
+  // autovacuum would (src/db/maintenance.ts). A database lent by the caller is the caller's.
+  let analysing: Promise<unknown> = Promise.resolve();
+  const statistics = options.pglite
+    ? undefined
+    : setInterval(() => {
+        analysing = analyseChangedTables(database).catch(() => {});
+      }, STATISTICS_EVERY_MS).unref();
+  const database: Database = {
     db,
     kind: 'pglite',
     query: async <Row>(text: string, params?: unknown[], name?: string) => (await client.query<Row>(text, params).catch(naming(text, name))).rows,
@@ -182,13 +191,19 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
       return () => stop().catch(() => {});
     },
     close: async () => {
+      clearInterval(statistics);
+      await analysing;
       if (!options.pglite) {
         await client.close();
         if (options.dataDir) restrictToOwner(options.dataDir);
       }
     },
   };
+  return database;
 }
+
+/** How often the embedded database looks for tables whose statistics are out of date (autovacuum's naptime). */
+const STATISTICS_EVERY_MS = 60_000;
 
 const MIGRATIONS = new URL('./migrations/', import.meta.url);
 

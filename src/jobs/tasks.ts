@@ -9,7 +9,6 @@ import { settlePendingRefunds } from '../app/refund/record-refund.ts';
 import { billSubscriptions } from '../app/subscriptions/bill.ts';
 import { endExpiredSessions } from '../app/portal/sessions.ts';
 import { drivePayouts } from '../app/payouts/rail.ts';
-import { analyseChangedTables } from '../db/maintenance.ts';
 import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
 
@@ -37,6 +36,4 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'end-expired-portal-sessions', intervalMs: 300_000, run: (deps) => endExpiredSessions(deps) },
   // Payouts: scheduled ones released on their date, processing ones sent and asked (docs/payouts.md).
   { name: 'drive-payouts', intervalMs: 5_000, run: (deps) => drivePayouts(deps) },
-  // The embedded database's planner statistics, as autovacuum keeps PostgreSQL's (src/db/maintenance.ts).
-  { name: 'analyse-embedded-database', intervalMs: 60_000, run: (deps) => analyseChangedTables(deps.database) },
 ];

@@ -1,5 +1,5 @@
-// The embedded database has no autovacuum: the worker keeps its planner statistics
-// (src/db/maintenance.ts). Without them a query of an account's orders read every payment of the
+// The embedded database has no autovacuum: the process that owns it keeps its planner statistics
+// (src/db/maintenance.ts, run every minute by src/db/client.ts). Without them a query of an account's orders read every payment of the
 // account through the wrong index.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseChangedTables } from '../../src/db/maintenance.ts';
@@ -23,7 +23,7 @@ async function insertPayments(count: number): Promise<void> {
      FROM generate_series(1, $3::int) AS i`,
     [merchant.ids.account_id, merchant.ids.merchant_id, count],
   );
-  // A session reports its counts at most once a second; the worker's round is a minute apart.
+  // A session reports its counts at most once a second; the rounds are a minute apart.
   await gw.database.query('SELECT pg_stat_force_next_flush()');
 }
 
