@@ -41,6 +41,22 @@ describe('GET /metrics', () => {
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
+  it("counts the hot path's claims and outcomes, and the statements they shared", async () => {
+    const client = await test.merchant({ rateLimitPerSecond: 1_000 });
+    const before = (await scrape()).body;
+    const claims = sample(before, 'acquiro_hot_path_requests_total', { statement: 'claim' }) ?? 0;
+    const statements = sample(before, 'acquiro_hot_path_statements_total', { statement: 'claim' }) ?? 0;
+    const answers = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/authorise', cardPayment(client.ids))));
+    expect(answers.every((answer) => answer.status === 200)).toBe(true);
+    const text = (await scrape()).body;
+    expect(sample(text, 'acquiro_hot_path_requests_total', { statement: 'claim' })).toBe(claims + 10);
+    expect(sample(text, 'acquiro_hot_path_requests_total', { statement: 'outcome' })).toBeGreaterThanOrEqual(10);
+    const shared = sample(text, 'acquiro_hot_path_statements_total', { statement: 'claim' })! - statements;
+    expect(shared).toBeGreaterThanOrEqual(1);
+    expect(shared).toBeLessThan(10);
+    expect(sample(text, 'acquiro_hot_path_fallbacks_total', { statement: 'claim' })).toBe(0);
+  });
+
   it('labels a request by its route, never by its URL or query', async () => {
     await test.gateway.server.app.inject({ method: 'GET', url: '/health?token=s3cr3t-value' });
     await test.gateway.server.app.inject({ method: 'GET', url: '/no/such/page-s3cr3t' });

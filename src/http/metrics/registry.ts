@@ -5,6 +5,7 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import type { Deps } from '../../app/context.ts';
 import { scheduleOf } from '../../connectors/port.ts';
 import { readBacklog, type Backlog, type QueueName } from '../../db/repositories/backlog.ts';
+import { hotPath } from '../../db/repositories/payments.ts';
 
 export interface GatewayMetrics {
   readonly contentType: string;
@@ -75,6 +76,25 @@ export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connector
       }
     : undefined;
 
+  // The hot path's coalescing (src/db/coalesce.ts), counted in memory: requests, and the statements
+  // they went out in. Their ratio is the statements per claim (or outcome) under this load.
+  const hot = hotPath(deps.database);
+  const hotCounters = {
+    requests: new Counter({ name: 'acquiro_hot_path_requests_total', help: 'Authorisation claims and outcomes written, by statement', labelNames: ['statement'] as const, registers: [registry] }),
+    statements: new Counter({ name: 'acquiro_hot_path_statements_total', help: 'Statements those went out in (concurrent ones share one), by statement', labelNames: ['statement'] as const, registers: [registry] }),
+    fallbacks: new Counter({ name: 'acquiro_hot_path_fallbacks_total', help: 'Shared statements the database refused, whose requests were sent again one at a time', labelNames: ['statement'] as const, registers: [registry] }),
+  };
+  const counted = { claim: { requests: 0, statements: 0, fallbacks: 0 }, outcome: { requests: 0, statements: 0, fallbacks: 0 } };
+  const countHotPath = () => {
+    for (const statement of ['claim', 'outcome'] as const) {
+      for (const key of ['requests', 'statements', 'fallbacks'] as const) {
+        const now = hot[statement].stats[key];
+        hotCounters[key].inc({ statement }, now - counted[statement][key]);
+        counted[statement][key] = now;
+      }
+    }
+  };
+
   return {
     contentType: registry.contentType,
     observe(operation, status, seconds) {
@@ -96,6 +116,7 @@ export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connector
       } catch {
         databaseUp.set(0);
       }
+      countHotPath();
       const stats = deps.database.poolStats?.();
       if (stats && poolGauges) {
         const figures = { ...stats, inUse: stats.total - stats.idle };
