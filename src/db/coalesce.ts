@@ -1,8 +1,8 @@
 // Statements of concurrent requests sent as one. Each statement costs the database a round trip,
 // an executor start and a commit, and the server a protocol exchange: under load those, not the
 // rows, are most of an authorisation's cost (docs/performance.md, "Coalesced statements"). A
-// request never waits for company: what arrived in the same turn of the event loop goes together,
-// and a lone request goes alone, at once, as its own statement.
+// request waits for no company: what arrived in one turn of the event loop goes together at the
+// end of that turn, and a lone request goes alone, as its own statement.
 import { setImmediate } from 'node:timers';
 
 export interface CoalescingOptions<In, Out> {

@@ -1,8 +1,9 @@
 // What PostgreSQL's autovacuum does for the planner, done for the embedded database, which has no
-// autovacuum (src/db/client.ts runs it every minute in the process that owns the engine): a table that changed by more than autovacuum's own threshold since its statistics
-// were taken is analysed again. Without statistics the planner reads an account's payments through
-// the wrong index: a query of 100 orders scanned every payment of the account (13 ms at 60 000
-// payments, 3.6 ms once analysed; docs/performance.md, "The embedded database's statistics").
+// autovacuum (src/db/client.ts runs this every minute in the process that owns the engine): a
+// table that changed by more than autovacuum's own threshold since its statistics were taken is
+// analysed again. Without statistics the planner read an account's payments through the wrong
+// index: a query of 100 orders scanned every payment of the account (13 ms at 60 000 payments,
+// 3.6 ms once analysed; docs/performance.md, "The embedded database's statistics").
 import type { Database } from './client.ts';
 
 // autovacuum_analyze_threshold and autovacuum_analyze_scale_factor's defaults.
