@@ -4,11 +4,12 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { acquiro, COMMAND_FLAGS, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -21,7 +22,7 @@ const EXAMPLE_SIGNATURE = '82b9f118bf679e82c29d2b97c49a1d43c13889278e1d1bd3d008b
 /** `acquiro <args>` with `input` on its standard input. */
 function acquiroWith(args: readonly string[], input: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [`${ROOT}bin/acquiro.js`, ...args], {
+    const child = spawn(process.execPath, [...COMMAND_FLAGS, `${ROOT}bin/acquiro.js`, ...args], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
     });
@@ -167,6 +168,8 @@ describe('beside a running gateway', () => {
     const client = { ACQUIRO_URL: server.url, ACQUIRO_MERCHANT_ID: demo.merchant_id, ACQUIRO_ACCOUNT_ID: demo.account_id, ACQUIRO_SECRET_KEY: demo.secret_key };
     const pay = (orderNo: string, card: string) =>
       acquiroWith(['call', '/v1/authorise'], JSON.stringify({ order_no: orderNo, currency: 'EUR', amount: '3.00', card, expiration_month: '12', expiration_year: '2034', security_code: '123' }), client);
+    // The window starts a second back; the payments of the tests before must be older than that.
+    await sleep(1_100);
     const before = new Date(Date.now() - 1000).toISOString();
     await pay('LIST-1', '4111111111111111');
     await pay('LIST-2', '4000000000009995');
