@@ -1,5 +1,7 @@
 // npm run bench: the gateway's authorisations over HTTP beside the same SQL sent raw to the same
-// engine in the same run, on PostgreSQL (default) or PGlite (BENCH_DATABASE_URL=pglite). Prints
+// engine in the same run, on PostgreSQL (default) or PGlite (BENCH_DATABASE_URL=pglite); raw two
+// ways, the statements coalesced as the gateway sends them (the goals' yardstick) and one
+// authorisation's statements alone (as the goals were first measured). Prints
 // rates, the CPU per authorisation of the server, the load generator and PostgreSQL, latency, the
 // server's event-loop delay and peak RSS, the batch operations' latency, a two-process phase
 // (PostgreSQL) with its scaling factor, and each goal as the ratio this run measured. Measures;
@@ -257,8 +259,8 @@ async function main() {
     log(`    against one authorisation's statements alone: throughput ${aloneRatio.toFixed(2)}, p99 at half rate ${aloneTail.toFixed(1)}x`);
     logLifecycleGoals(lifecycle);
     log(
-      `authorise (${engine}): ${peak.toFixed(0)}/s, ratio ${ratio.toFixed(2)} to raw SQL, p99 ${ms(half.p99)} ms at half rate ` +
-        `(raw ${ms(rawHalf.p99)} ms, ${tail.toFixed(1)}x), refund batch p99 ${ms(lifecycle.refund.p99)} ms, query p99 ${ms(lifecycle.query.p99)} ms, ` +
+      `authorise (${engine}): ${peak.toFixed(0)}/s, ratio ${ratio.toFixed(2)} to raw SQL (${aloneRatio.toFixed(2)} to the statements alone), ` +
+        `p99 ${ms(half.p99)} ms at half rate (raw ${ms(rawHalf.p99)} ms, ${tail.toFixed(1)}x; ${aloneTail.toFixed(1)}x the statements alone), refund batch p99 ${ms(lifecycle.refund.p99)} ms, query p99 ${ms(lifecycle.query.p99)} ms, ` +
         `peak RSS ${rss} MB${scaling === undefined ? '' : `, two-process scaling ${scaling.toFixed(2)}`}`,
     );
   } finally {
