@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
 import { findPayment, hotPath } from '../../src/db/repositories/payments.ts';
+import type { AccountRow } from '../../src/db/schema.ts';
+import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 
@@ -13,41 +15,40 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
+// Four kinds of payment: each path through the outcome (a journal, a stored card, a decline's
+// event, a redirect).
+const KINDS: [string, string, Record<string, unknown>][] = [
+  ['captured', '4111111111111111', {}],
+  ['stored card, held for review', '4000000000004954', { token_flag: '1', shopper_email: 'a@b.co', notify_url: 'https://merchant.example/n' }],
+  ['declined', '4000000000000002', { note: 'n', cart_items: [{ basic_item_data: { name: 'Mug' } }] }],
+  ['waiting for 3-D Secure', '4000000000003220', {}],
+];
+
+async function accountOf(shop: SignedClient) {
+  return (await gw.gateway.server.directory.find(shop.ids.merchant_id, shop.ids.account_id))!.account;
+}
+const authorise = (shop: SignedClient, account: AccountRow, card: string, extra: Record<string, unknown>) => {
+  const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
+  return authoriseCard(gw.gateway.deps, account, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
+};
+
 describe('rows the authorisation returns', () => {
-  it.each([
-    ['captured', '4111111111111111', {}],
-    ['stored card, held for review', '4000000000004954', { token_flag: '1', shopper_email: 'a@b.co', notify_url: 'https://merchant.example/n' }],
-    ['declined', '4000000000000002', { note: 'n', cart_items: [{ basic_item_data: { name: 'Mug' } }] }],
-    ['waiting for 3-D Secure', '4000000000003220', {}],
-  ])('equal the stored row: %s', async (_name, card, extra) => {
+  it.each(KINDS)('equal the stored row: %s', async (_name, card, extra) => {
     const shop = await gw.merchant();
-    const [account] = await gw.database.query<{ id: string }>('SELECT id FROM accounts WHERE id = $1', [shop.ids.account_id]);
-    const { account: row } = (await gw.gateway.server.directory.find(shop.ids.merchant_id, account!.id))!;
-    const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
-    const returned = await authoriseCard(gw.gateway.deps, row, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
-    expect(returned).toEqual(await findPayment(gw.database.db, row.id, returned.id));
+    const account = await accountOf(shop);
+    const returned = await authorise(shop, account, card, extra);
+    expect(returned).toEqual(await findPayment(gw.database.db, account.id, returned.id));
   });
 });
 
 describe('rows the coalesced authorisations return', () => {
   it('equal the stored rows when the four kinds are claimed and recorded in one statement each', async () => {
     const shop = await gw.merchant();
-    const { account: row } = (await gw.gateway.server.directory.find(shop.ids.merchant_id, shop.ids.account_id))!;
-    const cases: [string, Record<string, unknown>][] = [
-      ['4111111111111111', {}],
-      ['4000000000004954', { token_flag: '1', shopper_email: 'a@b.co', notify_url: 'https://merchant.example/n' }],
-      ['4000000000000002', { note: 'n', cart_items: [{ basic_item_data: { name: 'Mug' } }] }],
-      ['4000000000003220', {}],
-    ];
+    const account = await accountOf(shop);
     const before = { ...hotPath(gw.database).outcome.stats };
-    const returned = await Promise.all(
-      cases.map(([card, extra]) => {
-        const body = cardPaymentRequest.parse({ ...cardPayment(shop.ids, { card, ...extra }), encryption_data: 'x'.repeat(64) });
-        return authoriseCard(gw.gateway.deps, row, cardPaymentCommand(body, gw.gateway.deps.clock.now()));
-      }),
-    );
+    const returned = await Promise.all(KINDS.map(([, card, extra]) => authorise(shop, account, card, extra)));
     const after = hotPath(gw.database).outcome.stats;
     expect(after.statements - before.statements).toBeLessThan(after.requests - before.requests);
-    for (const payment of returned) expect(payment).toEqual(await findPayment(gw.database.db, row.id, payment.id));
+    for (const payment of returned) expect(payment).toEqual(await findPayment(gw.database.db, account.id, payment.id));
   });
 });
