@@ -202,8 +202,8 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   return database;
 }
 
-/** How often the embedded database looks for tables whose statistics are out of date (autovacuum's naptime). */
-const STATISTICS_EVERY_MS = 60_000;
+/** How often the embedded database analyses the table whose statistics are the most out of date (one a round). */
+const STATISTICS_EVERY_MS = 20_000;
 
 const MIGRATIONS = new URL('./migrations/', import.meta.url);
 

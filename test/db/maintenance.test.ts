@@ -34,9 +34,9 @@ async function plan(): Promise<string> {
 }
 
 describe.runIf(TEST_DB === 'pglite')('the embedded database', () => {
-  it('analyses a table that changed by more than a tenth, and the query of orders then uses the order index', async () => {
+  it('analyses the table that changed by more than a tenth, and the query of orders then uses the order index', async () => {
     await insertPayments(5_000);
-    expect(await analyseChangedTables(gw.database)).toBeGreaterThanOrEqual(1);
+    expect(await analyseChangedTables(gw.database)).toBe(1);
     const [payments] = await gw.database.query<{ reltuples: number }>(`SELECT reltuples FROM pg_class WHERE oid = 'payments'::regclass`);
     expect(Number(payments!.reltuples)).toBeGreaterThan(4_000);
     expect(await plan()).toContain('payments_account_id_order_no_key');
