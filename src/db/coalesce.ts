@@ -4,6 +4,8 @@
 // request waits for no company: what arrived in one turn of the event loop goes together at the
 // end of that turn, and a lone request goes alone, as its own statement.
 import { setImmediate } from 'node:timers';
+import { errorChain } from './error-chain.ts';
+import { isDatabaseUnavailable } from './unavailable.ts';
 
 export interface CoalescingOptions<In, Out> {
   /** The statement of one request (also what a refused batch falls back to). */
@@ -105,11 +107,16 @@ async function settle<In, Out>(waiting: Waiting<In, Out>, run: () => Promise<Out
 }
 
 /**
- * An error the database answered with (it has an SQLSTATE): the statement, run in a transaction of
- * its own, was rolled back. Anything else (a connection lost on the way) may have committed, and
- * is passed on to every request as it is.
+ * An error the database answered with (it has an SQLSTATE) about what was asked: the statement,
+ * run in a transaction of its own, was rolled back, and each request alone may fare better.
+ * Anything else is passed on to every request as it is: a connection lost on the way may have
+ * committed, and a database going away (isDatabaseUnavailable) would refuse each request alone too.
  */
 function refusedByDatabase(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+  if (isDatabaseUnavailable(error)) return false;
+  for (const cause of errorChain(error)) {
+    const { code } = cause as { code?: unknown };
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return true;
+  }
+  return false;
 }
