@@ -7,6 +7,8 @@ import { formatAmount } from '../../domain/money.ts';
 import type { Executor } from '../../db/client.ts';
 import { lockPayment } from '../../db/repositories/payments.ts';
 import type { PaymentRow } from '../../db/schema.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
+import type { Deps } from '../context.ts';
 
 /** What a batch operation's use case is given for one order; HTTP parses it from the wire (src/http/batch/operations.ts). */
 export interface OrderRef {
@@ -45,6 +47,18 @@ export function assertSameAmount(payment: PaymentRow, order: OrderRef): void {
       field: 'amount',
     });
   }
+}
+
+/**
+ * What refuses one order, from what its run threw: an AppError is its refusal; any other fault
+ * refuses that order alone, logged as `message` with `context`; the database away is the whole
+ * request's (answered 503, no later order could be stored either), so it is thrown on.
+ */
+export function orderRefusal(error: unknown, log: Deps['log'], message: string, context: Record<string, unknown>): AppError {
+  if (error instanceof AppError) return error;
+  if (isDatabaseUnavailable(error)) throw error;
+  log.error({ err: error, ...context }, message);
+  return new AppError('internal_error');
 }
 
 export function refuse(refusal: Refusal | null): void {

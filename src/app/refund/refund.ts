@@ -11,7 +11,7 @@ import type { PaymentStatus } from '../../domain/payment.ts';
 import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
-import { assertSameAmount, assertSameCurrency, lockOrder, refuse, type OrderRef } from '../batch/orders.ts';
+import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
 
@@ -85,7 +85,8 @@ async function notClaimed(deps: Deps, account: AccountRow, order: RefundOrder): 
     await explainRefusal(deps, account, order);
     return null;
   } catch (error) {
-    return refusal(deps, error);
+    // That order alone is refused; the wave's other claims stand and go on.
+    return orderRefusal(error, deps.log, 'explaining a refund refusal failed', { transactionId: order.transactionId });
   }
 }
 
@@ -105,17 +106,6 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundCla
     nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
     ...(order.requestKey ? { requestKey: order.requestKey } : {}),
   };
-}
-
-/**
- * An order's refusal: the AppError it deserves; any other fault refuses that order alone (the
- * wave's other claims stand and go on), unless the database is away (the batch is answered 503).
- */
-function refusal(deps: Deps, error: unknown): AppError {
-  if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) throw error;
-  deps.log.error({ err: error }, 'explaining a refund refusal failed');
-  return new AppError('internal_error');
 }
 
 /**

@@ -12,7 +12,7 @@
 // of every transaction, up to WAVE_SIZE at a time, handed to the use case together (which claims
 // and records them with one statement and one commit each), then the second order of those that
 // have one, and so on.
-import { isDatabaseUnavailable } from '../../db/unavailable.ts';
+import { orderRefusal } from '../../app/batch/orders.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
@@ -150,13 +150,9 @@ async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, ent
   }
 }
 
-/** What refuses an order: an AppError is its answer; the database away is the whole request's (503); anything else is logged. */
+/** The answer of an order refused by what its run threw (orderRefusal: the database away is thrown on). */
 function refusedOrThrow<Order>(deps: Pick<Deps, 'log'>, spec: BatchCommon<Order>, error: unknown, index: number): Fields {
-  if (error instanceof AppError) return spec.refused(error);
-  // The whole request is answered 503: no later order could be stored either.
-  if (isDatabaseUnavailable(error)) throw error;
-  deps.log.error({ err: error, list: spec.list, index }, 'batch order failed');
-  return spec.refused(new AppError('internal_error'));
+  return spec.refused(orderRefusal(error, deps.log, 'batch order failed', { list: spec.list, index }));
 }
 
 /** An order whose text the database cannot store (a NUL, an unpaired surrogate) is refused on its own. */
