@@ -23,11 +23,11 @@ const CHANGED_TABLES_SQL = `SELECT s.relname AS name FROM pg_stat_user_tables s 
 /** Analyses the table furthest past its threshold, if any; on PostgreSQL, nothing (autovacuum's work). Answers how many (0 or 1). */
 export async function analyseChangedTables(database: Pick<Database, 'kind' | 'query' | 'transaction'>): Promise<number> {
   if (database.kind !== 'pglite') return 0;
-  const tables = await database.query<{ name: string }>(CHANGED_TABLES_SQL, [BASE_THRESHOLD, SCALE_FACTOR]);
-  if (tables.length === 0) return 0;
+  const [table] = await database.query<{ name: string }>(CHANGED_TABLES_SQL, [BASE_THRESHOLD, SCALE_FACTOR]);
+  if (!table) return 0;
   await database.transaction(async (query) => {
     await query(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}`);
-    await query(`ANALYZE ${tables.map(({ name }) => `"${name.replaceAll('"', '""')}"`).join(', ')}`);
+    await query(`ANALYZE "${table.name.replaceAll('"', '""')}"`);
   });
-  return tables.length;
+  return 1;
 }
