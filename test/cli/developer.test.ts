@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, COMMAND_FLAGS, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -20,20 +20,7 @@ const EXAMPLE =
 const EXAMPLE_SIGNATURE = '82b9f118bf679e82c29d2b97c49a1d43c13889278e1d1bd3d008bb520a8edbbb';
 
 /** `acquiro <args>` with `input` on its standard input. */
-function acquiroWith(args: readonly string[], input: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [...COMMAND_FLAGS, `${ROOT}bin/acquiro.js`, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input);
-  });
-}
+const acquiroWith = (args: readonly string[], input: string, env: Record<string, string>) => acquiro(args, env, input);
 
 // These commands use no database, so which one the project tests is no matter: they run once.
 describe.runIf(TEST_DB === 'pglite').concurrent('without any database', () => {

@@ -91,7 +91,7 @@ export async function migratedDataDir(): Promise<string> {
 // V8's optimising compiler, which compiles its hot functions on other threads meanwhile: with the
 // baseline compiler alone a command that opens a data directory costs 1.2 s of CPU instead of 1.9
 // s, and the suite runs some sixty of them on two cores. The same code runs either way.
-export const COMMAND_FLAGS = ['--liftoff-only'];
+const COMMAND_FLAGS = ['--liftoff-only'];
 
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
 export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
