@@ -38,20 +38,22 @@ const since = (before: ReturnType<typeof counts>) => {
   return { claims: minus(now.claims, before.claims), outcomes: minus(now.outcomes, before.outcomes) };
 };
 
-async function rowsOf(ids: readonly string[]) {
+/** Each payment of `account` whose order is listed, with how many events and ledger entries it has. */
+async function writtenFor(accountId: string, orderNos: readonly string[]) {
   return gw.database.query<{ id: string; status: string; captured_amount: string; version: number; events: number; entries: number }>(
     `SELECT p.id, p.status, p.captured_amount, p.version,
        (SELECT count(*)::int FROM events e WHERE e.payment_id = p.id) AS events,
        (SELECT count(*)::int FROM ledger_entries l WHERE l.payment_id = p.id) AS entries
-     FROM payments p WHERE p.id = ANY($1::text[]) ORDER BY p.id`,
-    [ids],
+     FROM payments p WHERE p.account_id = $1 AND p.order_no = ANY($2::text[]) ORDER BY p.id`,
+    [accountId, orderNos],
   );
 }
 
 describe('coalesced authorisations', () => {
   it('30 concurrent payments share statements, and each is written once, whole', async () => {
     const before = counts();
-    const answers = await Promise.all(Array.from({ length: 30 }, () => merchant.post('/v1/authorise', cardPayment(merchant.ids, { card: freshCard() }))));
+    const bodies = Array.from({ length: 30 }, () => cardPayment(merchant.ids, { card: freshCard() }));
+    const answers = await Promise.all(bodies.map((body) => merchant.post('/v1/authorise', body)));
     expect(answers.map((a) => a.body.order_status)).toEqual(Array(30).fill('1'));
     const moved = since(before);
     expect(moved.claims.requests).toBe(30);
@@ -61,7 +63,8 @@ describe('coalesced authorisations', () => {
     expect(moved.outcomes.empty).toBe(0);
     expect(moved.outcomes.requests).toBe(30);
     expect(moved.outcomes.statements).toBeLessThan(30);
-    const rows = await rowsOf(answers.map((a) => a.body.transaction_id));
+    const rows = await writtenFor(merchant.ids.account_id, bodies.map((body) => String(body.order_no)));
+    expect(rows.map((row) => row.id).sort()).toEqual(answers.map((a) => a.body.transaction_id).sort());
     expect(rows).toHaveLength(30);
     for (const row of rows) expect(row).toMatchObject({ status: 'captured', captured_amount: expect.anything(), version: 1, events: 1 });
     expect(new Set(rows.map((row) => row.entries)).size).toBe(1);
@@ -125,13 +128,8 @@ describe('coalesced authorisations', () => {
       expect(answers[5]!.status).toBeGreaterThanOrEqual(500);
       expect(since(before).outcomes.fallbacks).toBeGreaterThanOrEqual(1);
       // The refused payment kept its claim, waiting for the sweeper: no half-written outcome.
-      const [left] = await gw.database.query<{ status: string; events: number; entries: number }>(
-        `SELECT status, (SELECT count(*)::int FROM events e WHERE e.payment_id = p.id) AS events,
-           (SELECT count(*)::int FROM ledger_entries l WHERE l.payment_id = p.id) AS entries
-         FROM payments p WHERE account_id = $1 AND order_no = $2`,
-        [merchant.ids.account_id, bodies[5]!.order_no],
-      );
-      expect(left).toEqual({ status: 'processing', events: 0, entries: 0 });
+      const [left] = await writtenFor(merchant.ids.account_id, [String(bodies[5]!.order_no)]);
+      expect(left).toMatchObject({ status: 'processing', events: 0, entries: 0 });
     } finally {
       await refusal.clear();
     }
