@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
-import { analyseChangedTables } from './maintenance.ts';
+import { EngineActivity, keepStatistics, watchedClient } from './maintenance.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
@@ -159,20 +159,14 @@ function naming(text: string, name: string | undefined) {
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  const client = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
+  const engine = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
+  const activity = new EngineActivity();
+  const client = watchedClient(engine, activity);
   // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
   if (options.dataDir && !options.pglite) restrictToOwner(options.dataDir);
   // One session: the schema holds for every statement that follows.
   if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
-  // PGlite has no autovacuum: the process that owns the engine keeps its planner statistics, as
-  // autovacuum would (src/db/maintenance.ts). A database lent by the caller is the caller's.
-  let analysing: Promise<unknown> = Promise.resolve();
-  const statistics = options.pglite
-    ? undefined
-    : setInterval(() => {
-        analysing = analyseChangedTables(database).catch(() => {});
-      }, STATISTICS_EVERY_MS).unref();
   const database: Database = {
     db,
     kind: 'pglite',
@@ -191,19 +185,19 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
       return () => stop().catch(() => {});
     },
     close: async () => {
-      clearInterval(statistics);
-      await analysing;
+      await statistics?.stop();
       if (!options.pglite) {
         await client.close();
         if (options.dataDir) restrictToOwner(options.dataDir);
       }
     },
   };
+  // PGlite has no autovacuum: the process that owns the engine keeps its planner statistics, as
+  // autovacuum would, in moments the engine is idle (src/db/maintenance.ts). A database lent by
+  // the caller is the caller's.
+  const statistics = options.pglite ? undefined : keepStatistics(database, activity);
   return database;
 }
-
-/** How often the embedded database analyses the table whose statistics are the most out of date (one a round). */
-const STATISTICS_EVERY_MS = 20_000;
 
 const MIGRATIONS = new URL('./migrations/', import.meta.url);
 

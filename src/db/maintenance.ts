@@ -1,5 +1,5 @@
 // What PostgreSQL's autovacuum does for the planner, done for the embedded database, which has no
-// autovacuum (src/db/client.ts runs this every 20 seconds in the process that owns the engine): a
+// autovacuum (src/db/client.ts starts keepStatistics in the process that owns the engine): a
 // table that changed by more than autovacuum's own threshold since its statistics were taken is
 // analysed again. Without statistics the planner read an account's payments through the wrong
 // index: a query of 100 orders scanned every payment of the account (13 ms at 60 000 payments,
@@ -30,4 +30,91 @@ export async function analyseChangedTables(database: Pick<Database, 'kind' | 'qu
     await query(`ANALYZE "${table.name.replaceAll('"', '""')}"`);
   });
   return 1;
+}
+
+/** Calls to the engine under way, and when the last one ended: how long it has been idle. */
+export class EngineActivity {
+  #busy = 0;
+  #lastEnded: number;
+  readonly #now: () => number;
+  constructor(now: () => number = () => performance.now()) {
+    this.#now = now;
+    this.#lastEnded = now();
+  }
+
+  async around<T>(work: () => Promise<T>): Promise<T> {
+    this.#busy += 1;
+    try {
+      return await work();
+    } finally {
+      this.#busy -= 1;
+      this.#lastEnded = this.#now();
+    }
+  }
+
+  /** Milliseconds since the engine last had a call under way; 0 while it has one. */
+  idleMs(): number {
+    return this.#busy > 0 ? 0 : this.#now() - this.#lastEnded;
+  }
+}
+
+const WATCHED_METHODS: ReadonlySet<PropertyKey> = new Set(['query', 'exec', 'transaction']);
+
+/**
+ * The engine's client as drizzle and our raw queries use it, each query, exec and transaction
+ * counted by `activity`; everything else as it is.
+ */
+export function watchedClient<T extends object>(client: T, activity: EngineActivity): T {
+  return new Proxy(client, {
+    get(target, key) {
+      const value: unknown = Reflect.get(target, key, target);
+      if (typeof value !== 'function') return value;
+      const method = value as (...args: unknown[]) => unknown;
+      if (!WATCHED_METHODS.has(key)) return method.bind(target);
+      return (...args: unknown[]) => activity.around(() => method.apply(target, args) as Promise<unknown>);
+    },
+  });
+}
+
+export interface StatisticsSchedule {
+  /** Between two rounds (one table each), at least. */
+  readonly everyMs: number;
+  /** A due round waits until the engine has been idle this long: a round holds the engine. */
+  readonly idleMs: number;
+  /** ...or until it is this late, so that a load that never pauses still gets its statistics. */
+  readonly overdueMs: number;
+}
+
+// A round holds the engine for its table's sample (40 to 150 ms of payments, events or
+// ledger_entries on this machine): every request that arrives meanwhile waits for it. Held for a
+// moment when nothing is asked of the engine, it is waited for by nobody; a request arriving
+// during the round waits for what is left of it. docs/performance.md, "The embedded database's statistics".
+export const STATISTICS_SCHEDULE: StatisticsSchedule = { everyMs: 20_000, idleMs: 250, overdueMs: 120_000 };
+
+/** Analyses changed tables in rounds (analyseChangedTables) while the engine is idle; `stop` waits for a round under way. */
+export function keepStatistics(
+  database: Pick<Database, 'kind' | 'query' | 'transaction'>,
+  activity: EngineActivity,
+  schedule: StatisticsSchedule = STATISTICS_SCHEDULE,
+  now: () => number = () => performance.now(),
+): { stop(): Promise<void> } {
+  let lastRound = now();
+  let round: Promise<unknown> | undefined;
+  const timer = setInterval(() => {
+    if (round) return;
+    const late = now() - lastRound - schedule.everyMs;
+    if (late < 0 || (activity.idleMs() < schedule.idleMs && late < schedule.overdueMs)) return;
+    round = analyseChangedTables(database)
+      .catch(() => {})
+      .finally(() => {
+        lastRound = now();
+        round = undefined;
+      });
+  }, Math.min(schedule.idleMs, schedule.everyMs)).unref();
+  return {
+    stop: async () => {
+      clearInterval(timer);
+      await round;
+    },
+  };
 }
