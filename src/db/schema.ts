@@ -137,6 +137,11 @@ export const payments = pgTable('payments', {
   subscriptionId: text('subscription_id'),
   /** A business-time sweeper's lease, wall time (0018). */
   leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date' }),
+  /**
+   * 0020: the order key (OrderRef.requestKey) of the keyed /v1/review request that approved this
+   * payment on a manual-capture account, the one decision that claims no payment_operations row.
+   */
+  reviewRequestKey: text('review_request_key'),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {

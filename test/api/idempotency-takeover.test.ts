@@ -38,6 +38,15 @@ const send = (client: SignedClient, list: BatchList, key: string, orders: Record
 const refundsOf = (txn: Txn) =>
   gw.database.query<{ id: string; amount: number; status: string }>('SELECT id, amount::int AS amount, status FROM refunds WHERE payment_id = $1 ORDER BY id', [txn.transaction_id]);
 const operationsOf = (txn: Txn) => gw.database.query<{ kind: string; status: string }>('SELECT kind, status FROM payment_operations WHERE payment_id = $1', [txn.transaction_id]);
+/** What a review decided on each payment: its state and version, its events, its operations. */
+const decisionsOf = (...txns: Txn[]) =>
+  Promise.all(
+    txns.map(async (txn) => ({
+      payment: await gw.database.query('SELECT status, version FROM payments WHERE id = $1', [txn.transaction_id]),
+      events: await gw.database.query('SELECT type FROM events WHERE payment_id = $1 ORDER BY created_at, id', [txn.transaction_id]),
+      operations: await operationsOf(txn),
+    })),
+  );
 const keyRow = (key: string) =>
   gw.database.query<{ status: string; holder: string | null; account_id: string }>('SELECT status, holder, account_id FROM idempotency_keys WHERE key = $1', [key]);
 
@@ -142,6 +151,30 @@ describe('an Idempotency-Key whose request died', () => {
     expect([processor.calls.capture, processor.calls.cancel]).toEqual([1, 2]);
     expect(await operationsOf(toCapture)).toEqual([{ kind: 'capture', status: 'succeeded' }]);
     expect(await operationsOf(toReject)).toEqual([{ kind: 'void', status: 'succeeded' }]);
+  });
+
+  it('answers a manual-capture approval and a rejection it had recorded, to retries at once, deciding nothing again', async () => {
+    // Approval on a manual-capture account asks the processor nothing: the payment just becomes
+    // authorised, under the order's key. A rejection claims its void under it.
+    const toApprove = await pay(manual, { card: REVIEW_CARD });
+    const toReject = await pay(manual, { card: REVIEW_CARD });
+    const orders = [orderOf(toApprove, { review_flag: '1' }), orderOf(toReject, { review_flag: '0' })];
+    const first = await send(manual, 'review_orders', 'died-review', orders);
+    expect(first.body.review_orders.map((o: Record<string, string>) => [o.review_status, o.error_message])).toEqual([['1', ''], ['1', '']]);
+    const before = await decisionsOf(toApprove, toReject);
+    await dieHolding('died-review');
+
+    const retries = await Promise.all(Array.from({ length: 5 }, () => send(manual, 'review_orders', 'died-review', orders)));
+    expect(new Set(retries.map((a) => a.raw)).size).toBe(1);
+    expect(retries.filter((a) => a.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    expect(retries[0]!.body.review_orders).toEqual(first.body.review_orders);
+    // Decided once: no second state change, notification or void.
+    expect(await decisionsOf(toApprove, toReject)).toEqual(before);
+    expect(processor.calls.cancel).toBe(1);
+    // Another key is another request: the approval is not made twice, the refusal says why.
+    const other = await send(manual, 'review_orders', 'another-review', [orders[0]!]);
+    expect(other.body.review_orders[0].error_message).toBe('5011:the transaction is not held for review (authorised)');
+    await expectLedgerBalanced(gw);
   });
 
   it('is not taken over from another merchant: the same key on another account is a key of its own', async () => {

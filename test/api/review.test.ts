@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { batch, booksOf, capture, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, review, scriptedProcessor } from '../support/lifecycle.ts';
+import { batch, booksOf, capture, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, review, scriptedProcessor, type Txn } from '../support/lifecycle.ts';
 
 const REVIEW_CARD = '4000000000004954';
 const processor = scriptedProcessor();
@@ -54,6 +54,45 @@ describe('rejecting', () => {
     expect(await booksOf(gw, txn.transaction_id)).toEqual({});
     expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.review', 'payment.cancelled']);
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('with an Idempotency-Key', () => {
+  const withKey = (key: string, orders: Record<string, unknown>[]) =>
+    manual.post('/v1/review', { ...manual.ids, review_orders: orders }, { headers: { 'idempotency-key': key } });
+  const decided = async (txn: Txn) => ({
+    row: await gw.database.query('SELECT status, version FROM payments WHERE id = $1', [txn.transaction_id]),
+    events: await eventTypes(gw, txn.transaction_id),
+  });
+
+  it('decides once for 10 copies at once and a later repeat, all answered alike: approval and rejection', async () => {
+    for (const [flag, status, event] of [['1', 'authorised', 'payment.authorised'], ['0', 'cancelled', 'payment.cancelled']] as const) {
+      const held = await pay(manual, { card: REVIEW_CARD });
+      const orders = [orderOf(held, { review_flag: flag })];
+      const voids = processor.calls.cancel;
+      const copies = await Promise.all(Array.from({ length: 10 }, () => withKey(`decide-${flag}`, orders)));
+      expect(new Set(copies.map((a) => a.raw)).size, flag).toBe(1);
+      expect(copies.filter((a) => a.headers['idempotent-replayed'] === undefined), flag).toHaveLength(1);
+      expect(copies[0]!.body.review_orders[0], flag).toMatchObject({ review_status: '1', error_message: '' });
+      const after = await decided(held);
+      expect(after.events, flag).toEqual(['payment.review', event]);
+      expect(after.row[0], flag).toMatchObject({ status });
+
+      const repeat = await withKey(`decide-${flag}`, orders);
+      expect([repeat.raw, repeat.headers['idempotent-replayed']], flag).toEqual([copies[0]!.raw, 'true']);
+      expect(await decided(held), flag).toEqual(after);
+      expect(processor.calls.cancel - voids, flag).toBe(flag === '0' ? 1 : 0);
+    }
+    await expectLedgerBalanced(gw);
+  });
+
+  it('refuses the key with another body (4016), the decision untouched', async () => {
+    const held = await pay(manual, { card: REVIEW_CARD });
+    await withKey('decide-other', [orderOf(held, { review_flag: '1' })]);
+    const after = await decided(held);
+    const other = await withKey('decide-other', [orderOf(held, { review_flag: '0' })]);
+    expect([other.status, other.body.return_message]).toEqual([400, '4016:Idempotency-Key already used with a different request']);
+    expect(await decided(held)).toEqual(after);
   });
 });
 

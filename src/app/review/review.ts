@@ -2,6 +2,11 @@
 // review test card of docs/api/authorise.md). `review_flag` 1 approves: the payment is captured on an
 // auto-capture account, or becomes authorised (awaiting /v1/capture) on a manual one. 0 rejects:
 // the authorisation is voided at the processor and the hold released (cancelled, 3002).
+//
+// In a keyed request (Idempotency-Key) each decision is recorded under the order's key, so a
+// request that takes the key over from a dead one answers it instead of deciding again: the
+// capture or void claimed under it (as /v1/capture and /v1/cancel), or, for a manual-capture
+// approval, which claims nothing at the processor, the key kept on the payment it authorised.
 import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
@@ -34,7 +39,10 @@ type ReviewChange =
   | { readonly claim: { kind: OperationKind; origin: OperationOrigin }; readonly payment: PaymentRow }
   | { readonly approve: Transition<PaymentStatus>; readonly payment: PaymentRow };
 
-/** The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before it was taken over. */
+/**
+ * The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before
+ * it was taken over. No operation: the payment was approved (manual capture), now or before.
+ */
 type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean };
 
 export async function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
@@ -42,6 +50,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
     lock: (tx) => lockKeyedOrder(tx, account.id, order),
     check({ payment, earlier }) {
       if (earlier) return { answer: { payment, operation: earlier, earlier: true } };
+      if (approvedUnderKey(payment, order)) return { answer: { payment } };
       assertSameCurrency(payment, order);
       assertSameAmount(payment, order);
       refuse(refusalFor('review', payment.status as PaymentStatus));
@@ -59,6 +68,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
       const approved = await transitionPayment(tx, change.payment.id, change.approve, checkTimes(deps), {
         resultCode: CODES.success.code,
         resultMessage: CODES.success.message,
+        reviewRequestKey: order.requestKey ?? null,
       });
       return { payment: await openOnApproval(tx, deps.clock.now(), change.approve, approved) };
     },
@@ -70,4 +80,9 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
   if (!next.operation) return { status: 'succeeded' };
   if (next.earlier) return outcomeOf({ status: next.operation.status, payment: next.payment, operation: next.operation });
   return outcomeOf(await executeOperation(deps, next.operation, next.payment));
+}
+
+/** Whether this keyed order approved the payment before (a manual-capture approval, which claims no operation to find). */
+function approvedUnderKey(payment: PaymentRow, order: ReviewOrder): boolean {
+  return order.requestKey !== undefined && payment.reviewRequestKey === order.requestKey;
 }

@@ -188,6 +188,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     networkTransactionId: null,
     subscriptionId: null,
     leasedUntil: null,
+    reviewRequestKey: null,
     expiresAt: null,
     nextCheckAt: nextCheckFor(CLAIMED, claim, null),
     version: Number(stamps.version),
