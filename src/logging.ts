@@ -99,7 +99,34 @@ export function createLogger(level: string, destination?: DestinationStream): Lo
  * A person at a terminal reads lines (time, level, message, fields); anything else (a file, a pipe,
  * a log collector) gets one JSON object per line. Redaction happens before either is written.
  */
-function terminalStream(): DestinationStream | undefined {
-  if (!process.stdout.isTTY) return undefined;
+function terminalStream(): DestinationStream {
+  if (!process.stdout.isTTY) return (standardOutput ??= turnBatchedStream());
   return pretty({ colorize: true, sync: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' });
+}
+
+let standardOutput: DestinationStream | undefined;
+
+/**
+ * Standard output written once per turn of the event loop: the lines logged in one turn (a batch
+ * of coalesced authorisations answers dozens of requests at once) go out in one write at its end,
+ * instead of a system call each, which was 7 % of the server's busy time at load
+ * (docs/performance.md). A line waits for nothing but the end of its turn; lines still waiting
+ * when the process exits (an uncaught error, a signal's shutdown) are written then.
+ */
+function turnBatchedStream(): DestinationStream {
+  const out = pino.destination({ dest: 1, sync: true });
+  let pending = '';
+  const flush = () => {
+    if (pending === '') return;
+    const lines = pending;
+    pending = '';
+    out.write(lines);
+  };
+  process.on('exit', flush);
+  return {
+    write(line: string) {
+      if (pending === '') setImmediate(flush);
+      pending += line;
+    },
+  };
 }
