@@ -1,11 +1,11 @@
 // A refund batch runs in waves (src/http/batch/run.ts): the first order of every transaction
 // together, then the second of those that have one, and so on. A wave's claims are one statement,
-// committed before the processor hears of any of them; its processor calls run at once, outside
-// any transaction; its answers are recorded in one unit of work. These tests tell that story
-// through /v1/refund: what the processor sees, a connector that accepts only a few calls at once,
-// a record step that fails for one refund or all, orders on one payment among others, waves that
-// name the same payments in other orders, and another merchant's transaction in the middle of a
-// wave.
+// committed before the processor hears of any of them; its processor calls run at once (as many
+// as the connector accepts), outside any transaction; its answers are recorded in one unit of
+// work. These tests tell that story through /v1/refund: what the processor sees, a connector that
+// accepts only a few calls at once, a record step that fails for one refund or all, orders on one
+// payment among others, waves that name the same payments in other orders, and another
+// merchant's transaction in the middle of a wave.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import { claimRefunds, type RefundClaim } from '../../src/db/repositories/refunds.ts';
