@@ -125,6 +125,10 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
       }
     });
 
+    it('states how many calls it accepts at once as a positive integer, if it states it', () => {
+      if (connector.maxCallsInFlight !== undefined) expect(Number.isInteger(connector.maxCallsInFlight) && connector.maxCallsInFlight >= 1).toBe(true);
+    });
+
     it('lists its payment methods and their banks as the core reads them', () => {
       for (const method of connector.paymentMethods?.() ?? []) {
         expect(method.name).toMatch(/^[a-z][a-z0-9_]*$/);

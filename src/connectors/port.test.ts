@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ok, withDeadline } from './port.ts';
+import { callLimitOf, DEFAULT_MAX_CALLS_IN_FLIGHT, ok, withDeadline, type Connector } from './port.ts';
 
 describe('withDeadline', () => {
   it('answers what the call answers in time', async () => {
@@ -21,5 +21,15 @@ describe('withDeadline', () => {
 
   it('turns a throw into a network error', async () => {
     expect(await withDeadline(() => Promise.reject(new Error('reset')), 1_000)).toMatchObject({ ok: false, error: { kind: 'network' } });
+  });
+});
+
+describe('callLimitOf', () => {
+  const stating = (maxCallsInFlight?: number) => ({ name: 'x', ...(maxCallsInFlight === undefined ? {} : { maxCallsInFlight }) }) as Connector;
+
+  it("answers the connector's own limit, or the default when it states none or none usable", () => {
+    expect(callLimitOf(stating(3))).toBe(3);
+    expect(DEFAULT_MAX_CALLS_IN_FLIGHT).toBe(8);
+    for (const connector of [stating(), stating(0), stating(2.5), stating(Number.NaN), undefined]) expect(callLimitOf(connector)).toBe(DEFAULT_MAX_CALLS_IN_FLIGHT);
   });
 });

@@ -200,11 +200,29 @@ export function scheduleOf(connector: Connector | undefined): ConnectorSchedule 
   return connector?.schedule ?? DEFAULT_SCHEDULE;
 }
 
+/**
+ * Calls to a connector that states no `maxCallsInFlight`, at once: what a batch's lanes allowed
+ * before connectors stated their own.
+ */
+export const DEFAULT_MAX_CALLS_IN_FLIGHT = 8;
+
+/** How many calls `connector` accepts at once (docs/connectors.md, "Calls in flight"). */
+export function callLimitOf(connector: Connector | undefined): number {
+  const stated = connector?.maxCallsInFlight;
+  return stated !== undefined && Number.isInteger(stated) && stated >= 1 ? stated : DEFAULT_MAX_CALLS_IN_FLIGHT;
+}
+
 export interface Connector {
   /** Named in answers (`connector`) and stored with each payment. */
   readonly name: string;
   /** Settlement and authorisation-expiry terms; DEFAULT_SCHEDULE when absent. */
   readonly schedule?: ConnectorSchedule;
+  /**
+   * The most calls its processor accepts at once (per merchant connection, as the acquirer
+   * limits it): a fan-out of calls (a refund batch's wave, a capture, void or review batch's
+   * lanes) never has more in flight. A positive integer; DEFAULT_MAX_CALLS_IN_FLIGHT when absent.
+   */
+  readonly maxCallsInFlight?: number;
   authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>>;
   capture(request: CaptureRequest): Promise<Result<OperationOutcome>>;
   /** Releases an authorisation that was not captured (void). */

@@ -17,10 +17,12 @@ import {
   paymentRow,
   refused,
   scriptedProcessor,
+  heldAnswer,
   type Txn,
 } from '../support/lifecycle.ts';
 
-const processor = scriptedProcessor();
+// `capped`: the same processor, accepting 2 calls at once.
+const processor = scriptedProcessor({ capped: 2 });
 let gw: TestGateway;
 let shop: SignedClient;
 
@@ -137,6 +139,16 @@ describe('identifying the transaction', () => {
 });
 
 describe('the batch', () => {
+  it("runs no more orders at once than the account's connector accepts calls", async () => {
+    const cappedShop = await gw.merchant({ captureMode: 'manual', connector: 'capped' });
+    const txns = await Promise.all(Array.from({ length: 8 }, () => pay(cappedShop)));
+    const timed = heldAnswer(2, 100);
+    processor.script.capture = timed.answer;
+    const answer = await batch(cappedShop, 'capture_orders', txns.map((txn) => orderOf(txn)));
+    expect((answer.body.capture_orders as Record<string, string>[]).map((e) => e.capture_status)).toEqual(txns.map(() => '1'));
+    expect(timed.count.most).toBeLessThanOrEqual(2);
+  });
+
   it('answers every order in the order sent; one bad order never fails the others', async () => {
     const first = await pay(shop);
     const second = await pay(shop);

@@ -1,10 +1,11 @@
 // A refund batch runs in waves (src/http/batch/run.ts): the first order of every transaction
 // together, then the second of those that have one, and so on. A wave's claims are one statement,
-// committed before the processor hears of any of them; its processor calls run at once, outside
-// any transaction; its answers are recorded in one unit of work. These tests tell that story
-// through /v1/refund: what the processor sees, a record step that fails for one refund or all,
-// orders on one payment among others, waves that name the same payments in other orders, and
-// another merchant's transaction in the middle of a wave.
+// committed before the processor hears of any of them; its processor calls run at once (as many
+// as the connector accepts), outside any transaction; its answers are recorded in one unit of
+// work. These tests tell that story through /v1/refund: what the processor sees, a connector that
+// accepts only a few calls at once, a record step that fails for one refund or all, orders on one
+// payment among others, waves that name the same payments in other orders, and another
+// merchant's transaction in the middle of a wave.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import { claimRefunds, type RefundClaim } from '../../src/db/repositories/refunds.ts';
@@ -13,18 +14,21 @@ import { newId } from '../../src/domain/ids.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
-import { batch, booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor, type Txn } from '../support/lifecycle.ts';
+import { batch, booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor, heldAnswer, type Txn } from '../support/lifecycle.ts';
 
-const processor = scriptedProcessor();
+// `capped`: the same processor, accepting 4 calls at once.
+const processor = scriptedProcessor({ capped: 4 });
 let gw: TestGateway;
 let shop: SignedClient;
 let other: SignedClient;
+let cappedShop: SignedClient;
 let outbox: OutboxRefusal;
 
 beforeAll(async () => {
   gw = await startTestGateway({ connectors: processor.connectors });
   shop = await gw.merchant();
   other = await gw.merchant();
+  cappedShop = await gw.merchant({ connector: 'capped' });
   // The outbox refuses the events of the payments listed (a record step failing mid-way).
   outbox = await refuseEventsBy(gw.database, 'payment_id');
 });
@@ -100,6 +104,37 @@ describe('one wave', () => {
     expect(await paymentRow(gw, theirs!.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
     const [row] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1`, [theirs!.transaction_id]);
     expect(row!.n).toBe(0);
+  });
+});
+
+describe('a connector that accepts few calls at once', () => {
+  it('a wave of 50 orders has at most that many calls in flight, every refund made; later turns are checked later', async () => {
+    // Ten at a time: fifty authorisations at once would meet the account's fair share of a busy gateway.
+    const txns: Txn[] = [];
+    for (let i = 0; i < 5; i++) txns.push(...(await payments(10, cappedShop)));
+    const timed = heldAnswer(4, 20);
+    // While the first calls run, all 50 refunds are claimed: how far apart are their first checks?
+    let spread: Promise<{ ms: number }[]> | undefined;
+    processor.script.refund = () => {
+      spread ??= gw.database.query<{ ms: number }>(
+        `SELECT (extract(epoch FROM max(next_check_at) - min(next_check_at)) * 1000)::int AS ms FROM refunds WHERE account_id = $1 AND status = 'pending'`,
+        [cappedShop.ids.account_id],
+      );
+      return timed.answer();
+    };
+    const answer = await batch(cappedShop, 'refund_orders', txns.map((txn) => orderOf(txn, { refund_amount: '1.00' })));
+    expect(statuses(answer)).toEqual(txns.map(() => '1'));
+    expect(timed.count.most).toBe(4);
+    // 50 calls 4 at a time: 13 turns, the last one's first check 12 call timeouts after the first's.
+    const [{ ms }] = (await spread!) as [{ ms: number }];
+    expect(ms).toBeGreaterThanOrEqual(12 * gw.config.processor.callTimeoutMs);
+    expect(ms).toBeLessThan(12 * gw.config.processor.callTimeoutMs + 5_000);
+    const [row] = await gw.database.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM payments WHERE id = ANY ($1::text[]) AND status = 'partially_refunded' AND refunded_amount = 100`,
+      [txns.map((t) => t.transaction_id)],
+    );
+    expect(row!.n).toBe(50);
+    await expectLedgerBalanced(gw);
   });
 });
 

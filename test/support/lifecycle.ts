@@ -99,9 +99,12 @@ type Scripted = 'capture' | 'cancel' | 'refund' | 'refundStatus';
 
 /**
  * The sandbox processor under the name `simulator`, with calls counted and, where a test sets
- * `script[call]`, answered as scripted instead (a decline, a lost answer, a pending refund).
+ * `script[call]`, answered as scripted instead (a decline, a lost answer, a pending refund). With
+ * `capped`, the same processor is also registered as `capped`, accepting that many calls at once
+ * (`maxCallsInFlight`, an acquirer's limit): an account routed to it (`connector: 'capped'`)
+ * meets the limit.
  */
-export function scriptedProcessor(): {
+export function scriptedProcessor(options: { capped?: number } = {}): {
   connectors: Connectors;
   calls: Record<Scripted, number>;
   script: Partial<Record<Scripted, () => Promise<Result<OperationOutcome>>>>;
@@ -121,7 +124,32 @@ export function scriptedProcessor(): {
     refund: scripted('refund', simulator.refund),
     refundStatus: scripted('refundStatus', simulator.refundStatus),
   };
-  return { connectors: { get: (name) => (name === 'simulator' ? connector : undefined) }, calls, script };
+  const capped: Connector | undefined = options.capped === undefined ? undefined : { ...connector, name: 'capped', maxCallsInFlight: options.capped };
+  return { connectors: { get: (name) => (name === 'simulator' ? connector : name === 'capped' ? capped : undefined) }, calls, script };
+}
+
+/**
+ * A scripted answer that counts the calls in flight (`most`: the largest number at once). Each call
+ * is held `ms`, or until more than `limit` are in flight at once (what a connector's limit must
+ * prevent): so calls made together overlap, and a fan-out past `limit` shows at once.
+ */
+export function heldAnswer(limit: number, ms: number, outcome: OperationOutcome = { status: 'succeeded', reference: 'scripted' }) {
+  const count = { now: 0, most: 0 };
+  const held: (() => void)[] = [];
+  const answer = async (): Promise<Result<OperationOutcome>> => {
+    count.most = Math.max(count.most, ++count.now);
+    if (count.now > limit) {
+      for (const release of held.splice(0)) release();
+    } else {
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        held.push(() => (clearTimeout(timer), resolve()));
+      });
+    }
+    count.now -= 1;
+    return { ok: true, value: outcome };
+  };
+  return { count, answer };
 }
 
 export const lost = async (): Promise<Result<OperationOutcome>> => ({ ok: false, error: { kind: 'timeout', message: 'no answer in time' } });

@@ -2,7 +2,8 @@
 // transaction (transaction_id, order_no, currency and amount as the transaction has them) and
 // the refund_amount. Pipeline, for a wave of orders on different transactions at once: claim (a
 // pending refund, which counts against the captured amount at once; only a refused claim is
-// checked step by step, to say why) → processor → record (record-refund.ts).
+// checked step by step, to say why) → processor (each connector's calls at most as many at once as
+// it accepts) → record (record-refund.ts).
 import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
@@ -11,6 +12,8 @@ import type { PaymentStatus } from '../../domain/payment.ts';
 import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
+import { callLimitOf } from '../../connectors/port.ts';
+import { accountCallLimit, mapBounded } from '../batch/calls-in-flight.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
@@ -36,9 +39,10 @@ export async function refund(deps: Deps, account: AccountRow, order: RefundOrder
  * Refunds a wave of orders, each on a different payment of `account`, in three steps whatever the
  * wave's size: the claims in one statement (claimRefunds: each a pending refund that counts
  * against the captured amount at once, committed before the processor hears of it); the processor
- * asked about every claimed refund at once, outside any transaction; the answers recorded in one
- * unit of work (recordRefunds). Answers each order's refund, or its refusal, in the orders' order.
- * Only the orders the claim did not take are checked one by one, to say why. An order of a keyed
+ * asked about every claimed refund, outside any transaction, as many at once as its connector
+ * accepts (askAll); the answers recorded in one unit of work (recordRefunds). Answers each order's
+ * refund, or its refusal, in the orders' order. Only the orders the claim did not take are
+ * checked one by one, to say why. An order of a keyed
  * request claims at most one refund under its `requestKey`; run again (its request taken over
  * after the first died), it answers that refund.
  */
@@ -47,8 +51,11 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   const results: (RefundRow | AppError)[] = new Array(orders.length);
   const claimed: { index: number; claim: ClaimedRefund }[] = [];
   let unclaimed = orders.map((_, index) => index);
+  const limit = accountCallLimit(deps, account);
   for (let attempt = 0; attempt < 3 && unclaimed.length > 0; attempt++) {
-    const claims = await claimRefunds(deps.database, unclaimed.map((index) => claimOf(deps, account, orders[index]!)));
+    // A claim's call waits behind those of the claims before it, `limit` at a time.
+    const turnOf = (i: number) => Math.floor((claimed.length + i) / limit);
+    const claims = await claimRefunds(deps.database, unclaimed.map((index, i) => claimOf(deps, account, orders[index]!, turnOf(i))));
     const refusedNow = unclaimed.filter((index, i) => {
       const claim = claims[i];
       if (claim) claimed.push({ index, claim });
@@ -64,9 +71,7 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   }
   for (const index of unclaimed) results[index] = new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
 
-  const asked = await Promise.all(
-    claimed.map(async ({ claim }) => ({ claimed: claim.refund, answer: await askRefund(deps, claim.refund, claim.connector, claim.paymentReference) })),
-  );
+  const asked = await askAll(deps, claimed.map(({ claim }) => claim));
   const recorded = await recordWave(deps, asked);
   claimed.forEach(({ index }, i) => (results[index] = recorded[i]!));
   return results;
@@ -90,8 +95,33 @@ async function notClaimed(deps: Deps, account: AccountRow, order: RefundOrder): 
   }
 }
 
-function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundClaim {
+/**
+ * The processor asked about every claimed refund, outside any transaction: each connector's
+ * refunds at most as many at once as it accepts (`maxCallsInFlight`), the next asked as soon as one
+ * is answered. Answers them in the claims' order.
+ */
+async function askAll(deps: Deps, claims: readonly ClaimedRefund[]): Promise<RefundToRecord[]> {
+  const asked: RefundToRecord[] = new Array(claims.length);
+  const byConnector = Map.groupBy(claims.map((claim, index) => ({ claim, index })), ({ claim }) => claim.connector);
+  await Promise.all(
+    [...byConnector].map(([name, group]) =>
+      mapBounded(group, callLimitOf(deps.connectors.get(name)), async ({ claim, index }) => {
+        asked[index] = { claimed: claim.refund, answer: await askRefund(deps, claim.refund, claim.connector, claim.paymentReference) };
+      }),
+    ),
+  );
+  return asked;
+}
+
+/**
+ * `turn`: how many rounds of the connector's calls go before this refund's (0 when the wave fits
+ * in what the connector accepts at once). Its first check waits that many call timeouts more: a
+ * refund whose call waits its turn is not asked about by the sweeper sooner after its call starts
+ * than one asked at once.
+ */
+function claimOf(deps: Deps, account: AccountRow, order: RefundOrder, turn: number): RefundClaim {
   const now = deps.clock.now();
+  const { unknownAfterMs, callTimeoutMs } = deps.config.processor;
   return {
     id: newId('RF', now.getTime()),
     accountId: account.id,
@@ -103,7 +133,7 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder): RefundCla
     reason: order.reason ?? null,
     refundableFrom: startsFrom('refund'),
     // Wall time: a technical timer, not hurried by the test clock.
-    nextCheckAt: new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs),
+    nextCheckAt: new Date(deps.wallClock.now().getTime() + unknownAfterMs + turn * callTimeoutMs),
     ...(order.requestKey ? { requestKey: order.requestKey } : {}),
   };
 }

@@ -103,6 +103,9 @@ export function createSimulator(options: SimulatorOptions): Connector {
     // The sandbox settles two days after capture and lets an uncaptured hold go after seven, on
     // the injected clock: `FakeClock.advance` (tests) moves both.
     schedule: { settlementDays: 2, authorisationExpiryDays: 7 },
+    // As many calls at once as a refund batch's wave holds (src/http/batch/run.ts, WAVE_SIZE):
+    // the sandbox answers at once and the bench measures the wave whole.
+    maxCallsInFlight: 50,
     authorise,
     capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),

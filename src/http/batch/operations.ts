@@ -3,6 +3,7 @@
 // fields. The use cases (src/app/capture, cancel, refund, review) take one typed order each.
 import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
+import { accountCallLimit } from '../../app/batch/calls-in-flight.ts';
 import type { OrderRef } from '../../app/batch/orders.ts';
 import { cancel } from '../../app/cancel/cancel.ts';
 import { capture } from '../../app/capture/capture.ts';
@@ -77,6 +78,7 @@ function keyed<Order extends OrderRef>(order: Order, scope: string | undefined, 
 export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'capture_orders',
+    callLimit: accountCallLimit(deps, account),
     limit: CAPTURE_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(captureOrder.parse(entry)),
@@ -88,6 +90,7 @@ export async function captureBatch(deps: Deps, account: AccountRow, body: Record
 export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'cancel_orders',
+    callLimit: accountCallLimit(deps, account),
     limit: CANCEL_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(cancelOrder.parse(entry)),
@@ -113,6 +116,7 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
 export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
   return runBatch(deps, account, body, {
     list: 'review_orders',
+    callLimit: accountCallLimit(deps, account),
     limit: REVIEW_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'review_flag'],
     parse: reviewOrderOf,

@@ -8,10 +8,12 @@
 // payment are two refunds, the second seeing the first). Orders on different transactions are
 // independent and run side by side: a 50-order batch then costs a few orders' time, not fifty.
 // An operation runs them in one of two ways. Lanes (`run`): each transaction's orders one after
-// the other, BATCH_CONCURRENCY transactions at once. Waves (`runWave`, refunds): the first order
-// of every transaction, up to WAVE_SIZE at a time, handed to the use case together (which claims
-// and records them with one statement and one commit each), then the second order of those that
-// have one, and so on.
+// the other, BATCH_CONCURRENCY transactions at once, or fewer when the account's connector accepts
+// fewer calls at once. Waves (`runWave`, refunds): the first order of every transaction, up to
+// WAVE_SIZE at a time, handed to the use case together (which claims and records them with one
+// statement and one commit each, and keeps the processor calls in between to what the connector
+// accepts at once), then the second order of those that have one, and so on.
+import { mapBounded } from '../../app/batch/calls-in-flight.ts';
 import { orderRefusal } from '../../app/batch/orders.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
@@ -34,6 +36,8 @@ interface BatchCommon<Order> {
 
 /** An operation run in lanes: one order at a time per transaction. */
 interface LaneSpec<Order> extends BatchCommon<Order> {
+  /** Processor calls the account's connector accepts at once (accountCallLimit): at most that many lanes. */
+  readonly callLimit: number;
   /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
   run(order: Order, index: number): Promise<Fields>;
 }
@@ -56,12 +60,16 @@ export interface BatchAnswer extends Record<string, unknown> {
   readonly return_message: 'OK';
 }
 
-/** Transactions worked on at once in one batch's lanes; each holds a database connection while it runs. */
+/**
+ * Transactions worked on at once in one batch's lanes, at most (each holds a database connection
+ * while it runs, and has one processor call in flight at a time).
+ */
 export const BATCH_CONCURRENCY = 8;
 
 /**
- * Orders of a wave: different transactions whose processor calls are in flight at once. A wave
- * holds one database connection only while it claims and while it records, never during the calls.
+ * Orders of a wave: different transactions claimed together, whose processor calls are in flight
+ * at once, or as many at once as their connector accepts. A wave holds one database connection
+ * only while it claims and while it records, never during the calls.
  */
 export const WAVE_SIZE = 50;
 
@@ -80,15 +88,9 @@ export async function runBatch<Order>(
 }
 
 async function runLanes<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, orders: Record<string, unknown>[], lanes: number[][], entries: Fields[]) {
-  let next = 0;
-  const worker = async () => {
-    while (next < lanes.length) {
-      for (const index of lanes[next++]!) {
-        entries[index] = { ...echoOf(orders[index]!, spec.echo), ...(await runOne(deps, spec, orders[index]!, index)) };
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(BATCH_CONCURRENCY, lanes.length) }, worker));
+  await mapBounded(lanes, Math.min(BATCH_CONCURRENCY, spec.callLimit), async (lane) => {
+    for (const index of lane) entries[index] = { ...echoOf(orders[index]!, spec.echo), ...(await runOne(deps, spec, orders[index]!, index)) };
+  });
 }
 
 async function runWaves<Order>(
