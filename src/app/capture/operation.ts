@@ -239,6 +239,7 @@ function decideOperation(rows: OperationRows, answer: Answer, wallNow: Date): De
 function paymentChangesOf(operation: PaymentOperationRow): PaymentChanges {
   if (operation.kind === 'capture') return { capturedAmount: operation.amount, resultCode: CODES.success.code, resultMessage: CODES.success.message };
   if (operation.origin === 'review_reject') return { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message };
+  if (operation.origin === 'review_expired') return { resultCode: CODES.review_expired.code, resultMessage: CODES.review_expired.message };
   if (operation.origin === 'expiry') return { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message };
   return {};
 }

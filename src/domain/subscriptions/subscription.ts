@@ -60,14 +60,20 @@ export function deductionTime(at: Date): string {
   return at.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/** The dates of a subscription's terms (a stored subscription's may be null where absent). */
+type DatedTerms = Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'billingCycles'> & {
+  readonly contractStart?: string | null | undefined;
+  readonly contractEnd?: string | null | undefined;
+};
+
 /** The schedule of a subscription with these terms, begun by a payment at `anchor`. */
-export function planOf(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'contractStart' | 'contractEnd' | 'billingCycles'>, anchor: Date): Plan {
+export function planOf(terms: DatedTerms, anchor: Date): Plan {
   return {
     interval: terms.interval,
     intervalCount: terms.intervalCount,
     firstPaymentAt: anchor,
-    contractStart: terms.contractStart,
-    contractEnd: terms.contractEnd,
+    contractStart: terms.contractStart ?? undefined,
+    contractEnd: terms.contractEnd ?? undefined,
     billingCycles: terms.billingCycles,
   };
 }
