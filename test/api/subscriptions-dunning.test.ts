@@ -31,7 +31,9 @@ const attempts = async (id: string) => (await chargesOf(deps(), id)).map((c) => 
 describe('dunning with card 4000000000000341', () => {
   it('retries a monthly cycle 1, 3 and 7 days after its due time, each attempt a payment of its own, then leaves the subscription Unpaid', async () => {
     clock.set(START);
-    const { recurringId, orderNo } = await subscribe(shop, subscribing(shop, {}, { card: DECLINING, notify_url: 'http://127.0.0.1:9/hook' }));
+    const body = subscribing(shop, {}, { card: DECLINING, notify_url: 'http://127.0.0.1:9/hook' });
+    const { recurringId, orderNo } = await subscribe(shop, body);
+    const reported = async () => (await shop.post('/v1/authorise', body)).body.recurring_deduction_time;
     const steps: [string, number][] = [
       ['2026-02-28T10:15:00Z', 1],
       ['2026-03-01T10:14:59Z', 1],
@@ -44,7 +46,10 @@ describe('dunning with card 4000000000000341', () => {
       clock.set(time);
       await runBilling(deps());
       expect(await chargesOf(deps(), recurringId), time).toHaveLength(count);
+      // The first payment's answer, repeated, tells when the next try is taken.
+      if (time === '2026-03-01T10:15:00Z') expect(await reported()).toBe('2026-03-03 10:15:00');
     }
+    expect(await reported()).toBe('');
     expect(await attempts(recurringId)).toEqual([1, 2, 3, 4].map((attempt) => [2, attempt, 'failed', '2026-02-28T10:15:00', '2002']));
     const charges = await chargesOf(deps(), recurringId);
     expect(new Set(charges.map((c) => c.payment_id)).size).toBe(4);

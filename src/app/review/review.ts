@@ -8,7 +8,7 @@ import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
-import type { AccountRow, PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentOperationRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { assertSameAmount, assertSameCurrency, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
@@ -37,7 +37,7 @@ type ReviewChange =
   | { readonly approve: Transition<PaymentStatus>; readonly payment: PaymentRow };
 
 /** The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before it was taken over. */
-type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean };
+type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean; readonly subscription?: SubscriptionRow | null };
 
 export function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
   return decide(deps, account, order, 'review_reject');
@@ -72,11 +72,11 @@ async function decide(deps: Deps, account: AccountRow, order: ReviewOrder, rejec
         resultCode: CODES.success.code,
         resultMessage: CODES.success.message,
       });
-      return { payment: await openOnApproval(tx, deps.clock.now(), change.approve, approved) };
+      return openOnApproval(tx, deps.clock.now(), change.approve, approved);
     },
-    event: (change, { payment }) =>
+    event: (change, { payment, subscription }) =>
       'approve' in change
-        ? { accountId: account.id, type: 'payment.authorised', paymentId: payment.id, payload: paymentEventPayload('payment.authorised', payment), notifyUrl: payment.notifyUrl }
+        ? { accountId: account.id, type: 'payment.authorised', paymentId: payment.id, payload: paymentEventPayload('payment.authorised', payment, subscription ?? null), notifyUrl: payment.notifyUrl }
         : undefined,
   });
   if (!next.operation) return { status: 'succeeded' };
