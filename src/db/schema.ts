@@ -225,7 +225,7 @@ export const paymentOperations = pgTable('payment_operations', {
   paymentId: text('payment_id').notNull(),
   accountId: text('account_id').notNull(),
   kind: text('kind').$type<'capture' | 'void'>().notNull(),
-  origin: text('origin').$type<'capture' | 'cancel' | 'review_approve' | 'review_reject' | 'expiry'>().notNull(),
+  origin: text('origin').$type<'capture' | 'cancel' | 'review_approve' | 'review_reject' | 'review_expired' | 'expiry'>().notNull(),
   amount: money('amount').notNull(),
   currency: text('currency').notNull(),
   status: text('status').$type<'pending' | 'succeeded' | 'failed'>().notNull().default('pending'),

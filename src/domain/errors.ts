@@ -34,6 +34,7 @@ export const CODES = {
 
   risk_rejected: { code: '3001', message: 'Rejected by risk' },
   review_rejected: { code: '3002', message: 'Rejected on review' },
+  review_expired: { code: '3003', message: 'Review not decided in time: the hold was released' },
 
   malformed_body: { code: '4000', message: 'Malformed request', http: 400 },
   missing_field: { code: '4001', message: 'Missing field', http: 400 },

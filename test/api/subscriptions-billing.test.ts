@@ -27,7 +27,8 @@ const succeeded = async (id: string) => (await chargesOf(deps(), id)).filter((ch
 describe('monthly charges', () => {
   it('takes 13 cycles (the first payment and 12 charges) on the anchor’s day, clamped to short months, each once', async () => {
     at(START);
-    const { recurringId, orderNo } = await subscribe(shop, subscribing(shop, {}, { notify_url: 'http://127.0.0.1:9/hook' }));
+    const body = subscribing(shop, {}, { notify_url: 'http://127.0.0.1:9/hook' });
+    const { recurringId, orderNo, transactionId } = await subscribe(shop, body);
     const dues = ['2026-02-28', '2026-03-31', '2026-04-30', '2026-05-31', '2026-06-30', '2026-07-31', '2026-08-31', '2026-09-30', '2026-10-31', '2026-11-30', '2026-12-31', '2027-01-31'];
     for (const [i, day] of dues.entries()) {
       at(`${day}T10:14:59Z`);
@@ -73,6 +74,17 @@ describe('monthly charges', () => {
       recurring_deduction_period: '1 month',
       recurring_deduction_time: '2026-04-30 10:15:00',
     });
+
+    // The first payment reports the subscription's next charge as it now stands (cycle 14), not cycle 2's:
+    // in its query record, its repeated answer and its later notifications.
+    const NEXT = '2027-02-28 10:15:00';
+    const first = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: orderNo }, { format: 'form' });
+    expect(first.body.orders_list).toEqual([expect.objectContaining({ transaction_id: transactionId, recurring_id: recurringId, recurring_deduction_time: NEXT })]);
+    expect((await shop.post('/v1/authorise', body)).body).toMatchObject({ transaction_id: transactionId, recurring_deduction_period: '1 month', recurring_deduction_time: NEXT });
+    const partial = await single(shop, 'refund_orders', { transaction_id: transactionId, order_no: orderNo, currency: 'USD', amount: '10.00', refund_amount: '1.00' });
+    expect(partial.refund_status, partial.refund_message).toBe('1');
+    const refunded = (await eventsOf(deps(), 'refund.succeeded', recurringId)).filter((event) => event.transaction_id === transactionId);
+    expect(refunded.map((event) => event.recurring_deduction_time)).toEqual([NEXT]);
   });
 
   it('takes every missed cycle, in order, when the clock jumps past several due dates', async () => {

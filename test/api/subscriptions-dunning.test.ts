@@ -1,11 +1,13 @@
 // Declined recurring charges and their retries (dunning), with the clock moved by hand: the
 // sandbox card 4000000000000341 (first payment approved, every later charge declined as
 // insufficient funds) through to Unpaid, retries that never reach the next cycle, the account's
-// own schedule (`acquiro accounts dunning`), and a stored card that expires during the contract.
+// own schedule (`acquiro accounts dunning`), a charge that risk holds for review (the review card
+// 4000000000004954 holds every charge of it), and a stored card that expires during the contract.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { review } from '../support/lifecycle.ts';
 import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
@@ -21,12 +23,17 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 const deps = () => gw.gateway.deps;
+// The sweeper an hour later on the wall clock each time: a charge still pending is asked about again.
+let wallAhead = 0;
+const billLater = () => runBilling({ ...deps(), wallClock: { now: () => new Date(Date.now() + (wallAhead += 3_600_000)) } });
 const attempts = async (id: string) => (await chargesOf(deps(), id)).map((c) => [c.cycle, c.attempt, c.status, c.due_at, c.result_code]);
 
 describe('dunning with card 4000000000000341', () => {
   it('retries a monthly cycle 1, 3 and 7 days after its due time, each attempt a payment of its own, then leaves the subscription Unpaid', async () => {
     clock.set(START);
-    const { recurringId, orderNo } = await subscribe(shop, subscribing(shop, {}, { card: DECLINING, notify_url: 'http://127.0.0.1:9/hook' }));
+    const body = subscribing(shop, {}, { card: DECLINING, notify_url: 'http://127.0.0.1:9/hook' });
+    const { recurringId, orderNo } = await subscribe(shop, body);
+    const reported = async () => (await shop.post('/v1/authorise', body)).body.recurring_deduction_time;
     const steps: [string, number][] = [
       ['2026-02-28T10:15:00Z', 1],
       ['2026-03-01T10:14:59Z', 1],
@@ -39,7 +46,10 @@ describe('dunning with card 4000000000000341', () => {
       clock.set(time);
       await runBilling(deps());
       expect(await chargesOf(deps(), recurringId), time).toHaveLength(count);
+      // The first payment's answer, repeated, tells when the next try is taken.
+      if (time === '2026-03-01T10:15:00Z') expect(await reported()).toBe('2026-03-03 10:15:00');
     }
+    expect(await reported()).toBe('');
     expect(await attempts(recurringId)).toEqual([1, 2, 3, 4].map((attempt) => [2, attempt, 'failed', '2026-02-28T10:15:00', '2002']));
     const charges = await chargesOf(deps(), recurringId);
     expect(new Set(charges.map((c) => c.payment_id)).size).toBe(4);
@@ -92,6 +102,75 @@ describe('dunning with card 4000000000000341', () => {
     expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
     const shown = await runCommand(['accounts', 'dunning', 'show', ...ids], deps());
     expect(shown.stdout).toContain('2, 5 days after the due time');
+  });
+});
+
+describe('a recurring charge held for review', () => {
+  const HELD = '4000000000004954';
+  /** A subscription begun by a payment of the review card, approved on review: each of its charges is held too. */
+  async function heldSubscription(): Promise<string> {
+    clock.set(START);
+    const body = subscribing(shop, {}, { card: HELD, notify_url: 'http://127.0.0.1:9/hook' });
+    const held = await shop.post('/v1/authorise', body);
+    expect((await review(shop, { transaction_id: held.body.transaction_id, order_no: body.order_no as string, currency: 'USD', amount: '10.00' }, '1')).review_status).toBe('1');
+    return (await shop.post('/v1/authorise', body)).body.recurring_id;
+  }
+  const decide = async (recurringId: string, attempt: number, flag: '0' | '1') => {
+    const charge = (await chargesOf(deps(), recurringId))[attempt - 1]!;
+    expect((await review(shop, { transaction_id: charge.payment_id!, order_no: charge.order_no, currency: 'USD', amount: '10.00' }, flag)).review_status).toBe('1');
+  };
+
+  it('keeps the cycle pending, no other attempt made, until the review approves it: the cycle is paid and the next one follows on its date', async () => {
+    const recurringId = await heldSubscription();
+    clock.set('2026-02-28T10:15:00Z');
+    await billLater();
+    await billLater();
+    expect(await attempts(recurringId)).toEqual([[2, 1, 'pending', '2026-02-28T10:15:00', null]]);
+    await decide(recurringId, 1, '1');
+    await billLater();
+    clock.set('2026-03-31T10:15:00Z');
+    await billLater();
+    expect(await attempts(recurringId)).toEqual([
+      [2, 1, 'succeeded', '2026-02-28T10:15:00', '0000'],
+      [3, 1, 'pending', '2026-03-31T10:15:00', null],
+    ]);
+    const [charged] = await eventsOf(deps(), 'subscription.charged', recurringId);
+    expect(charged).toMatchObject({ cycle: '2', subscription_status: 'Active', recurring_deduction_time: '2026-03-31 10:15:00' });
+  });
+
+  it('fails an attempt the review rejects (dunning retries it), and rejects a hold still undecided when the next cycle falls due (3003): Unpaid', async () => {
+    const recurringId = await heldSubscription();
+    clock.set('2026-02-28T10:15:00Z');
+    await billLater();
+    await decide(recurringId, 1, '0');
+    await billLater();
+    clock.set('2026-03-01T10:15:00Z');
+    await billLater();
+    clock.set('2026-03-31T10:14:59Z');
+    await billLater();
+    expect(await attempts(recurringId)).toEqual([
+      [2, 1, 'failed', '2026-02-28T10:15:00', '3002'],
+      [2, 2, 'pending', '2026-02-28T10:15:00', null],
+    ]);
+    // The window of cycle 2 closes when cycle 3 falls due: the gateway releases the hold.
+    clock.set('2026-03-31T10:15:00Z');
+    await billLater();
+    const charges = await chargesOf(deps(), recurringId);
+    expect(charges.map((c) => [c.attempt, c.status, c.result_code])).toEqual([
+      [1, 'failed', '3002'],
+      [2, 'failed', '3003'],
+    ]);
+    const [payment] = await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [charges[1]!.payment_id]);
+    expect(payment!.status).toBe('cancelled');
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Unpaid', next_charge_at: null });
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.result_info, e.subscription_status, e.recurring_deduction_time])).toEqual([
+      ['1', '3002:Rejected on review', 'Active', '2026-03-01 10:15:00'],
+      ['2', '3003:Review not decided in time: the hold was released', 'Unpaid', ''],
+    ]);
+    clock.set('2026-12-31T00:00:00Z');
+    await billLater();
+    expect(await chargesOf(deps(), recurringId)).toHaveLength(2);
   });
 });
 

@@ -24,7 +24,7 @@ import {
 } from '../../db/repositories/operations.ts';
 import { findPayment, lockPayment, transitionPayment, type PaymentChanges } from '../../db/repositories/payments.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
-import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow } from '../../db/schema.ts';
+import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow, type SubscriptionRow } from '../../db/schema.ts';
 import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
@@ -167,9 +167,12 @@ interface OperationChange extends OperationRows {
 }
 
 /** Records the processor's answer as one unit of work (src/db/unit-of-work.ts). */
+/** An operation as recorded, with the subscription its payment began (as it stands) when the payment moved: its event reports it. */
+type RecordedOperation = OperationResult & { readonly subscription?: SubscriptionRow | null };
+
 async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer: Answer): Promise<OperationResult> {
   const now = deps.clock.now();
-  return runUnitOfWork<OperationRows, OperationChange, OperationResult>(deps.database, {
+  return runUnitOfWork<OperationRows, OperationChange, RecordedOperation>(deps.database, {
     async lock(tx) {
       const [account] = await tx.select().from(accounts).where(eq(accounts.id, claimed.accountId));
       const payment = await lockPayment(tx, claimed.accountId, claimed.paymentId);
@@ -181,16 +184,16 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
     async change(tx, change) {
       const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
       // A review approval's capture is the payment's approval: a subscription it carries begins here.
-      const payment = change.paymentMove
+      const { payment, subscription } = change.paymentMove
         ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, checkTimes(deps, now), change.paymentChanges))
-        : change.payment;
-      return { status: change.status, payment, operation };
+        : { payment: change.payment, subscription: null };
+      return { status: change.status, payment, operation, subscription };
     },
     journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),
     event(change, written) {
       if (change.status !== 'succeeded') return undefined;
       const type = change.operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
-      return { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment), notifyUrl: written.payment.notifyUrl };
+      return { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment, written.subscription ?? null), notifyUrl: written.payment.notifyUrl };
     },
   });
 }
@@ -239,6 +242,7 @@ function decideOperation(rows: OperationRows, answer: Answer, wallNow: Date): De
 function paymentChangesOf(operation: PaymentOperationRow): PaymentChanges {
   if (operation.kind === 'capture') return { capturedAmount: operation.amount, resultCode: CODES.success.code, resultMessage: CODES.success.message };
   if (operation.origin === 'review_reject') return { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message };
+  if (operation.origin === 'review_expired') return { resultCode: CODES.review_expired.code, resultMessage: CODES.review_expired.message };
   if (operation.origin === 'expiry') return { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message };
   return {};
 }

@@ -8,16 +8,16 @@ import { CODES } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
 import { sign } from '../../domain/signature.ts';
-import type { PaymentRow } from '../../db/schema.ts';
+import type { PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import type { AccountDirectory } from '../accounts/directory.ts';
 import type { Deps } from '../context.ts';
 import { maskedCard, resultInfo } from '../payments/events.ts';
-import { recurringFields } from '../subscriptions/payment-fields.ts';
+import { recurringFields, subscriptionOfPayment } from '../subscriptions/payment-fields.ts';
 import { findSessionOfPayment } from '../../db/repositories/checkout.ts';
 import { pageUrlOf } from './session.ts';
 
 /** The fields the merchant's return page receives, in this order, then encryption_data. */
-export function outcomeFields(payment: PaymentRow, now: Date): Record<string, string> {
+export function outcomeFields(payment: PaymentRow, subscription: SubscriptionRow | null, now: Date): Record<string, string> {
   return {
     merchant_id: payment.merchantId,
     account_id: payment.accountId,
@@ -31,7 +31,7 @@ export function outcomeFields(payment: PaymentRow, now: Date): Record<string, st
     card: maskedCard(payment),
     token_id: payment.tokenId ?? '',
     threeds_result: payment.threedsResult ?? '',
-    ...recurringFields(payment),
+    ...recurringFields(payment, subscription),
     return_time: String(Math.floor(now.getTime() / 1000)),
   };
 }
@@ -45,14 +45,15 @@ export function returnTarget(payment: PaymentRow): string | undefined {
 }
 
 /** return_url (or cancel_url) with the signed outcome; undefined when the payment has neither. */
-export async function returnUrlOf(deps: Pick<Deps, 'wallClock'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
+export async function returnUrlOf(deps: Pick<Deps, 'wallClock' | 'database'>, directory: AccountDirectory, payment: PaymentRow): Promise<string | undefined> {
   const target = returnTarget(payment);
   if (!target) return undefined;
   const signing = await directory.find(payment.merchantId, payment.accountId);
   if (!signing) return undefined;
   const url = new URL(target);
   // return_time is the wall clock's: the merchant checks its age against its own clock.
-  for (const [name, value] of Object.entries(outcomeFields(payment, deps.wallClock.now()))) url.searchParams.set(name, value);
+  const subscription = await subscriptionOfPayment(deps.database.db, payment);
+  for (const [name, value] of Object.entries(outcomeFields(payment, subscription, deps.wallClock.now()))) url.searchParams.set(name, value);
   url.searchParams.delete('encryption_data');
   url.searchParams.set('encryption_data', sign(Object.fromEntries(url.searchParams), signing.secrets[0]!));
   return url.href;

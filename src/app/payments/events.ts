@@ -5,6 +5,7 @@ import { maskFrom } from '../../domain/card.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
+import type { SubscriptionProgress } from '../../domain/subscriptions/subscription.ts';
 import { recurringFields } from '../subscriptions/payment-fields.ts';
 
 /** Every `notify_type` a merchant can receive. docs/notifications.md shows each one. */
@@ -35,8 +36,11 @@ export function maskedCard(payment: PaymentRow): string {
   return payment.cardBin && payment.cardLast4 && payment.cardLength ? maskFrom(payment.cardBin, payment.cardLast4, payment.cardLength) : '';
 }
 
-/** The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts; their answer fields: src/http/encoders/refund.ts). */
-export function paymentEventPayload(type: EventType, payment: PaymentRow): Record<string, unknown> {
+/**
+ * The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts; their answer fields: src/http/encoders/refund.ts).
+ * `subscription`: the one the payment began, as the event's transaction sees it (null: none).
+ */
+export function paymentEventPayload(type: EventType, payment: PaymentRow, subscription: SubscriptionProgress | null): Record<string, unknown> {
   const status = payment.status as PaymentStatus;
   return {
     notify_type: type,
@@ -58,6 +62,6 @@ export function paymentEventPayload(type: EventType, payment: PaymentRow): Recor
     risk_action: payment.riskAction ?? '',
     risk_score: payment.riskScore === null ? '' : String(payment.riskScore),
     threeds_result: payment.threedsResult ?? '',
-    ...recurringFields(payment),
+    ...recurringFields(payment, subscription),
   };
 }

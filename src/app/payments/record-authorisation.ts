@@ -19,7 +19,7 @@ import { insertCardToken } from '../../db/repositories/tokens.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { openOnApproval, termsOf } from '../subscriptions/open.ts';
+import { openOnApproval, termsOf, type PaymentWithSubscription } from '../subscriptions/open.ts';
 import { paymentEventPayload, type PaymentEventType } from './events.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
@@ -88,7 +88,8 @@ export async function recordAuthorisation(
       ...checkTimes(deps, now),
       readVersion: payment.version,
       ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
-      ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next) } } : {}),
+      // A payment that begins a subscription never takes this path (above): it reports none.
+      ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next, null) } } : {}),
       ...(token ? { token } : {}),
     };
     const written = await writeOutcome(deps.database, write);
@@ -109,22 +110,26 @@ export async function recordLaterOutcome(
   outcome: AuthorisationDecision,
 ): Promise<PaymentRow> {
   const now = deps.clock.now();
-  return runUnitOfWork<PaymentRow, OutcomeChange, PaymentRow>(deps.database, {
+  const recorded = await runUnitOfWork<PaymentRow, OutcomeChange, PaymentWithSubscription>(deps.database, {
     async lock(tx) {
       const payment = await lockPayment(tx, context.account.id, context.paymentId);
       if (!payment) throw new Error(`payment ${context.paymentId} not found`);
       return payment;
     },
-    check: (payment) => decideOutcome(deps, payment, context, outcome),
+    check(payment) {
+      const decision = decideOutcome(deps, payment, context, outcome);
+      return 'answer' in decision ? { answer: { payment: decision.answer, subscription: null } } : decision;
+    },
     async change(tx, { move, next, token }) {
       if (token) await insertCardToken(tx, context.account.id, token);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
       return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, checkTimes(deps, now), columns));
     },
-    journal: (_change, written) => journalsFor(context.account, written, now),
-    event: ({ event }, written) =>
-      event ? { accountId: written.accountId, type: event, paymentId: written.id, payload: paymentEventPayload(event, written), notifyUrl: written.notifyUrl } : undefined,
+    journal: (_change, { payment }) => journalsFor(context.account, payment, now),
+    event: ({ event }, { payment, subscription }) =>
+      event ? { accountId: payment.accountId, type: event, paymentId: payment.id, payload: paymentEventPayload(event, payment, subscription), notifyUrl: payment.notifyUrl } : undefined,
   });
+  return recorded.payment;
 }
 
 /** What an outcome changes on the payment as read, or the payment as it is when there is nothing to record. */

@@ -4,14 +4,16 @@
 // of this account), or one page of a time window, oldest first. src/http/encoders/query.ts
 // encodes the answer.
 import { paymentsByIds, paymentsByOrderNos, paymentsInWindow } from '../../db/repositories/payment-lookup.ts';
-import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import { readRows, type ReadResult } from '../batch/read.ts';
 import type { Selection } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
+import { subscriptionsOfPayments } from '../subscriptions/payment-fields.ts';
 
 export const QUERY_KEYS = ['order_no', 'transaction_id'] as const;
 export type QueryKey = (typeof QUERY_KEYS)[number];
-export type QueryResult = ReadResult<QueryKey, PaymentRow>;
+/** The payments read, and the subscriptions they began, as they stand (their records report their next charge). */
+export type QueryResult = ReadResult<QueryKey, PaymentRow> & { readonly subscriptions: ReadonlyMap<string, SubscriptionRow> };
 
 export async function queryTransactions(
   deps: Pick<Deps, 'database'>,
@@ -20,7 +22,7 @@ export async function queryTransactions(
   select: (keys: readonly QueryKey[]) => Selection<QueryKey>,
   callerIp: string,
 ): Promise<QueryResult> {
-  return readRows(deps, account, select, callerIp, {
+  const result = await readRows(deps, account, select, callerIp, {
     keys: QUERY_KEYS,
     page: paymentsInWindow,
     async byKeys(database, accountId, field, keys) {
@@ -33,4 +35,6 @@ export async function queryTransactions(
       });
     },
   });
+  const read = result.kind === 'keys' ? result.matches.flatMap((match) => match.rows) : result.rows;
+  return { ...result, subscriptions: await subscriptionsOfPayments(deps.database.db, read) };
 }

@@ -10,9 +10,10 @@ import { refundEntries } from '../../domain/ledger.ts';
 import { REFUND_MACHINE, statusAfterRefund, type RefundStatus } from '../../domain/lifecycle.ts';
 import { nextCheckFor, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
+import type { SubscriptionProgress } from '../../domain/subscriptions/subscription.ts';
 import type { Journal } from '../../db/repositories/ledger.ts';
 import { findPayment } from '../../db/repositories/payments.ts';
-import { leaseDueRefunds, lockRefundsAndPayments, settleRefunds, type RefundWithPayment } from '../../db/repositories/refunds.ts';
+import { leaseDueRefunds, lockRefundsAndPayments, settleRefunds, type LockedRefund } from '../../db/repositories/refunds.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
@@ -50,6 +51,8 @@ interface RefundChange {
   readonly refund: RefundRow;
   readonly paymentMove: Transition<PaymentStatus>;
   readonly payment: PaymentRow;
+  /** The subscription the payment began, as it stands (its notification reports it); null: none. */
+  readonly subscription: SubscriptionProgress | null;
   readonly journal?: Journal;
   readonly event?: 'refund.succeeded' | 'refund.failed';
 }
@@ -88,7 +91,7 @@ export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecor
   const at = checkTimes(deps, now);
   const { wallNow } = at;
   // Raw prepared statements: a refund batch records a wave of its orders at once (runRawUnitOfWork).
-  const recorded = await runRawUnitOfWork<Map<string, RefundWithPayment>, RefundChanges, RefundRow[]>(deps.database, {
+  const recorded = await runRawUnitOfWork<Map<string, LockedRefund>, RefundChanges, RefundRow[]>(deps.database, {
     lock: (query) => lockRefundsAndPayments(query, known.map((r) => r.claimed.id)),
     check(locked) {
       const decisions = known.map(({ claimed, answer }) => {
@@ -118,9 +121,9 @@ export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecor
     journal: ({ changes }) => changes.flatMap((change) => (change.journal ? [change.journal] : [])),
     // written[i] is changes[i] as written.
     event: ({ changes }, written) =>
-      changes.flatMap(({ event, payment }, i) =>
+      changes.flatMap(({ event, payment, subscription }, i) =>
         event
-          ? [{ accountId: payment.accountId, type: event, paymentId: payment.id, payload: refundEventPayload(event, written[i]!, payment), notifyUrl: payment.notifyUrl }]
+          ? [{ accountId: payment.accountId, type: event, paymentId: payment.id, payload: refundEventPayload(event, written[i]!, payment, subscription), notifyUrl: payment.notifyUrl }]
           : [],
       ),
   });
@@ -129,11 +132,11 @@ export async function recordRefunds(deps: Deps, toRecord: readonly RefundToRecor
 }
 
 /** The check step: the refund's and the payment's moves for the answer, or the refund as it is when it is settled already. */
-function decideRefund({ refund, payment }: RefundWithPayment, answer: KnownAnswer, now: Date, wallNow: Date): Decision<RefundChange, RefundRow> {
+function decideRefund({ refund, payment, subscription }: LockedRefund, answer: KnownAnswer, now: Date, wallNow: Date): Decision<RefundChange, RefundRow> {
   if (refund.status !== 'pending') return { answer: refund };
   if (answer.status === 'pending') {
     const waiting = { ...refund, connectorReference: answer.reference, nextCheckAt: nextCheck(wallNow, refund.attempts) };
-    return { change: { refundMove: REFUND_MACHINE.stay(refund.status), refund: waiting, paymentMove: PAYMENT_MACHINE.stay(payment.status), payment } };
+    return { change: { refundMove: REFUND_MACHINE.stay(refund.status), refund: waiting, paymentMove: PAYMENT_MACHINE.stay(payment.status), payment, subscription } };
   }
   if (answer.status === 'succeeded') {
     const refunded = payment.refundedAmount + refund.amount;
@@ -152,6 +155,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: KnownAnswe
         refund: settled,
         paymentMove,
         payment: { ...payment, refundedAmount: refunded, status: paymentMove.to },
+        subscription,
         journal: { key: refund.id, kind: 'refund', accountId: payment.accountId, currency: payment.currency, paymentId: payment.id, referenceId: refund.id, entries: refundEntries(refund.amount), at: now },
         event: 'refund.succeeded',
       },
@@ -172,6 +176,7 @@ function decideRefund({ refund, payment }: RefundWithPayment, answer: KnownAnswe
       refund: settled,
       paymentMove: PAYMENT_MACHINE.stay(payment.status),
       payment: { ...payment, refundReserved: payment.refundReserved - refund.amount },
+      subscription,
       event: 'refund.failed',
     },
   };

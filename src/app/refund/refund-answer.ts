@@ -6,6 +6,7 @@ import { codeText } from '../../domain/errors.ts';
 import { batchStatus } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
+import type { SubscriptionProgress } from '../../domain/subscriptions/subscription.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 
 export const REFUND_OK = 'V0000:OK';
@@ -24,9 +25,9 @@ export function refundMessage(refund: RefundRow): string {
 export type RefundEventType = 'refund.succeeded' | 'refund.failed';
 
 /** The body of a refund notification (docs/notifications.md): the payment's fields and the refund's. */
-export function refundEventPayload(type: RefundEventType, refund: RefundRow, payment: PaymentRow): Record<string, unknown> {
+export function refundEventPayload(type: RefundEventType, refund: RefundRow, payment: PaymentRow, subscription: SubscriptionProgress | null): Record<string, unknown> {
   return {
-    ...paymentEventPayload(type, payment),
+    ...paymentEventPayload(type, payment, subscription),
     refund_reference_id: refund.id,
     refund_amount: formatAmount(refund.amount, refund.currency),
     refund_status: batchStatus(refund.status),

@@ -1,7 +1,9 @@
 // /v1/review: decides payments that risk held for review (status pending_review, such as the
 // review test card of docs/api/authorise.md). `review_flag` 1 approves: the payment is captured on an
 // auto-capture account, or becomes authorised (awaiting /v1/capture) on a manual one. 0 rejects:
-// the authorisation is voided at the processor and the hold released (cancelled, 3002).
+// the authorisation is voided at the processor and the hold released (cancelled, 3002). The
+// gateway makes the same rejection itself (expireReview, 3003) for a recurring charge's hold that
+// no one decided before its cycle's window closed (docs/subscriptions.md).
 //
 // In a keyed request (Idempotency-Key) each decision is recorded under the order's key, so a
 // request that takes the key over from a dead one answers it instead of deciding again: the
@@ -11,7 +13,7 @@ import { CODES } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
-import type { AccountRow, PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentOperationRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { assertSameAmount, assertSameCurrency, refuse, type Outcome, type OrderRef } from '../batch/orders.ts';
@@ -43,9 +45,19 @@ type ReviewChange =
  * The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before
  * it was taken over. No operation: the payment was approved (manual capture), now or before.
  */
-type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean };
+type ReviewWritten = { readonly payment: PaymentRow; readonly operation?: PaymentOperationRow; readonly earlier?: boolean; readonly subscription?: SubscriptionRow | null };
 
-export async function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
+export function review(deps: Deps, account: AccountRow, order: ReviewOrder): Promise<Outcome> {
+  return decide(deps, account, order, 'review_reject');
+}
+
+/** The gateway's own rejection of a payment still held for review past its deadline: the hold is released (cancelled, 3003). */
+export function expireReview(deps: Deps, account: AccountRow, payment: PaymentRow): Promise<Outcome> {
+  const order = { transactionId: payment.id, orderNo: payment.orderNo, currency: payment.currency, amount: payment.amount, approve: false };
+  return decide(deps, account, order, 'review_expired');
+}
+
+async function decide(deps: Deps, account: AccountRow, order: ReviewOrder, rejection: 'review_reject' | 'review_expired'): Promise<Outcome> {
   const next = await runUnitOfWork<KeyedOrder, ReviewChange, ReviewWritten>(deps.database, {
     lock: (tx) => lockKeyedOrder(tx, account.id, order),
     check({ payment, earlier }) {
@@ -54,7 +66,7 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
       assertSameCurrency(payment, order);
       assertSameAmount(payment, order);
       refuse(refusalFor('review', payment.status as PaymentStatus));
-      if (!order.approve) return { change: { payment, claim: { kind: 'void', origin: 'review_reject' } } };
+      if (!order.approve) return { change: { payment, claim: { kind: 'void', origin: rejection } } };
       if (account.captureMode === 'auto') return { change: { payment, claim: { kind: 'capture', origin: 'review_approve' } } };
       // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.
       return { change: { payment, approve: PAYMENT_MACHINE.move(payment.status, 'authorised') } };
@@ -70,11 +82,11 @@ export async function review(deps: Deps, account: AccountRow, order: ReviewOrder
         resultMessage: CODES.success.message,
         reviewRequestKey: order.requestKey ?? null,
       });
-      return { payment: await openOnApproval(tx, deps.clock.now(), change.approve, approved) };
+      return openOnApproval(tx, deps.clock.now(), change.approve, approved);
     },
-    event: (change, { payment }) =>
+    event: (change, { payment, subscription }) =>
       'approve' in change
-        ? { accountId: account.id, type: 'payment.authorised', paymentId: payment.id, payload: paymentEventPayload('payment.authorised', payment), notifyUrl: payment.notifyUrl }
+        ? { accountId: account.id, type: 'payment.authorised', paymentId: payment.id, payload: paymentEventPayload('payment.authorised', payment, subscription ?? null), notifyUrl: payment.notifyUrl }
         : undefined,
   });
   if (!next.operation) return { status: 'succeeded' };

@@ -8,9 +8,12 @@
 //              idempotency key, so a retry after a crash finds the payment instead of charging
 //              again; then record what it became (recordCharge).
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
-// one only after it is paid: every missed cycle is taken, in order.
+// one only after it is paid: every missed cycle is taken, in order. A charge that risk holds for
+// review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
+// decides it, or until its cycle's window closes (the next cycle's due time): then the gateway
+// rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge).
 import { AppError } from '../../domain/errors.ts';
-import { amountOfCycle, dueAt } from '../../domain/subscriptions/schedule.ts';
+import { amountOfCycle, cycleWindowEnd, dueAt } from '../../domain/subscriptions/schedule.ts';
 import { chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { newId } from '../../domain/ids.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
@@ -23,11 +26,12 @@ import {
   lockSubscription,
   transitionSubscription,
 } from '../../db/repositories/subscriptions.ts';
-import type { PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import { authoriseCard } from '../authorise/authorise-card.ts';
 import type { Deps } from '../context.ts';
 import { merchantInitiatedCharge } from '../payments/command.ts';
+import { expireReview } from '../review/review.ts';
 import { recordCharge, type ChargeResult } from './record-charge.ts';
 
 export async function billSubscriptions(deps: Deps, limit = 50): Promise<number> {
@@ -54,7 +58,7 @@ async function openCharge(deps: Pick<Deps, 'database' | 'clock'>, leased: Subscr
     },
     async change(tx, subscription) {
       const cycle = subscription.nextCycle;
-      const plan = planOf({ ...subscription, contractStart: subscription.contractStart ?? undefined, contractEnd: subscription.contractEnd ?? undefined }, subscription.anchorAt);
+      const plan = planOf(subscription, subscription.anchorAt);
       const due = dueAt(plan, cycle) ?? subscription.nextChargeAt!;
       const minor = amountOfCycle(
         { firstAmountMinor: subscription.firstAmount, contractAmountMinor: subscription.contractAmount, promotionCycles: subscription.promotionCycles },
@@ -98,11 +102,27 @@ export async function chargeOnce(deps: Deps, charge: SubscriptionChargeRow) {
   return recordCharge(deps, charge, await paymentOf(deps, account, subscription, charge));
 }
 
-async function paymentOf(deps: Deps, account: NonNullable<Awaited<ReturnType<typeof accountById>>>, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult> {
+/**
+ * A charge still held for review once its cycle's window has closed is rejected by the gateway
+ * (whatever became of the subscription meanwhile: the hold is the charge's own); answers the
+ * payment as it then is (still held while the void is pending, or when a reviewer got there first).
+ */
+async function releaseLateReview(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow, payment: PaymentRow): Promise<PaymentRow> {
+  if (payment.status !== 'pending_review' || deps.clock.now() < cycleWindowEnd(planOf(subscription, subscription.anchorAt), charge.cycle)) return payment;
+  try {
+    await expireReview(deps, account, payment);
+  } catch (error) {
+    // A reviewer's decision or a void already under way: the payment is read as it stands.
+    if (!(error instanceof AppError)) throw error;
+  }
+  return (await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo)) ?? payment;
+}
+
+async function paymentOf(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult> {
   // A payment made by an earlier try of this attempt (its worker died before recording it) is the
   // attempt's payment: it is never made twice. Still processing, the unknown-payments sweeper asks.
   const earlier: PaymentRow | null = await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo);
-  if (earlier) return { payment: earlier };
+  if (earlier) return { payment: await releaseLateReview(deps, account, subscription, charge, earlier) };
   const command = merchantInitiatedCharge({
     merchantId: account.merchantId,
     accountId: account.id,

@@ -2,8 +2,10 @@
 // attempt and its subscription, in one unit of work under both rows' locks, with the merchant's
 // event. An approved payment pays the cycle and schedules the next (or completes the contract);
 // a declined one schedules the account's next retry before the next cycle (or, after the last,
-// leaves the subscription Unpaid); a payment whose outcome is not known yet leaves the attempt
-// pending, to be asked about again. A cancel that came meanwhile is kept: the charge is recorded,
+// leaves the subscription Unpaid); a payment whose outcome is not known yet, or that risk holds
+// for review, leaves the attempt pending, to be asked about again. A review's rejection fails the
+// attempt like a decline; the gateway's own rejection of a hold left undecided until the cycle's
+// window closed (3003) leaves no time for a retry: the subscription is Unpaid. A cancel that came meanwhile is kept: the charge is recorded,
 // nothing is scheduled after it.
 import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
@@ -115,7 +117,7 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   if (subscription.status !== 'Active') {
     return { change: { ...base, chargeMove, chargeChanges, ...stay, subscriptionChanges: outcome === 'succeeded' ? { cyclesPaid: charge.cycle } : {} } };
   }
-  const plan = planOf({ ...subscription, contractStart: subscription.contractStart ?? undefined, contractEnd: subscription.contractEnd ?? undefined }, subscription.anchorAt);
+  const plan = planOf(subscription, subscription.anchorAt);
   const nextDue = dueAt(plan, charge.cycle + 1);
   if (outcome === 'succeeded') {
     const paid = { cyclesPaid: charge.cycle, nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
@@ -130,7 +132,8 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
     };
   }
   const retries = retryTimes(charge.dueAt, nextDue, dunningPolicy(account.dunning, subscription.interval, subscription.intervalCount));
-  const retryAt = retries[charge.attempt - 1];
+  // A hold for review that no one decided in the cycle's window (3003) spent the window: no retry.
+  const retryAt = code.resultCode === CODES.review_expired.code ? undefined : retries[charge.attempt - 1];
   return {
     change: {
       ...base,

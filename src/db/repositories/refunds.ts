@@ -4,11 +4,12 @@ import { and, asc, eq, getTableColumns, gte, inArray, lte, sql } from 'drizzle-o
 import { REFUND_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
+import type { SubscriptionProgress } from '../../domain/subscriptions/subscription.ts';
 import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { isUniqueViolation } from '../unique.ts';
-import { payments, refunds, type PaymentRow, type RefundRow } from '../schema.ts';
+import { payments, refunds, subscriptions, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
 
@@ -125,18 +126,29 @@ export async function refundByRequestKey(db: Executor, accountId: string, reques
 
 // The lock step of recording refunds (record-refund.ts): each refund and its payment, their
 // columns prefixed (r. and p.) so that each maps back with its table's own column mappers, locked
-// in the payments' id order.
+// in the payments' id order; and the progress of the subscription the payment began, if any (read,
+// not locked), which the refund's notification reports.
 const columnList = (alias: string, table: typeof refunds | typeof payments) =>
   Object.values(getTableColumns(table)).map((c) => `${alias}."${c.name}" AS "${alias}.${c.name}"`).join(', ');
-const LOCK_REFUNDS_AND_PAYMENTS_SQL = `SELECT ${columnList('r', refunds)}, ${columnList('p', payments)}
-  FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE r.id = ANY ($1::text[]) ORDER BY p.id, r.id FOR UPDATE OF r, p`;
+const LOCK_REFUNDS_AND_PAYMENTS_SQL = `SELECT ${columnList('r', refunds)}, ${columnList('p', payments)},
+    s.id AS "s.id", s.status AS "s.status", s.next_charge_at AS "s.next_charge_at", s.next_due_at AS "s.next_due_at"
+  FROM refunds r JOIN payments p ON p.id = r.payment_id LEFT JOIN subscriptions s ON s.first_payment_id = p.id
+  WHERE r.id = ANY ($1::text[]) ORDER BY p.id, r.id FOR UPDATE OF r, p`;
 const toLockedRefund = rowMapper(refunds, 'r.');
 const toLockedPayment = rowMapper(payments, 'p.');
+const toSubscription = rowMapper(subscriptions, 's.');
+
+/** A refund and its payment, locked, with the subscription the payment began (null: none). */
+export interface LockedRefund extends RefundWithPayment {
+  readonly subscription: SubscriptionProgress | null;
+}
 
 /** Locks refunds and their payments (one prepared statement), inside `database.transaction`: by refund id. */
-export async function lockRefundsAndPayments(query: RawQuery, refundIds: readonly string[]): Promise<Map<string, RefundWithPayment>> {
+export async function lockRefundsAndPayments(query: RawQuery, refundIds: readonly string[]): Promise<Map<string, LockedRefund>> {
   const rows = await query<Record<string, unknown>>(LOCK_REFUNDS_AND_PAYMENTS_SQL, [refundIds], 'lock_refunds_and_payments');
-  return new Map(rows.map((row) => [String(row['r.id']), { refund: toLockedRefund(row), payment: toLockedPayment(row) }]));
+  return new Map(
+    rows.map((row) => [String(row['r.id']), { refund: toLockedRefund(row), payment: toLockedPayment(row), subscription: row['s.id'] ? toSubscription(row) : null }]),
+  );
 }
 
 // Each refund's move and, when its payment moves too (payment_id not null), the payment's, in one

@@ -1,6 +1,6 @@
 // Subscriptions and the attempts at their charges. A status is written only from a Transition of
 // SUBSCRIPTION_MACHINE or CHARGE_MACHINE, and only where the row still is in its `from` state.
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { CHARGE_MACHINE, type ChargeStatus, type SubscriptionStatus } from '../../domain/subscriptions/subscription.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
@@ -30,6 +30,10 @@ export async function linkPayment(tx: Executor, paymentId: string, subscriptionI
 export async function findSubscription(db: Executor, accountId: string, id: string): Promise<SubscriptionRow | null> {
   const [row] = await db.select().from(subscriptions).where(and(eq(subscriptions.accountId, accountId), eq(subscriptions.id, id)));
   return row ?? null;
+}
+
+export async function subscriptionsByIds(db: Executor, ids: readonly string[]): Promise<SubscriptionRow[]> {
+  return db.select().from(subscriptions).where(inArray(subscriptions.id, [...ids]));
 }
 
 /** Locks the account's subscription for the rest of the transaction (another account's: null). */

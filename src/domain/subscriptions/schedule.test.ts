@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addIntervals, amountOfCycle, defaultDunning, dueAt, retryTimes, type Interval, type Plan } from './schedule.ts';
+import { addIntervals, amountOfCycle, cycleWindowEnd, defaultDunning, dueAt, retryTimes, type Interval, type Plan } from './schedule.ts';
 
 const plan = (firstPaymentAt: string, overrides: Partial<Plan> = {}): Plan => ({
   interval: 'month',
@@ -21,6 +21,12 @@ describe('due dates', () => {
       '2026-04-30T10:15:00.000Z',
     ]);
     expect(iso(dueAt(plan('2028-01-31T00:00:00Z'), 2))).toBe('2028-02-29T00:00:00.000Z');
+  });
+
+  it('closes a cycle’s window when the next cycle falls due, also for the contract’s last cycle', () => {
+    const p = plan('2026-01-31T10:15:00Z', { billingCycles: 2, contractEnd: '2026-03-15' });
+    expect(dueAt(p, 3)).toBeNull();
+    expect([1, 2].map((n) => iso(cycleWindowEnd(p, n)))).toEqual(['2026-02-28T10:15:00.000Z', '2026-03-31T10:15:00.000Z']);
   });
 
   it('keeps 29 February anniversaries on the last day of February', () => {

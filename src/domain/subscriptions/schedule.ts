@@ -67,6 +67,15 @@ export function dueAt(plan: Plan, n: number): Date | null {
   return due;
 }
 
+/**
+ * When the window of cycle `n` closes: the time the next cycle falls due, counted as if the
+ * contract had no end, so that the last cycle has one too. A cycle's retries and a hold for
+ * review of its charge end before it.
+ */
+export function cycleWindowEnd(plan: Plan, n: number): Date {
+  return dueAt({ ...plan, billingCycles: 0, contractEnd: undefined }, n + 1)!;
+}
+
 export interface Pricing {
   /** The first payment's amount, in minor units. */
   readonly firstAmountMinor: number;

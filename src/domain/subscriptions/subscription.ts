@@ -60,14 +60,40 @@ export function deductionTime(at: Date): string {
   return at.toISOString().slice(0, 19).replace('T', ' ');
 }
 
+/** The dates of a subscription's terms (a stored subscription's may be null where absent). */
+type DatedTerms = Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'billingCycles'> & {
+  readonly contractStart?: string | null | undefined;
+  readonly contractEnd?: string | null | undefined;
+};
+
+/** What a payment's records say of its subscription's progress (a subscription row has these). */
+export interface SubscriptionProgress {
+  readonly status: SubscriptionStatus;
+  /** When the sweeper next claims an attempt (the next cycle, or a declined cycle's retry); null while one is under way. */
+  readonly nextChargeAt: Date | null;
+  /** The due time of the cycle being collected (the next cycle once the last is paid). */
+  readonly nextDueAt: Date | null;
+}
+
+/**
+ * `recurring_deduction_time` as it stands: when the subscription's next charge is taken (the next
+ * cycle, or a declined cycle's next retry), or, while a charge is under way (at the processor,
+ * held for review), the due time of the cycle it collects; null once nothing more is charged
+ * (Completed, Unpaid, Inactived).
+ */
+export function nextDeductionAt(progress: SubscriptionProgress): Date | null {
+  if (progress.status !== 'Active') return null;
+  return progress.nextChargeAt ?? progress.nextDueAt;
+}
+
 /** The schedule of a subscription with these terms, begun by a payment at `anchor`. */
-export function planOf(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount' | 'contractStart' | 'contractEnd' | 'billingCycles'>, anchor: Date): Plan {
+export function planOf(terms: DatedTerms, anchor: Date): Plan {
   return {
     interval: terms.interval,
     intervalCount: terms.intervalCount,
     firstPaymentAt: anchor,
-    contractStart: terms.contractStart,
-    contractEnd: terms.contractEnd,
+    contractStart: terms.contractStart ?? undefined,
+    contractEnd: terms.contractEnd ?? undefined,
     billingCycles: terms.billingCycles,
   };
 }

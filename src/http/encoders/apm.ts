@@ -5,7 +5,7 @@ import type { PaymentRow } from '../../db/schema.ts';
 import { paymentAnswer } from './payment.ts';
 
 export function apmAnswer(payment: PaymentRow): Record<string, unknown> {
-  const { merchant_id, account_id, order_no, amount, currency, transaction_id, order_status, result_info } = paymentAnswer(payment);
+  const { merchant_id, account_id, order_no, amount, currency, transaction_id, order_status, result_info } = paymentAnswer(payment, null);
   return {
     merchant_id,
     account_id,

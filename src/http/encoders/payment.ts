@@ -3,12 +3,15 @@ import { maskedCard, resultInfo } from '../../app/payments/events.ts';
 import { recurringFields } from '../../app/subscriptions/payment-fields.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
-import type { PaymentRow } from '../../db/schema.ts';
+import type { PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { textField } from '../operation.ts';
 
-/** Encoded from the payment's columns and its typed OrderRecord, never from a stored wire body. */
-export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
+/**
+ * Encoded from the payment's columns and its typed OrderRecord, never from a stored wire body;
+ * `subscription`: the one the payment began, as it stands (subscriptionOfPayment), else null.
+ */
+export function paymentAnswer(payment: PaymentRow, subscription: SubscriptionRow | null): Record<string, unknown> {
   const record = payment.request;
   return {
     merchant_id: payment.merchantId,
@@ -23,7 +26,7 @@ export function paymentAnswer(payment: PaymentRow): Record<string, unknown> {
     // query's four-digit code (2000 authorised, not captured; 3000 captured; ...).
     payment_status: PAYMENT_STATUS_CODES[payment.status as PaymentStatus],
     result_info: resultInfo(payment),
-    ...recurringFields(payment),
+    ...recurringFields(payment, subscription),
     note: record.note ?? '',
     token_id: payment.tokenId ?? '',
     connector: payment.connector,

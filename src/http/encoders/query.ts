@@ -4,7 +4,7 @@ import type { QueryKey, QueryResult } from '../../app/query/query.ts';
 import { compactTime } from '../../app/batch/selection.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
-import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import { readAnswer } from './read.ts';
 import { recurringFields } from '../../app/subscriptions/payment-fields.ts';
 
@@ -13,11 +13,12 @@ export const QUERY_LIST = 'orders_list';
 export const ANTIFRAUD_PROVIDER = 'acquiro';
 
 export function queryAnswer(account: AccountRow, result: QueryResult): Record<string, unknown> {
-  return readAnswer(account, result, { list: QUERY_LIST, entry: queriedOrder, unknown: unknownOrder });
+  const subscriptionOf = (payment: PaymentRow) => (payment.subscriptionId ? (result.subscriptions.get(payment.subscriptionId) ?? null) : null);
+  return readAnswer(account, result, { list: QUERY_LIST, entry: (payment) => queriedOrder(payment, subscriptionOf(payment)), unknown: unknownOrder });
 }
 
-/** A transaction as the query answers it: the documented record, with the risk engine's checks. */
-export function queriedOrder(payment: PaymentRow): Record<string, unknown> {
+/** A transaction as the query answers it: the documented record, with the risk engine's checks (and the subscription it began, as it stands). */
+export function queriedOrder(payment: PaymentRow, subscription: SubscriptionRow | null): Record<string, unknown> {
   return {
     transaction_id: payment.id,
     order_no: payment.orderNo,
@@ -33,7 +34,7 @@ export function queriedOrder(payment: PaymentRow): Record<string, unknown> {
     is3ds: payment.threedsResult ? '1' : '0',
     antifraud_provider: payment.riskAction ? ANTIFRAUD_PROVIDER : '',
     fraud_check_result: (payment.riskReasons ?? []).map((reason) => ({ check_items: reason.name, status: reason.status })),
-    ...recurringFields(payment),
+    ...recurringFields(payment, subscription),
   };
 }
 

@@ -5,6 +5,7 @@ import { authoriseApm } from '../../app/apm/authorise-apm.ts';
 import { banksOf, methodNamed } from '../../app/apm/methods.ts';
 import { apmCommand, ApmPaymentRequest, CARD_FIELDS } from '../requests/apm-payment.ts';
 import { authoriseCard } from '../../app/authorise/authorise-card.ts';
+import { subscriptionOfPayment } from '../../app/subscriptions/payment-fields.ts';
 import { PAYMENT_LISTS } from '../requests/order.ts';
 import type { Deps } from '../../app/context.ts';
 import { apmAnswer } from '../encoders/apm.ts';
@@ -42,6 +43,6 @@ export function authoriseRoutes(app: FastifyInstance, deps: Deps): void {
       return sendAnswer(reply, 200, apmAnswer(await authoriseApm(deps, account, command)));
     }
     const payment = await authoriseCard(deps, account, cardPaymentCommand(cardPaymentRequest.parse(body), deps.clock.now()));
-    return sendAnswer(reply, 200, paymentAnswer(payment));
+    return sendAnswer(reply, 200, paymentAnswer(payment, await subscriptionOfPayment(deps.database.db, payment)));
   });
 }
