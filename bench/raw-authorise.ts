@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../src/config.ts';
 import type { Database } from '../src/db/client.ts';
 import { journalRows } from '../src/db/repositories/ledger.ts';
-import { CLAIM_SQL, claimParams, hotPath, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
+import { claimParams, claimStatement, hotPath, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
 import { captureEntries } from '../src/domain/ledger.ts';
 import { PAYMENT_MACHINE } from '../src/domain/payment.ts';
 import type { RiskReason } from '../src/domain/risk.ts';
@@ -50,7 +50,8 @@ export async function rawAuthorisation(database: Database, accountId: string, me
     },
     { accountId, paymentId, since: new Date(now.getTime() - 3_600_000), velocity: { cardCap: 20, emailCap: 50, ipCap: 100 }, card: fingerprint, bin: '42424242' },
   );
-  await (hot ? hot.claim(claim) : database.query(CLAIM_SQL, claim, 'claim_payment'));
+  const alone = claimStatement(claim);
+  await (hot ? hot.claim(claim) : database.query(alone.text, claim, alone.name));
   const outcome = outcomeParams({
     move: CAPTURED,
     now,

@@ -1,9 +1,9 @@
-// The authorisation hot path's two statements (payments.ts, CLAIM_SQL and OUTCOME_SQL) for several
+// The authorisation hot path's two statements (payments.ts, claimStatement and OUTCOME_SQL) for several
 // payments at once: what src/db/coalesce.ts sends when concurrent requests arrive together. Each
 // takes the single statement's parameters, one list per payment, as columns of arrays, so the two
 // forms cannot drift apart: the same values, the same casts, the same rows written.
 import { journalAccountSql } from './ledger.ts';
-import { riskFactsOf, RISK_FIELDS } from './risk.ts';
+import { riskFactsOfRows, RISK_FIELDS } from './risk.ts';
 
 /** claimParams' 22 columns (then riskParams' 11), by name and array type. */
 const CLAIM_COLUMNS = [
@@ -59,9 +59,9 @@ export const CLAIMS_SQL = `WITH i AS (SELECT * FROM ${unnest(CLAIM_INPUT)}), cla
     ON CONFLICT (account_id, order_no) DO NOTHING
     RETURNING id, version, updated_at
   )
-  SELECT claimed.*, ${riskFactsOf((field) => `i.risk_${field}`)} FROM claimed JOIN i USING (id)`;
+  SELECT claimed.*, ${riskFactsOfRows((field) => `i.risk_${field}`)} FROM claimed JOIN i USING (id)`;
 
-/** One payment's CLAIM_SQL parameters each, as CLAIMS_SQL's arrays. */
+/** One payment's claimStatement parameters each, as CLAIMS_SQL's arrays. */
 export function claimsParams(each: readonly unknown[][]): unknown[] {
   return columnsOf(each, CLAIM_INPUT.length);
 }

@@ -16,7 +16,7 @@ import { CLAIMS_SQL, claimsParams, OUTCOMES_SQL, outcomesParams } from './paymen
 import { rowMapper } from '../rows.ts';
 import { lease, leaseDue, type LeaseClocks, type LeaseOptions, type QUEUES } from './leases.ts';
 import { payments, type PaymentRow } from '../schema.ts';
-import { riskFactsColumns, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
+import { byAskedVelocity, riskParams, riskRecordOf, type RiskColumns, type RiskProbe, type RiskRecord } from './risk.ts';
 
 /** A new payment's columns; created_at is the injected clock's, set by the repository that claims it. */
 export type NewPayment = Omit<typeof payments.$inferInsert, 'createdAt'>;
@@ -53,26 +53,30 @@ export interface Claim {
   readonly unknownAfterMs: number;
 }
 
-// The claim's first state, checked against the table once (the statement below is constant).
+// The claim's first state, checked against the table once (the statements below are constant texts).
 const CLAIMED: PaymentStatus = PAYMENT_MACHINE.enter('processing').to;
 
 // The risk facts are read in the same statement, from the same snapshot: the new row is not
 // visible to them, so this payment never counts towards its own velocity.
-export const CLAIM_SQL = `WITH claimed AS (
+export const claimStatement = byAskedVelocity(
+  'claim_payment',
+  22,
+  ({ columns, unasked }) => `WITH claimed AS (
     INSERT INTO payments (id, account_id, merchant_id, order_no, kind, payment_method, status, amount, currency,
       request_fingerprint, request, card_brand, card_bin, card_last4, card_length, card_fingerprint, token_id,
       shopper_email, shopper_ip, notify_url, connector, created_at, next_check_at)
     VALUES ($1, $2, $3, $4, $5, $6, 'processing', $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)
     ON CONFLICT (account_id, order_no) DO NOTHING
     RETURNING version, updated_at
-  )
-  SELECT claimed.*, ${riskFactsColumns(22)} FROM claimed`;
+  )${unasked ? `, ${unasked}` : ''}
+  SELECT claimed.*, ${columns} FROM claimed`,
+);
 
 /**
  * Inserts the claim row (status processing) and reads the risk facts; null when the order_no is
  * already claimed on this account.
  */
-/** CLAIM_SQL's parameters, in its order (also what npm run bench sends raw). */
+/** claimStatement's parameters, in its order (also what npm run bench sends raw). */
 export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
   return [
     claim.id,
@@ -129,7 +133,10 @@ export function hotPath(database: Database): HotPath {
     };
     path = {
       claim: coalescing({
-        one: async (params) => (await database.query<ClaimedRow>(CLAIM_SQL, params, 'claim_payment'))[0],
+        one: async (params) => {
+          const { text, name } = claimStatement(params);
+          return (await database.query<ClaimedRow>(text, params, name))[0];
+        },
         many: async (each) => byId(await database.query<ClaimedRow>(CLAIMS_SQL, claimsParams(each), 'claim_payments'), each, ID),
         // Twins (one order twice) go in different statements: the second finds the first's row.
         key: (params) => `${params[1] as string} ${params[3] as string}`,

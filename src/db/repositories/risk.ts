@@ -1,7 +1,7 @@
 // The facts the risk rules need, in one round trip: previous payments in the velocity window by
 // card, email and IP (each count stops at its cap, so a busy card costs a bounded index scan),
 // and the blocklist entries the payment matches. The direct card payment reads them in the very
-// statement that claims its order (payments.ts); other paths ask with RISK_FACTS_SQL.
+// statement that claims its order (payments.ts); other paths ask with riskRecord.
 import type { Database } from '../client.ts';
 
 export interface RiskProbe {
@@ -27,24 +27,88 @@ export interface RiskRecord {
 export const RISK_FIELDS = ['account_id', 'since', 'payment_id', 'card_cap', 'card', 'email_cap', 'email', 'ip_cap', 'ip', 'bin', 'country'] as const;
 export type RiskField = (typeof RISK_FIELDS)[number];
 
-/** The facts as select-list columns (card, email, ip, blocked); their 11 parameters start after `offset`. */
-export function riskFactsColumns(offset: number): string {
-  return riskFactsOf((field) => `$${RISK_FIELDS.indexOf(field) + 1 + offset}`);
+/** The velocity counts a probe can ask for, each by its cap and the value it counts. */
+const VELOCITY = [
+  { fact: 'card', cap: 'card_cap', value: 'card' },
+  { fact: 'email', cap: 'email_cap', value: 'email' },
+  { fact: 'ip', cap: 'ip_cap', value: 'ip' },
+] as const;
+type Velocity = (typeof VELOCITY)[number];
+const COLUMN_OF: Record<Velocity['fact'], string> = { card: 'card_fingerprint', email: 'shopper_email', ip: 'shopper_ip' };
+
+/**
+ * The velocity counts that parameters starting after `offset` (riskParams' order) ask for: a count
+ * is read where its cap is given, and for email and IP their value too (a card's is always given).
+ */
+export function askedVelocity(params: readonly unknown[], offset: number): readonly Velocity['fact'][] {
+  const given = (field: RiskField) => params[offset + RISK_FIELDS.indexOf(field)] != null;
+  return VELOCITY.filter(({ fact, cap, value }) => given(cap) && (fact === 'card' || given(value))).map(({ fact }) => fact);
 }
 
-/** The facts as select-list columns, each input named by `ref` (a parameter, or a column of a batch's rows). */
-export function riskFactsOf(ref: (field: RiskField) => string): string {
+/**
+ * The facts as select-list columns (card, email, ip, blocked) for parameters starting after
+ * `offset`, with only the velocity counts `asked` in the text (the others NULL); and `unasked`, a
+ * CTE (for the statement's WITH list), never read, that gives their type to the parameters no
+ * count asked reads (the caps not asked; the window and payment when none is).
+ *
+ * One text per set of asked counts, rather than one text whose CASEs drop the counts not asked: as
+ * a prepared statement, PostgreSQL plans the latter again for every execution, since a plan for
+ * the parameters' values (which folds those counts away) always looks cheaper than the generic plan
+ * with all three counts. Planning the claim was a third of PostgreSQL's CPU for a card payment sent
+ * alone (docs/performance.md, "Plans of the hot statements"); each text's generic plan is reused.
+ */
+export function riskFactsForParams(offset: number, asked: readonly Velocity['fact'][]): { columns: string; unasked: string | undefined } {
+  const ref = (field: RiskField) => `$${RISK_FIELDS.indexOf(field) + 1 + offset}`;
+  // The window and the payment are read by the counts only.
+  const window = asked.length === 0 ? [`${ref('since')}::timestamptz`, `${ref('payment_id')}::text`] : [];
+  const untyped = [...VELOCITY.filter(({ fact }) => !asked.includes(fact)).map(({ cap }) => `${ref(cap)}::int`), ...window];
+  const columns = riskFactsOf(ref, (velocity) => (asked.includes(velocity.fact) ? count(velocity, ref) : 'NULL::int'));
+  return { columns, unasked: untyped.length > 0 ? `unasked AS (SELECT ${untyped.join(', ')})` : undefined };
+}
+
+/** A batch's facts, each count asked or not by its own row's inputs (columns named by `ref`). */
+export function riskFactsOfRows(ref: (field: RiskField) => string): string {
+  return riskFactsOf(ref, (velocity) => {
+    const unasked = velocity.fact === 'card' ? `${ref(velocity.cap)}::int IS NULL` : `${ref(velocity.value)}::text IS NULL OR ${ref(velocity.cap)}::int IS NULL`;
+    return `CASE WHEN ${unasked} THEN NULL ELSE ${count(velocity, ref)} END`;
+  });
+}
+
+/** Previous payments with the velocity's value in the window, counted up to its cap (a bounded index scan). */
+const count = ({ fact, cap, value }: Velocity, ref: (field: RiskField) => string) =>
+  `(SELECT count(*)::int FROM (SELECT 1 FROM payments
+      WHERE ${COLUMN_OF[fact]} = ${ref(value)} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref(cap)}) AS seen)`;
+
+function riskFactsOf(ref: (field: RiskField) => string, velocity: (velocity: Velocity) => string): string {
   return `
-    CASE WHEN ${ref('card_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE card_fingerprint = ${ref('card')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('card_cap')}) AS seen) END AS risk_card,
-    CASE WHEN ${ref('email')}::text IS NULL OR ${ref('email_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE shopper_email = ${ref('email')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('email_cap')}) AS seen) END AS risk_email,
-    CASE WHEN ${ref('ip')}::text IS NULL OR ${ref('ip_cap')}::int IS NULL THEN NULL ELSE (SELECT count(*)::int FROM (SELECT 1 FROM payments
-      WHERE shopper_ip = ${ref('ip')} AND created_at >= ${ref('since')} AND id <> ${ref('payment_id')} LIMIT ${ref('ip_cap')}) AS seen) END AS risk_ip,
+    ${VELOCITY.map((v) => `${velocity(v)} AS risk_${v.fact}`).join(',\n    ')},
     (SELECT coalesce(array_agg(DISTINCT kind ORDER BY kind), '{}') FROM risk_blocklist
       WHERE (account_id IS NULL OR account_id = ${ref('account_id')})
         AND ((kind = 'card' AND value = ${ref('card')}) OR (kind = 'bin' AND value IN (left(${ref('bin')}, 6), left(${ref('bin')}, 7), left(${ref('bin')}, 8))) OR (kind = 'email' AND value = ${ref('email')})
           OR (kind = 'ip' AND value = ${ref('ip')}) OR (kind = 'country' AND value = ${ref('country')}))) AS risk_blocked`;
+}
+
+/**
+ * A statement that reads the facts from its parameters (starting after `offset`), in the text for
+ * the counts they ask for (riskFactsForParams), named `name` and the counts: `base` builds the text
+ * from the columns and the CTE that types the caps not asked, if any.
+ */
+export function byAskedVelocity(
+  name: string,
+  offset: number,
+  base: (facts: { columns: string; unasked: string | undefined }) => string,
+): (params: readonly unknown[]) => { text: string; name: string } {
+  const statements = new Map<string, { text: string; name: string }>();
+  return (params) => {
+    const asked = askedVelocity(params, offset);
+    const key = asked.join('+');
+    let statement = statements.get(key);
+    if (!statement) {
+      statement = { text: base(riskFactsForParams(offset, asked)), name: key ? `${name}+${key}` : name };
+      statements.set(key, statement);
+    }
+    return statement;
+  };
 }
 
 export function riskParams(probe: RiskProbe): unknown[] {
@@ -81,10 +145,12 @@ export function riskRecordOf(row: RiskColumns): RiskRecord {
   };
 }
 
-export const RISK_FACTS_SQL = `SELECT ${riskFactsColumns(0)}`;
+const riskFactsStatement = byAskedVelocity('risk_facts', 0, ({ columns, unasked }) => `${unasked ? `WITH ${unasked} ` : ''}SELECT ${columns}`);
 
 export async function riskRecord(database: Database, probe: RiskProbe): Promise<RiskRecord> {
-  const [row] = await database.query<RiskColumns>(RISK_FACTS_SQL, riskParams(probe), 'risk_facts');
+  const params = riskParams(probe);
+  const { text, name } = riskFactsStatement(params);
+  const [row] = await database.query<RiskColumns>(text, params, name);
   return riskRecordOf(row!);
 }
 
