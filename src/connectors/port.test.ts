@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callLimitOf, DEFAULT_MAX_CALLS_IN_FLIGHT, ok, withDeadline, type Connector } from './port.ts';
+import { callLimitOf, DEFAULT_MAX_CALLS_IN_FLIGHT, ok, withDeadline, type Connector, type Result } from './port.ts';
 
 describe('withDeadline', () => {
   it('answers what the call answers in time', async () => {
@@ -33,7 +33,7 @@ describe('withDeadline', () => {
     let settledAt: 'before answer' | 'later' | undefined;
     let answered = false;
     const result = await withDeadline(
-      () => new Promise((resolve) => (finish = () => resolve(ok('late')))),
+      () => new Promise<Result<string>>((resolve) => (finish = () => resolve(ok('late')))),
       30,
       () => (settledAt = answered ? 'later' : 'before answer'),
     );
