@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Connector } from '../connectors/port.ts';
 import type { Database } from '../db/client.ts';
+import type { CallSlots } from './batch/calls-in-flight.ts';
 import type { Vault } from './vault.ts';
 
 export interface Clock {
@@ -40,4 +41,10 @@ export interface Deps {
   readonly vault: Vault;
   readonly connectors: Connectors;
   readonly log: Logger;
+  /**
+   * Set by a fan-out of connector calls (a batch's lanes, a refund wave) for the use cases it
+   * runs: the connector's calls in flight, a slot of which every call of theirs takes
+   * (callConnector, src/app/batch/calls-in-flight.ts). Absent elsewhere: one call at a time.
+   */
+  readonly calls?: CallSlots;
 }

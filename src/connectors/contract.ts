@@ -1,7 +1,8 @@
 // The contract every connector passes (a real acquirer's adapter runs this same suite against its
 // processor's test environment; test/unit/simulator-contract.test.ts runs it on the simulator).
 // It checks the seam, not the processor: results are values (never thrown), outcomes are ones the
-// core understands, amounts go out as given, and asking twice about one payment gives one answer.
+// core understands, amounts go out as given, asking twice about one payment gives one answer, and
+// a call whose deadline has passed (its abort signal) ends soon.
 import { describe, expect, it } from 'vitest';
 import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector, DeclineReason } from './port.ts';
 
@@ -111,6 +112,25 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
       ]) {
         expect(result.ok).toBe(true);
         if (result.ok) expect(['succeeded', 'pending', 'failed']).toContain(result.value.status);
+      }
+    });
+
+    it('answers a call whose deadline has passed (its signal aborted) soon, with a value, never hanging', async () => {
+      const approved = (await authorised(connector, request(fixtures.approvedCard))) as { reference: string };
+      const aborted = AbortSignal.abort();
+      const base = { paymentId: paymentId(), reference: approved.reference, amount: { minor: 1234, currency: 'EUR' }, signal: aborted };
+      const soon = <T>(call: Promise<T>) =>
+        Promise.race([call, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 5_000).unref())]);
+      for (const answer of await Promise.all([
+        soon(connector.authorise({ ...request(fixtures.approvedCard), signal: aborted })),
+        soon(connector.capture({ ...base, operationId: 'CP2' })),
+        soon(connector.cancel(base)),
+        soon(connector.refund({ ...base, refundId: 'RF2', amount: { minor: 500, currency: 'EUR' } })),
+        soon(connector.paymentStatus({ paymentId: base.paymentId, reference: approved.reference, signal: aborted })),
+        soon(connector.refundStatus({ refundId: 'RF2', reference: approved.reference, signal: aborted })),
+      ])) {
+        expect(answer).not.toBe('hung');
+        expect(typeof (answer as { ok: unknown }).ok).toBe('boolean');
       }
     });
 

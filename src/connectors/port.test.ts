@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { callLimitOf, DEFAULT_MAX_CALLS_IN_FLIGHT, ok, withDeadline, type Connector } from './port.ts';
+import { callLimitOf, DEFAULT_MAX_CALLS_IN_FLIGHT, ok, withDeadline, type Connector, type Result } from './port.ts';
 
 describe('withDeadline', () => {
   it('answers what the call answers in time', async () => {
@@ -21,6 +21,32 @@ describe('withDeadline', () => {
 
   it('turns a throw into a network error', async () => {
     expect(await withDeadline(() => Promise.reject(new Error('reset')), 1_000)).toMatchObject({ ok: false, error: { kind: 'network' } });
+    expect(
+      await withDeadline(() => {
+        throw new Error('thrown before any promise');
+      }, 1_000),
+    ).toMatchObject({ ok: false, error: { kind: 'network' } });
+  });
+
+  it("stops waiting at the deadline, and tells when the connector's own promise settles, however late", async () => {
+    let finish: (() => void) | undefined;
+    let settledAt: 'before answer' | 'later' | undefined;
+    let answered = false;
+    const result = await withDeadline(
+      () => new Promise<Result<string>>((resolve) => (finish = () => resolve(ok('late')))),
+      30,
+      () => (settledAt = answered ? 'later' : 'before answer'),
+    );
+    answered = true;
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(settledAt).toBeUndefined();
+    finish!();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(settledAt).toBe('later');
+    // In time: settled before the answer is handed back.
+    let inTime = false;
+    await withDeadline(async () => ok(1), 1_000, () => (inTime = true));
+    expect(inTime).toBe(true);
   });
 });
 

@@ -1,7 +1,8 @@
 // The seam between the gateway core and a processor. A connector is stateless: it turns our
 // request into the processor's, sends it, and turns the answer into ours. The core persists.
 // Failures are values, never exceptions, and never HTTP errors; an answer the connector cannot
-// read as a clear success or failure is `pending`, never success.
+// read as a clear success or failure is `pending`, never success. Every call runs under the
+// core's deadline (withDeadline) and carries its abort signal (`Deadlined`).
 import type { Money } from '../domain/money.ts';
 
 export type Result<T, E = ConnectorError> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: E };
@@ -54,14 +55,21 @@ export interface StoredCredential {
   readonly networkTransactionId?: string;
 }
 
-export interface AuthoriseRequest {
+/**
+ * What every request to a connector carries: the signal aborted at the core's deadline for the
+ * call (ACQUIRO_CONNECTOR_TIMEOUT). A connector hands it to its own network call, so an overrun
+ * ends there too; the core has stopped waiting by then, and the outcome is unknown (pending).
+ */
+export interface Deadlined {
+  readonly signal?: AbortSignal;
+}
+
+export interface AuthoriseRequest extends Deadlined {
   /** Our transaction id: the processor's idempotency key for this payment. */
   readonly paymentId: string;
   /** The shopper when absent. */
   readonly initiator?: Initiator;
   readonly storedCredential?: StoredCredential;
-  /** Aborted at the core's deadline for this call: a connector that overruns answers `timeout` (the outcome is pending). */
-  readonly signal?: AbortSignal;
   readonly orderNo: string;
   readonly amount: Money;
   /** Authorise and capture in one step (sale). */
@@ -92,19 +100,35 @@ export type AuthoriseOutcome =
   | { readonly status: 'action_required'; readonly action: 'authenticate' | 'redirect'; readonly reference: string; readonly url: string }
   | { readonly status: 'pending'; readonly reference?: string };
 
-export interface CaptureRequest {
+export interface CaptureRequest extends Deadlined {
   readonly paymentId: string;
   readonly reference: string;
   readonly amount: Money;
   readonly operationId: string;
 }
 
-export interface RefundRequest {
+export interface RefundRequest extends Deadlined {
   readonly paymentId: string;
   readonly reference: string;
   readonly refundId: string;
   readonly amount: Money;
   readonly reason?: string;
+}
+
+export interface CancelRequest extends Deadlined {
+  readonly paymentId: string;
+  readonly reference: string;
+  readonly amount: Money;
+}
+
+export interface PaymentStatusRequest extends Deadlined {
+  readonly paymentId: string;
+  readonly reference?: string;
+}
+
+export interface RefundStatusRequest extends Deadlined {
+  readonly refundId: string;
+  readonly reference: string;
 }
 
 export type OperationOutcome =
@@ -150,7 +174,7 @@ export interface CardFacts {
 }
 
 /** A payment waiting for a third party (the issuer's ACS, an APM provider) to finish. */
-export interface CompletionRequest {
+export interface CompletionRequest extends Deadlined {
   readonly paymentId: string;
   readonly reference: string;
   readonly amount: Money;
@@ -161,13 +185,17 @@ export interface CompletionRequest {
 export type AuthenticationResult = Readonly<Record<string, unknown>>;
 
 // Payouts: a port of its own, so a payout rail can be a different provider from the acquirer.
-export interface PayoutRequest {
+export interface PayoutRequest extends Deadlined {
   /** Our payout id: the rail's idempotency key. */
   readonly payoutId: string;
   readonly amount: Money;
   readonly beneficiary: Readonly<Record<string, unknown>>;
   readonly reference: string;
-  readonly signal?: AbortSignal;
+}
+
+export interface PayoutStatusRequest extends Deadlined {
+  readonly payoutId: string;
+  readonly reference?: string;
 }
 
 export type PayoutOutcome =
@@ -179,7 +207,7 @@ export type PayoutOutcome =
 export interface PayoutPort {
   readonly name: string;
   createPayout(request: PayoutRequest): Promise<Result<PayoutOutcome>>;
-  payoutStatus(request: { readonly payoutId: string; readonly reference?: string }): Promise<Result<PayoutOutcome>>;
+  payoutStatus(request: PayoutStatusRequest): Promise<Result<PayoutOutcome>>;
 }
 
 /**
@@ -226,11 +254,11 @@ export interface Connector {
   authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>>;
   capture(request: CaptureRequest): Promise<Result<OperationOutcome>>;
   /** Releases an authorisation that was not captured (void). */
-  cancel(request: { readonly paymentId: string; readonly reference: string; readonly amount: Money }): Promise<Result<OperationOutcome>>;
+  cancel(request: CancelRequest): Promise<Result<OperationOutcome>>;
   refund(request: RefundRequest): Promise<Result<OperationOutcome>>;
   /** Asks the processor what became of a payment whose outcome we do not know. */
-  paymentStatus(request: { readonly paymentId: string; readonly reference?: string }): Promise<Result<AuthoriseOutcome>>;
-  refundStatus(request: { readonly refundId: string; readonly reference: string }): Promise<Result<OperationOutcome>>;
+  paymentStatus(request: PaymentStatusRequest): Promise<Result<AuthoriseOutcome>>;
+  refundStatus(request: RefundStatusRequest): Promise<Result<OperationOutcome>>;
   /** The alternative payment methods this connector offers (none when absent). */
   paymentMethods?(): readonly ApmMethod[];
   /** The banks a method offers the shopper (none when absent). */
@@ -248,9 +276,12 @@ export interface Connector {
 /**
  * Runs one connector call with a deadline: the call gets a signal aborted at the deadline, and a
  * call that has not answered by then (or throws) is a `timeout`/`network` error: its outcome is
- * pending, never success.
+ * pending, never success. The caller stops waiting at the deadline; `settled` is called when the
+ * connector's own promise settles, before or after it (a connector that honours the signal
+ * settles at the deadline; one that does not, whenever its call ends): what holds a slot of the
+ * connector's calls in flight lets go of it there (src/app/batch/calls-in-flight.ts).
  */
-export async function withDeadline<T>(call: (signal: AbortSignal) => Promise<Result<T>>, ms: number): Promise<Result<T>> {
+export async function withDeadline<T>(call: (signal: AbortSignal) => Promise<Result<T>>, ms: number, settled?: () => void): Promise<Result<T>> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const overrun = new Promise<Result<T>>((resolve) => {
@@ -259,8 +290,15 @@ export async function withDeadline<T>(call: (signal: AbortSignal) => Promise<Res
       resolve(err({ kind: 'timeout', message: `no answer within ${ms} ms` }));
     }, ms);
   });
+  const answer = Promise.resolve()
+    .then(() => call(controller.signal))
+    .catch((error: unknown) => err({ kind: 'network' as const, message: String(error) }))
+    .then((result) => {
+      settled?.();
+      return result;
+    });
   try {
-    return await Promise.race([call(controller.signal).catch((error: unknown) => err({ kind: 'network' as const, message: String(error) })), overrun]);
+    return await Promise.race([answer, overrun]);
   } finally {
     clearTimeout(timer);
   }

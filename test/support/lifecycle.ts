@@ -3,7 +3,17 @@
 // answers a test can script and whose calls it can count.
 import type { Connectors } from '../../src/app/context.ts';
 import { checkLedger } from '../../src/app/ledger/check.ts';
-import type { Connector, OperationOutcome, Result } from '../../src/connectors/port.ts';
+import type {
+  AuthoriseOutcome,
+  CancelRequest,
+  CaptureRequest,
+  Connector,
+  OperationOutcome,
+  PaymentStatusRequest,
+  RefundRequest,
+  RefundStatusRequest,
+  Result,
+} from '../../src/connectors/port.ts';
 import { createSimulator } from '../../src/connectors/simulator/index.ts';
 import type { Answer, Format, SignedClient } from './client.ts';
 import { cardPayment } from './fixtures.ts';
@@ -95,34 +105,45 @@ export async function expectLedgerBalanced(gw: TestGateway): Promise<void> {
   if (!report.ok) throw new Error(`ledger check failed:\n${JSON.stringify(report.violations, null, 2)}`);
 }
 
-type Scripted = 'capture' | 'cancel' | 'refund' | 'refundStatus';
+/** What a test may script: each call as the connector is asked it (its `signal` included). */
+export interface Script {
+  capture?: (request: CaptureRequest) => Promise<Result<OperationOutcome>>;
+  cancel?: (request: CancelRequest) => Promise<Result<OperationOutcome>>;
+  refund?: (request: RefundRequest) => Promise<Result<OperationOutcome>>;
+  refundStatus?: (request: RefundStatusRequest) => Promise<Result<OperationOutcome>>;
+  paymentStatus?: (request: PaymentStatusRequest) => Promise<Result<AuthoriseOutcome>>;
+}
+type Scripted = keyof Script;
 
 /**
  * The sandbox processor under the name `simulator`, with calls counted and, where a test sets
- * `script[call]`, answered as scripted instead (a decline, a lost answer, a pending refund). With
- * `capped`, the same processor is also registered as `capped`, accepting that many calls at once
- * (`maxCallsInFlight`, an acquirer's limit): an account routed to it (`connector: 'capped'`)
- * meets the limit.
+ * `script[call]`, answered as scripted instead (a decline, a lost answer, a pending refund, a call
+ * that hangs). With `capped`, the same processor is also registered as `capped`, accepting that
+ * many calls at once (`maxCallsInFlight`, an acquirer's limit): an account routed to it
+ * (`connector: 'capped'`) meets the limit.
  */
 export function scriptedProcessor(options: { capped?: number } = {}): {
   connectors: Connectors;
   calls: Record<Scripted, number>;
-  script: Partial<Record<Scripted, () => Promise<Result<OperationOutcome>>>>;
+  script: Script;
 } {
   const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
-  const calls: Record<Scripted, number> = { capture: 0, cancel: 0, refund: 0, refundStatus: 0 };
-  const script: Partial<Record<Scripted, () => Promise<Result<OperationOutcome>>>> = {};
-  const scripted = <R>(name: Scripted, real: (request: R) => Promise<Result<OperationOutcome>>) => async (request: R) => {
-    calls[name] += 1;
-    const answer = script[name];
-    return answer ? answer() : real(request);
-  };
+  const calls: Record<Scripted, number> = { capture: 0, cancel: 0, refund: 0, refundStatus: 0, paymentStatus: 0 };
+  const script: Script = {};
+  const scripted =
+    <R, O>(name: Scripted, real: (request: R) => Promise<Result<O>>) =>
+    async (request: R): Promise<Result<O>> => {
+      calls[name] += 1;
+      const answer = script[name] as ((request: R) => Promise<Result<O>>) | undefined;
+      return answer ? answer(request) : real(request);
+    };
   const connector: Connector = {
     ...simulator,
     capture: scripted('capture', simulator.capture),
     cancel: scripted('cancel', simulator.cancel),
     refund: scripted('refund', simulator.refund),
     refundStatus: scripted('refundStatus', simulator.refundStatus),
+    paymentStatus: scripted('paymentStatus', simulator.paymentStatus),
   };
   const capped: Connector | undefined = options.capped === undefined ? undefined : { ...connector, name: 'capped', maxCallsInFlight: options.capped };
   return { connectors: { get: (name) => (name === 'simulator' ? connector : name === 'capped' ? capped : undefined) }, calls, script };
@@ -150,6 +171,22 @@ export function heldAnswer(limit: number, ms: number, outcome: OperationOutcome 
     return { ok: true, value: outcome };
   };
   return { count, answer };
+}
+
+/**
+ * A processor that never answers: the call hangs until its signal is aborted (the core's
+ * deadline), then, like a network call cut off, ends with an error. `ignoring` the signal, it
+ * hangs until `release` is called (a connector that does not honour the signal).
+ */
+export function hanging<O = OperationOutcome>(options: { ignoring?: boolean } = {}) {
+  const hung: (() => void)[] = [];
+  const answer = (request: { signal?: AbortSignal }): Promise<Result<O>> =>
+    new Promise((resolve) => {
+      const cut = () => resolve({ ok: false, error: { kind: 'network', message: 'aborted' } });
+      hung.push(cut);
+      if (!options.ignoring) request.signal?.addEventListener('abort', cut, { once: true });
+    });
+  return { answer, release: () => hung.splice(0).forEach((cut) => cut()) };
 }
 
 export const lost = async (): Promise<Result<OperationOutcome>> => ({ ok: false, error: { kind: 'timeout', message: 'no answer in time' } });

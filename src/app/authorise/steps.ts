@@ -2,13 +2,14 @@
 // claim the order once, resolve the card, assess risk, call the processor outside any transaction.
 // Each pipeline composes them and then records the outcome (recordAuthorisation).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { withDeadline, type AuthoriseOutcome, type AuthoriseRequest, type CardDetails, type CardFacts, type Connector, type Initiator, type StoredCredential } from '../../connectors/port.ts';
+import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, CardFacts, Connector, Initiator, StoredCredential } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
 import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
 import { findToken } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '../payments/record-authorisation.ts';
 import type { OrderDetails, PaymentSource } from '../payments/command.ts';
@@ -150,7 +151,7 @@ export async function decide(
   if (risk.action === 'reject') return { context, outcome: { status: 'refused', code: 'risk_rejected' } };
   const connector = connectorOf(deps, account);
   if (!connector) return { context, outcome: { status: 'refused', code: 'processor_error' } };
-  const outcome = await callConnector(deps, connector, {
+  const outcome = await askToAuthorise(deps, connector, {
     paymentId: payment.id,
     orderNo: order.orderNo,
     amount: order.amount,
@@ -185,8 +186,8 @@ function shopperOf(order: OrderDetails): AuthoriseRequest['shopper'] {
 }
 
 /** The processor's answer; no clear answer is `pending`, never success. */
-async function callConnector(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
-  const result = await withDeadline((signal) => connector.authorise({ ...request, signal }), deps.config.processor.callTimeoutMs);
+async function askToAuthorise(deps: Deps, connector: Connector, request: AuthoriseRequest): Promise<AuthoriseOutcome> {
+  const result = await callConnector(deps, (signal) => connector.authorise({ ...request, signal }));
   if (result.ok) return result.value;
   // No clear answer: the charge may or may not exist. Pending until the processor says.
   deps.log.warn({ paymentId: request.paymentId, connector: connector.name, kind: result.error.kind }, 'authorisation outcome unknown');

@@ -1,8 +1,17 @@
+// Every connector call goes through callConnector: under the core's deadline (the configured
+// ACQUIRO_CONNECTOR_TIMEOUT), with the signal handed to the connector, and, inside a fan-out, in
+// one of the fan-out's call slots.
+//
 // A fan-out of processor calls keeps to what the connector accepts at once (its
 // `maxCallsInFlight`, src/connectors/port.ts): a refund batch's wave asks about each connector's
 // refunds at most that many at a time, and a capture, void or review batch runs at most that many
-// lanes. The core never assumes a number of its own beyond the port's default.
-import { callLimitOf } from '../../connectors/port.ts';
+// lanes. The core never assumes a number of its own beyond the port's default. A call past its
+// deadline is answered `timeout` at once (the request or sweeper goes on, the outcome pending),
+// but its slot is held until the connector's own promise settles: at the deadline for a connector
+// that honours the signal, later for one that does not, so the processor never has more of our
+// calls at once than it accepts. A call that finds no slot free within one connector timeout is
+// not sent: `unavailable`, its outcome pending like any unknown one, for the sweeper to send.
+import { callLimitOf, err, withDeadline, type Result } from '../../connectors/port.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -26,4 +35,63 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, work:
 /** How many calls the connector of `account` accepts at once: the one its payments are taken on. */
 export function accountCallLimit(deps: Pick<Deps, 'connectors'>, account: Pick<AccountRow, 'connector'>): number {
   return callLimitOf(deps.connectors.get(account.connector));
+}
+
+/** The calls one fan-out may have in flight at once. */
+export interface CallSlots {
+  /** A slot, and how to give it back; null when none came free within `waitMs`. */
+  take(waitMs: number): Promise<(() => void) | null>;
+}
+
+/** `limit` slots (at least one): a slot given back goes to the longest waiting taker. */
+export function callSlots(limit: number): CallSlots {
+  let free = Math.max(1, limit);
+  const waiting: ((release: () => void) => void)[] = [];
+  const grant = (): (() => void) => {
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const next = waiting.shift();
+      if (next) next(grant());
+      else free += 1;
+    };
+  };
+  return {
+    take(waitMs) {
+      if (free > 0) {
+        free -= 1;
+        return Promise.resolve(grant());
+      }
+      return new Promise((resolve) => {
+        const taker = (release: () => void) => {
+          clearTimeout(timer);
+          resolve(release);
+        };
+        const timer = setTimeout(() => {
+          waiting.splice(waiting.indexOf(taker), 1);
+          resolve(null);
+        }, waitMs);
+        waiting.push(taker);
+      });
+    },
+  };
+}
+
+/** `deps` for the use cases a fan-out runs on `account`: their connector calls share its connector's slots. */
+export function inFanOut<D extends Pick<Deps, 'connectors'>>(deps: D, account: Pick<AccountRow, 'connector'>): D & { readonly calls: CallSlots } {
+  return { ...deps, calls: callSlots(accountCallLimit(deps, account)) };
+}
+
+/**
+ * One connector call: `call` is given the signal aborted at the deadline (the configured connector
+ * timeout); unanswered by then, or thrown, it is an error value (the outcome unknown, pending).
+ * Inside a fan-out (`deps.calls`), it first takes a slot, held until the connector's promise
+ * settles; none free within one connector timeout, the call is not made (`unavailable`).
+ */
+export async function callConnector<T>(deps: Pick<Deps, 'config' | 'calls'>, call: (signal: AbortSignal) => Promise<Result<T>>): Promise<Result<T>> {
+  const { callTimeoutMs } = deps.config.processor;
+  const release = deps.calls ? await deps.calls.take(callTimeoutMs) : undefined;
+  if (release === null) return err({ kind: 'unavailable', message: `no call slot came free within ${callTimeoutMs} ms: not sent` });
+  return withDeadline(call, callTimeoutMs, release);
 }

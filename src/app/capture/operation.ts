@@ -26,6 +26,7 @@ import { findPayment, lockPayment, transitionPayment, type PaymentChanges } from
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow, type SubscriptionRow } from '../../db/schema.ts';
 import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
@@ -125,21 +126,19 @@ async function askProcessor(deps: Deps, operation: PaymentOperationRow, payment:
     deps.log.error({ paymentId: payment.id, connector: payment.connector }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
-  const result = await send(connector, operation, payment).catch((error: unknown) => ({
-    ok: false as const,
-    error: { kind: 'network' as const, message: String(error) },
-  }));
+  // Under the deadline: unanswered by then, the outcome is unknown and the operation stays pending.
+  const result = await callConnector(deps, (signal) => send(connector, operation, payment, signal));
   if (result.ok) return result.value;
   deps.log.warn({ operationId: operation.id, kind: operation.kind, error: result.error.kind }, 'operation outcome unknown');
   return { status: 'unknown' };
 }
 
-function send(connector: Connector, operation: PaymentOperationRow, payment: PaymentRow) {
+function send(connector: Connector, operation: PaymentOperationRow, payment: PaymentRow, signal: AbortSignal) {
   const amount = { minor: operation.amount, currency: operation.currency };
   const reference = payment.connectorReference ?? '';
   return operation.kind === 'capture'
-    ? connector.capture({ paymentId: payment.id, reference, amount, operationId: operation.id })
-    : connector.cancel({ paymentId: payment.id, reference, amount });
+    ? connector.capture({ paymentId: payment.id, reference, amount, operationId: operation.id, signal })
+    : connector.cancel({ paymentId: payment.id, reference, amount, signal });
 }
 
 const POLL_MS = 5_000;

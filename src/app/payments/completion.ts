@@ -1,8 +1,10 @@
 // A payment that waited for a third party (3-D Secure, an APM provider) is completed by its
 // connector: the core passes on what the third party said and records what the connector
-// answers. No answer (an error, or a connector without that completion) leaves the payment
-// waiting: the shopper can answer again, and the expiry task fails it if nobody does.
+// answers, under the connector call's deadline. No answer (an error, none by the deadline, or a
+// connector without that completion) leaves the payment waiting: the shopper can answer again,
+// and the expiry task fails it if nobody does.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import type { Waiting } from './waiting.ts';
 
@@ -19,9 +21,9 @@ export async function connectorCompletion(
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind }, 'the connector cannot complete this payment');
     return undefined;
   }
-  const answer = await complete
-    .call(connector, { paymentId: payment.id, reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result })
-    .catch((error: unknown) => ({ ok: false as const, error: { kind: 'network' as const, message: String(error) } }));
+  const answer = await callConnector(deps, (signal) =>
+    complete.call(connector, { paymentId: payment.id, reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
+  );
   if (!answer.ok) {
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind: answer.error.kind }, 'completion outcome unknown');
     return undefined;

@@ -7,6 +7,7 @@ import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../../config.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
 import { leaseDuePayments, rescheduleCheck } from '../../db/repositories/payments.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordLaterOutcome } from './record-authorisation.ts';
 import { storedRisk } from './waiting.ts';
@@ -20,7 +21,9 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
   for (const payment of leased) {
     const connector = deps.connectors.get(payment.connector);
     const answer = connector
-      ? await connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}) })
+      ? await callConnector(deps, (signal) =>
+          connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}), signal }),
+        )
       : undefined;
     if (!answer?.ok || answer.value.status === 'pending') {
       // Asked again no sooner than the next window.

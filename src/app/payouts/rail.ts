@@ -26,7 +26,8 @@ export const POLL_MS = 5_000;
 export const RETURN_WINDOW_DAYS = 5;
 const FIRST_RETURN_CHECK_MS = 30_000;
 const RETURN_POLL_MS = 3_600_000;
-const CALL_TIMEOUT_MS = 10_000;
+/** A rail call's deadline: the connector timeout (ACQUIRO_CONNECTOR_TIMEOUT), at most 10 s, well inside the lease. */
+const MAX_CALL_TIMEOUT_MS = 10_000;
 
 export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
 
@@ -63,7 +64,7 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
   const result = await withDeadline(
     (signal) =>
       payout.railReference
-        ? rail.payoutStatus({ payoutId: payout.id, reference: payout.railReference })
+        ? rail.payoutStatus({ payoutId: payout.id, reference: payout.railReference, signal })
         : rail.createPayout({
             payoutId: payout.id,
             amount: { minor: payout.amountBeneficiaryReceives, currency: payout.paymentCurrency },
@@ -71,7 +72,7 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
             reference: request.reference ?? payout.shortReferenceId,
             signal,
           }),
-    CALL_TIMEOUT_MS,
+    Math.min(MAX_CALL_TIMEOUT_MS, deps.config.processor.callTimeoutMs),
   );
   if (result.ok) return result.value;
   deps.log.warn({ payoutId: payout.id, error: result.error.kind }, 'payout outcome unknown');

@@ -18,6 +18,7 @@ import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import { checkTimes } from '../clock/check-times.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { refundEventPayload } from './refund-answer.ts';
 
@@ -30,16 +31,19 @@ export async function askRefund(deps: Deps, refund: RefundRow, connectorName: st
     deps.log.error({ refundId: refund.id, connector: connectorName }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
-  const result = await (refund.connectorReference
-    ? connector.refundStatus({ refundId: refund.id, reference: refund.connectorReference })
-    : connector.refund({
-        paymentId: refund.paymentId,
-        reference: paymentReference ?? '',
-        refundId: refund.id,
-        amount: { minor: refund.amount, currency: refund.currency },
-        ...(refund.reason ? { reason: refund.reason } : {}),
-      })
-  ).catch((error: unknown) => ({ ok: false as const, error: { kind: 'network' as const, message: String(error) } }));
+  // Under the deadline: unanswered by then, the outcome is unknown and the refund stays pending.
+  const result = await callConnector(deps, (signal) =>
+    refund.connectorReference
+      ? connector.refundStatus({ refundId: refund.id, reference: refund.connectorReference, signal })
+      : connector.refund({
+          paymentId: refund.paymentId,
+          reference: paymentReference ?? '',
+          refundId: refund.id,
+          amount: { minor: refund.amount, currency: refund.currency },
+          ...(refund.reason ? { reason: refund.reason } : {}),
+          signal,
+        }),
+  );
   if (result.ok) return result.value;
   deps.log.warn({ refundId: refund.id, error: result.error.kind }, 'refund outcome unknown');
   return { status: 'unknown' };

@@ -13,7 +13,7 @@ import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim 
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { callLimitOf } from '../../connectors/port.ts';
-import { accountCallLimit, mapBounded } from '../batch/calls-in-flight.ts';
+import { accountCallLimit, callSlots, mapBounded } from '../batch/calls-in-flight.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
@@ -104,11 +104,14 @@ async function askAll(deps: Deps, claims: readonly ClaimedRefund[]): Promise<Ref
   const asked: RefundToRecord[] = new Array(claims.length);
   const byConnector = Map.groupBy(claims.map((claim, index) => ({ claim, index })), ({ claim }) => claim.connector);
   await Promise.all(
-    [...byConnector].map(([name, group]) =>
-      mapBounded(group, callLimitOf(deps.connectors.get(name)), async ({ claim, index }) => {
-        asked[index] = { claimed: claim.refund, answer: await askRefund(deps, claim.refund, claim.connector, claim.paymentReference) };
-      }),
-    ),
+    [...byConnector].map(([name, group]) => {
+      const limit = callLimitOf(deps.connectors.get(name));
+      // A call past its deadline keeps its slot until the connector lets go of it (callConnector).
+      const fanOut = { ...deps, calls: callSlots(limit) };
+      return mapBounded(group, limit, async ({ claim, index }) => {
+        asked[index] = { claimed: claim.refund, answer: await askRefund(fanOut, claim.refund, claim.connector, claim.paymentReference) };
+      });
+    }),
   );
   return asked;
 }

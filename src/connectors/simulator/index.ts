@@ -1,11 +1,12 @@
-// The sandbox processor. It decides by test card (cards.ts) and answers at once; an APM answers
+// The sandbox processor. It decides by test card (cards.ts) and answers at once (where a test
+// card or refund trigger makes it wait, it honours the call's abort signal); an APM answers
 // with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
 // keeps no state; the one thing it remembers is what a real processor would remember too: the
 // outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
 // query can find it, from any process and after a restart (memory.ts: a table of its own).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type OperationOutcome, type Result } from '../port.ts';
+import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type ConnectorError, type OperationOutcome, type Result } from '../port.ts';
 import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
 import { sandboxCardFacts } from './risk.ts';
@@ -70,8 +71,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
       case 'slow_later':
         // The request is on its way: a worker stopped meanwhile leaves the processor without it.
-        if (request.initiator === 'merchant') await sleep(options.slowCardDelayMs ?? behaviour.delayMs, undefined, request.signal ? { signal: request.signal } : {}).catch(() => {});
-        if (request.signal?.aborted) return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
+        if (request.initiator === 'merchant' && !(await arrives(options.slowCardDelayMs ?? behaviour.delayMs, request.signal))) return tooLate;
         return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
       case 'approve_first':
         if (request.initiator === 'merchant') return ok({ status: 'declined', reason: behaviour.later, reference: reference(request.paymentId) });
@@ -98,6 +98,16 @@ export function createSimulator(options: SimulatorOptions): Connector {
 
   const succeeded = (ref: string): Result<OperationOutcome> => ok({ status: 'succeeded', reference: ref });
 
+  /**
+   * Waits `ms` for a request on its way to the processor; false when the core's deadline aborted
+   * the call first (the processor never received it: a later call with the same id is the first).
+   */
+  async function arrives(ms: number, signal: AbortSignal | undefined): Promise<boolean> {
+    await sleep(ms, undefined, signal ? { signal } : {}).catch(() => {});
+    return !signal?.aborted;
+  }
+  const tooLate = err<ConnectorError>({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
+
   return {
     name: 'simulator',
     // The sandbox settles two days after capture and lets an uncaptured hold go after seven, on
@@ -111,7 +121,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
     refund: async (request) => {
       const delay = refundDelayMs(request, options.slowCardDelayMs);
-      if (delay > 0) await sleep(delay);
+      if (delay > 0 && !(await arrives(delay, request.signal))) return tooLate;
       return ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`));
     },
     paymentStatus: async (request) => {

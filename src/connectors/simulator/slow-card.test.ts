@@ -63,4 +63,20 @@ describe('the sandbox’s slow refund (refund_reason sandbox_slow)', () => {
     expect(took).toBeGreaterThanOrEqual(290);
     expect(took).toBeLessThan(10_000);
   });
+
+  it('ends at once, unsent, when the call is given up during the hold', async () => {
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(), 100);
+    const started = performance.now();
+    const result = await simulator('30').refund({
+      paymentId: 'T-slow-refund',
+      reference: 'sim_T-slow-refund',
+      refundId: 'RF-slow-aborted',
+      amount: { minor: 100, currency: 'USD' },
+      reason: 'sandbox_slow',
+      signal: deadline.signal,
+    });
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
 });

@@ -3,7 +3,7 @@
 // fields. The use cases (src/app/capture, cancel, refund, review) take one typed order each.
 import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { accountCallLimit } from '../../app/batch/calls-in-flight.ts';
+import { accountCallLimit, inFanOut } from '../../app/batch/calls-in-flight.ts';
 import type { OrderRef } from '../../app/batch/orders.ts';
 import { cancel } from '../../app/cancel/cancel.ts';
 import { capture } from '../../app/capture/capture.ts';
@@ -76,25 +76,27 @@ function keyed<Order extends OrderRef>(order: Order, scope: string | undefined, 
 }
 
 export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
+  const fanOut = inFanOut(deps, account);
   return runBatch(deps, account, body, {
     list: 'capture_orders',
     callLimit: accountCallLimit(deps, account),
     limit: CAPTURE_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(captureOrder.parse(entry)),
-    run: async (order, index) => outcomeFields('capture_status', outcomeOf(await capture(deps, account, keyed(order, scope, index)))),
+    run: async (order, index) => outcomeFields('capture_status', outcomeOf(await capture(fanOut, account, keyed(order, scope, index)))),
     refused: refusedFields('capture_status'),
   });
 }
 
 export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
+  const fanOut = inFanOut(deps, account);
   return runBatch(deps, account, body, {
     list: 'cancel_orders',
     callLimit: accountCallLimit(deps, account),
     limit: CANCEL_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(cancelOrder.parse(entry)),
-    run: async (order, index) => outcomeFields('cancel_status', outcomeOf(await cancel(deps, account, keyed(order, scope, index)))),
+    run: async (order, index) => outcomeFields('cancel_status', outcomeOf(await cancel(fanOut, account, keyed(order, scope, index)))),
     refused: refusedFields('cancel_status'),
   });
 }
@@ -114,13 +116,14 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
 }
 
 export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
+  const fanOut = inFanOut(deps, account);
   return runBatch(deps, account, body, {
     list: 'review_orders',
     callLimit: accountCallLimit(deps, account),
     limit: REVIEW_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'review_flag'],
     parse: reviewOrderOf,
-    run: async (order, index) => outcomeFields('review_status', await review(deps, account, keyed(order, scope, index))),
+    run: async (order, index) => outcomeFields('review_status', await review(fanOut, account, keyed(order, scope, index))),
     refused: refusedFields('review_status'),
   });
 }
