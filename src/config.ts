@@ -22,6 +22,7 @@ const Env = Type.Object({
   ACQUIRO_FINGERPRINT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{43,44}$' })),
   ACQUIRO_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   ACQUIRO_AUTH_FAILURE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
+  ACQUIRO_PORTAL_FAILURE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
   ACQUIRO_BUSY_IN_FLIGHT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
   ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
   ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
@@ -54,6 +55,7 @@ const HINTS: Record<string, string> = {
   ACQUIRO_FINGERPRINT_KEY: 'base64 of 32 bytes',
   ACQUIRO_RATE_LIMIT: 'requests per second per account',
   ACQUIRO_AUTH_FAILURE_LIMIT: 'failed authentications per client address per minute',
+  ACQUIRO_PORTAL_FAILURE_LIMIT: 'failed portal sign-ins per client address per minute',
   ACQUIRO_BUSY_IN_FLIGHT: 'a number of requests in flight',
   ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
   ACQUIRO_WORKERS: '"on" or "off"',
@@ -94,6 +96,8 @@ export interface Config {
   readonly rateLimitPerSecond: number;
   /** Failed authentications (unknown account, bad signature) per client address at once and per minute. */
   readonly authFailureLimit: number;
+  /** Failed portal sign-ins (the password step) per client address at once and per minute. */
+  readonly portalFailureLimit: number;
   /** Requests in flight from which the gateway shares them out per account. */
   readonly busyInFlight: number;
   readonly keyGraceHours: number;
@@ -204,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     fingerprintKey: relevant.ACQUIRO_FINGERPRINT_KEY ? decodeKey('ACQUIRO_FINGERPRINT_KEY', relevant.ACQUIRO_FINGERPRINT_KEY) : undefined,
     rateLimitPerSecond: Number(relevant.ACQUIRO_RATE_LIMIT ?? 200),
     authFailureLimit: Number(relevant.ACQUIRO_AUTH_FAILURE_LIMIT ?? 30),
+    portalFailureLimit: Number(relevant.ACQUIRO_PORTAL_FAILURE_LIMIT ?? 10),
     busyInFlight: Number(relevant.ACQUIRO_BUSY_IN_FLIGHT ?? 2 * Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10)),
     keyGraceHours: Number(relevant.ACQUIRO_KEY_GRACE_HOURS ?? 24),
     trustedProxies: (relevant.ACQUIRO_TRUSTED_PROXIES ?? '')

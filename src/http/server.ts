@@ -98,6 +98,6 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   payoutRoutes(app, deps);
   assetRoutes(app);
   openApiRoutes(app);
-  await app.register(portalPlugin(deps), { prefix: '/portal' });
+  await app.register(portalPlugin(deps, { gateways: () => presence.gateways }), { prefix: '/portal' });
   return { app, directory, presence, readiness };
 }

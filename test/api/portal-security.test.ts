@@ -1,6 +1,6 @@
 // The portal's defences over HTTP: CSRF tokens on every state change, posts from other sites,
-// the pages' security headers, XSS probes shown as text, and one merchant's staff refused
-// another merchant's ids exactly as unknown ones.
+// the pages' security headers, XSS probes shown as text, one merchant's staff refused another
+// merchant's ids exactly as unknown ones, and the budget of failed passwords per client address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
@@ -10,11 +10,18 @@ let merchantId: string;
 let otherMerchant: string;
 const PROBE = '<script>alert(1)</script>';
 beforeAll(async () => {
-  gw = await startTestGateway();
+  // A budget of 3 failed sign-ins per address (10 by default): fewer passwords to hash.
+  gw = await startTestGateway({ env: { ACQUIRO_PORTAL_FAILURE_LIMIT: '3' } });
   merchantId = (await gw.merchant({ name: `Shop ${PROBE}` })).credentials.merchant_id;
   otherMerchant = (await gw.merchant()).credentials.merchant_id;
 });
 afterAll(() => gw?.close());
+
+async function passwordStep(member: TestMember, password: string, remoteAddress?: string) {
+  const client = new PortalClient(gw.gateway.server.app, remoteAddress ? { remoteAddress } : {});
+  await client.get('/portal/sign-in');
+  return client.post('/portal/sign-in', { email: member.email, password });
+}
 
 const sessionsOf = async (member: TestMember) =>
   (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1', [member.userId]))[0]!.n;
@@ -104,5 +111,25 @@ describe('portal security', () => {
     expect(row).toEqual({ status: 'active', role: 'operator' });
     expect((await theirSession.get('/portal/transactions')).status).toBe(200);
     expect((await client.get('/portal/members')).body).not.toContain(theirs.email);
+  });
+
+  it('refuses an address past its budget of failed passwords, across members and even the right password; another address is unaffected', async () => {
+    const sprayer = '203.0.113.50';
+    // One common password tried on many members: each member fails once, far from its own lockout.
+    const members = await Promise.all(Array.from({ length: 4 }, () => createMember(gw, merchantId, 'viewer')));
+    for (const member of members.slice(0, 3)) expect((await passwordStep(member, 'Summer2026!!', sprayer)).status).toBe(401);
+    const spent = await passwordStep(members[3]!, 'Summer2026!!', sprayer);
+    const right = await passwordStep(members[0]!, members[0]!.password, sprayer);
+    for (const answer of [spent, right]) {
+      expect(answer.status).toBe(429);
+      // About 20 s: a budget of 3 a minute gives one failure back every 20 s.
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(15);
+      expect(Number(answer.headers['retry-after'])).toBeLessThanOrEqual(20);
+      expect(answer.body).toContain('Too many failed sign-ins from your network');
+      expect(String(answer.headers['set-cookie'] ?? '')).not.toContain('acquiro_portal=');
+    }
+    // The same refusal whoever is named and whatever the password: it tells nothing of either.
+    expect(right.body.replace(/value="[^"]*"/g, '')).toBe(spent.body.replace(/value="[^"]*"/g, ''));
+    expect((await passwordStep(members[0]!, members[0]!.password)).location).toBe('/portal/transactions');
   });
 });

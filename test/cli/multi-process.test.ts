@@ -1,7 +1,7 @@
 // Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
-// limit and an address's failed-authentication budget hold across both; a key revoked or a
+// limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a key revoked or a
 // merchant disabled is refused by both within a second; subscription cycles made due by the test
 // clock are charged once each by the two workers. The tests' merchants are made by this process on
 // the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a
@@ -233,6 +233,25 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     // more refill while the requests go), fewer when earlier tests of the file spent some.
     expect(refusedAs(401)).toBeLessThanOrEqual(34);
     expect(refusedAs(401) + refusedAs(429)).toBe(40);
+    for (const own of answers) expect(own).toContain(429);
+  });
+
+  it('holds an address’s budget of failed portal sign-ins across both gateways: each takes its part', async () => {
+    /** One wrong password through the sign-in form of the gateway at `url`: its CSRF cookie and token first. */
+    const wrongPassword = async (url: string, i: number) => {
+      const form = await fetch(`${url}/portal/sign-in`);
+      const cookie = form.headers.getSetCookie().map((line) => line.split(';')[0]).join('; ');
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())![1]!;
+      const body = new URLSearchParams({ _csrf: csrf, email: `nobody-${i}@shop.example`, password: 'Summer2026!!' });
+      return (await fetch(`${url}/portal/sign-in`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body, redirect: 'manual' })).status;
+    };
+    const answers: number[][] = [[], []];
+    // ACQUIRO_PORTAL_FAILURE_LIMIT's default 10, halved on each gateway: 5 each. Alone, each would
+    // answer all 6 of its own 401.
+    for (let i = 0; i < 12; i++) answers[i % 2]!.push(await wrongPassword(urls[i % 2]!, i));
+    const statuses = answers.flat();
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((s) => s === 401 || s === 429).length).toBe(12);
     for (const own of answers) expect(own).toContain(429);
   });
 });

@@ -70,8 +70,11 @@ export class PortalClient {
   readonly cookies = new Map<string, string>();
   csrf: string | undefined;
   readonly #app: FastifyInstance;
-  constructor(app: FastifyInstance) {
+  readonly #remoteAddress: string | undefined;
+  /** `remoteAddress`: the client address the gateway sees (127.0.0.1 by default). */
+  constructor(app: FastifyInstance, options: { remoteAddress?: string } = {}) {
     this.#app = app;
+    this.#remoteAddress = options.remoteAddress;
   }
 
   #cookieHeader(): string {
@@ -94,6 +97,7 @@ export class PortalClient {
       url: path,
       headers: { cookie: this.#cookieHeader(), ...(payload !== undefined ? { 'content-type': 'application/x-www-form-urlencoded' } : {}), ...headers },
       ...(payload !== undefined ? { payload } : {}),
+      ...(this.#remoteAddress !== undefined ? { remoteAddress: this.#remoteAddress } : {}),
     });
     this.#keep(response.headers);
     const token = /name="_csrf" value="([^"]+)"/.exec(response.body)?.[1];

@@ -8,7 +8,8 @@
 //   its live counter object, so requests that reach it in the same tick all read the final count).
 // - FailureLimiter: failed authentications (unknown account, wrong signature) per client address,
 //   a token bucket: `limit` failures at once, refilled at `limit` per minute. An empty bucket
-//   refuses the address's requests before their body is read or any account looked up.
+//   refuses the address's requests before their body is read or any account looked up. The
+//   portal's sign-in keeps one of its own for failed passwords (src/web/portal/auth-routes.ts).
 // - FairShare: while the gateway is busy (at least `busy` requests received and not answered), the
 //   requests it takes on are shared equally among the accounts competing for it now: one
 //   account's flood is refused with 429 before its handlers run, instead of queueing everyone

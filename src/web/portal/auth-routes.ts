@@ -1,6 +1,9 @@
 // Signing in and out: /portal/sign-in, /second-factor, /enrol, /set-password, /sign-out. Every
 // form posts back with its CSRF token (bound to the session, or to none before one exists); each
-// successful step sets a new session cookie.
+// successful step sets a new session cookie. Failed passwords are counted per member (the lockout,
+// src/app/portal/sign-in.ts) and per client address (the API's FailureLimiter, on the wall
+// clock): past the address's budget every password from it is refused, right or wrong, before any
+// member is looked up.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
@@ -8,11 +11,13 @@ import { PortalRefusal } from '../../app/portal/refusal.ts';
 import { confirmEnrolment, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
 import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
+import { FailureLimiter } from '../../http/plugins/rate-limit.ts';
 import type { Html } from '../html.ts';
 import { checkPost, formOf } from './guard.ts';
 import { narrowLayout } from './layout.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
+import type { PortalOptions } from './plugin.ts';
 
 const HOME = '/portal/transactions';
 
@@ -22,11 +27,19 @@ function enrolMode(open: OpenSession) {
   return { required: open.session.status === 'enrol', ...(signedIn ? { confirm: { current: open.member.totpSecret !== null } } : {}) };
 }
 
-export function authRoutes(app: FastifyInstance, deps: Deps): void {
+export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOptions): void {
   const page = (reply: FastifyReply, title: string, main: Html, status = 200) =>
     sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title, main, status }));
   const csrf = (request: FastifyRequest, reply: FastifyReply) => reply.generateCsrf({ userInfo: request.portal?.session.id ?? 'anonymous' });
   const post = { preHandler: checkPost(app, deps) };
+  // Each gateway holds its part of an address's budget, as for the API's failed authentications.
+  const failures = new FailureLimiter(() => Math.max(1, deps.config.portalFailureLimit / options.gateways()));
+  const now = () => deps.wallClock.now().getTime();
+  const tooMany = (request: FastifyRequest, reply: FastifyReply, email: string, retryAfter: number) => {
+    reply.header('retry-after', String(retryAfter));
+    const error = 'Too many failed sign-ins from your network: wait a moment and try again.';
+    return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), email, error }), 429);
+  };
 
   app.get('/', async (request, reply) => redirect(reply, request.portal ? HOME : '/portal/sign-in'));
 
@@ -39,8 +52,13 @@ export function authRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/sign-in', post, async (request, reply) => {
     const form = formOf(request);
     const email = (form.email ?? '').slice(0, 320);
+    const gate = failures.check(request.ip, now());
+    if (!gate.allowed) return tooMany(request, reply, email, gate.retryAfter);
     const result = await signIn(deps, { email, password: (form.password ?? '').slice(0, 1000), ip: request.ip });
     if (!result.ok) {
+      // Every refused password counts, a locked member's too; past the budget (a concurrent burst) the address's refusal.
+      const counted = failures.fail(request.ip, now());
+      if (!counted.allowed) return tooMany(request, reply, email, counted.retryAfter);
       const error = result.reason === 'locked' ? 'Too many failed attempts: this account is locked for 15 minutes.' : 'The e-mail or password is not right.';
       return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), email, error }), result.reason === 'locked' ? 429 : 401);
     }

@@ -25,8 +25,13 @@ import { transactionActionRoutes } from './pages/transaction-actions.ts';
 import { transactionRoutes } from './pages/transaction.ts';
 import { transactionsRoutes } from './pages/transactions.ts';
 
+export interface PortalOptions {
+  /** Gateways alive on this database: each holds its part of an address's sign-in failure budget. */
+  readonly gateways: () => number;
+}
+
 /** Registers the portal; give it `{ prefix: '/portal' }`. */
-export function portalPlugin(deps: Deps) {
+export function portalPlugin(deps: Deps, options: PortalOptions) {
   return async (app: FastifyInstance) => {
     await app.register(fastifyCookie);
     await app.register(fastifyCsrf, {
@@ -56,7 +61,7 @@ export function portalPlugin(deps: Deps) {
       sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title: 'Not found', main: html`<h1>Not found</h1><p>There is no such page.</p><p><a href="/portal">Back to the portal</a></p>`, status: 404 })),
     );
 
-    authRoutes(app, deps);
+    authRoutes(app, deps, options);
     accountRoutes(app, deps);
     transactionsRoutes(app, deps);
     membersRoutes(app, deps);

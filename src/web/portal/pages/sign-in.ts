@@ -2,6 +2,7 @@
 // once, and setting a password from a one-time link. Plain forms; no script needed.
 import { html, type Html } from '../../html.ts';
 import { csrfField } from '../layout.ts';
+import { qrCode } from '../qr.ts';
 
 function alert(text: string | undefined): Html | '' {
   return text ? html`<div class="alert" role="alert" id="form-error"><p>${text}</p></div>` : '';
@@ -38,7 +39,8 @@ ${csrfField(form.csrfToken)}
 export function enrolForm(form: { csrfToken: string; secret: string; uri: string; required: boolean; confirm?: { current: boolean }; error?: string }): Html {
   const grouped = form.secret.match(/.{1,4}/g)!.join(' ');
   return html`<h1>Set up two-step verification</h1>
-<p>${form.required ? 'Owners and admins protect the account with a second step at sign-in. ' : ''}Add this key to an authenticator app (any TOTP app: 6 digits, every 30 seconds), then enter the code it shows.</p>
+<p>${form.required ? 'Owners and admins protect the account with a second step at sign-in. ' : ''}Scan this code with an authenticator app (any TOTP app: 6 digits, every 30 seconds), or type the key below into it, then enter the code it shows.</p>
+${qrCode(form.uri, 'QR code of the setup link for your authenticator app')}
 <p><strong>Key</strong></p>
 <p class="secret-text" id="totp-secret">${grouped}</p>
 <details><summary>Setup link for apps that accept one</summary><p class="secret-text" id="totp-uri">${form.uri}</p></details>
