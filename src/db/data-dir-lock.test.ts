@@ -4,7 +4,6 @@
 // itself; a renewed lock is never taken. Lock files are written here by hand, their last renewal
 // set back in time, so the waits stay short. test/cli/data-dir-lock.test.ts runs real processes.
 import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../../test/support/temp.ts';
