@@ -1,74 +1,59 @@
 // Configuration comes from the environment, is checked once at start, and is typed from here on.
 // A bad value stops the start with a message that names the variable.
-import Type from 'typebox';
-import { Compile } from 'typebox/compile';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 
 /** A duration in seconds, with up to three decimals. */
-const SECONDS = '^(0|[1-9][0-9]{0,4})(\\.[0-9]{1,3})?$';
+const SECONDS = /^(0|[1-9][0-9]{0,4})(\.[0-9]{1,3})?$/;
+const POSTGRES_URL = /^postgres(ql)?:\/\//;
 
-const Env = Type.Object({
-  PORT: Type.Optional(Type.String({ pattern: '^[0-9]{1,5}$' })),
-  HOST: Type.Optional(Type.String({ minLength: 1 })),
-  ACQUIRO_MODE: Type.Optional(Type.Union([Type.Literal('sandbox'), Type.Literal('live')])),
-  ACQUIRO_DATA_DIR: Type.Optional(Type.String({ minLength: 1 })),
-  DATABASE_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  ACQUIRO_DB_POOL_SIZE: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,2}$' })),
-  DATABASE_PREPARED: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
-  DATABASE_DIRECT_URL: Type.Optional(Type.String({ pattern: '^postgres(ql)?://' })),
-  ACQUIRO_BASE_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$' })),
-  ACQUIRO_VAULT_KEYS: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$' })),
-  ACQUIRO_FINGERPRINT_KEY: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9+/=]{43,44}$' })),
-  ACQUIRO_RATE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
-  ACQUIRO_AUTH_FAILURE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
-  ACQUIRO_PORTAL_FAILURE_LIMIT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,6}$' })),
-  ACQUIRO_BUSY_IN_FLIGHT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
-  ACQUIRO_KEY_GRACE_HOURS: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$' })),
-  ACQUIRO_TRUSTED_PROXIES: Type.Optional(Type.String()),
-  ACQUIRO_WORKERS: Type.Optional(Type.Union([Type.Literal('on'), Type.Literal('off')])),
-  ACQUIRO_HEADERS_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
-  ACQUIRO_REQUEST_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
-  ACQUIRO_KEEP_ALIVE_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
-  ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,5}$' })),
-  ACQUIRO_METRICS_ALLOW: Type.Optional(Type.String()),
-  ACQUIRO_CONNECTOR_TIMEOUT: Type.Optional(Type.String({ pattern: SECONDS })),
-  ACQUIRO_DATA_DIR_LEASE: Type.Optional(Type.String({ pattern: SECONDS })),
-  ACQUIRO_SANDBOX_CARD_DELAY: Type.Optional(Type.String({ pattern: SECONDS })),
-  LOG_LEVEL: Type.Optional(
-    Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
-  ),
-});
+/**
+ * What each variable may hold, when set and not empty: a value matching `pattern`, or one of
+ * `oneOf`; `expected` says it in the error. A variable with neither takes any text. (A plain
+ * table, not a TypeBox schema: every `acquiro` command reads the configuration, and TypeBox is
+ * some 680 modules to load.)
+ */
+interface Variable {
+  readonly pattern?: RegExp;
+  readonly oneOf?: readonly string[];
+  readonly expected?: string;
+}
+
+const VARIABLES: Readonly<Record<string, Variable>> = {
+  PORT: { pattern: /^[0-9]{1,5}$/, expected: 'a port number' },
+  HOST: {},
+  ACQUIRO_MODE: { oneOf: ['sandbox', 'live'], expected: '"sandbox" or "live"' },
+  ACQUIRO_DATA_DIR: {},
+  DATABASE_URL: { pattern: POSTGRES_URL, expected: 'a postgres:// or postgresql:// URL' },
+  ACQUIRO_DB_POOL_SIZE: { pattern: /^[1-9][0-9]{0,2}$/, expected: 'a number of connections from 1 to 999' },
+  DATABASE_PREPARED: { oneOf: ['on', 'off'], expected: '"on" or "off" (off behind PgBouncer in transaction mode)' },
+  DATABASE_DIRECT_URL: { pattern: POSTGRES_URL, expected: 'a postgres:// or postgresql:// URL of the database itself, not of a pooler' },
+  ACQUIRO_BASE_URL: { pattern: /^https?:\/\/[^\s]+$/, expected: 'the public http(s) URL of the gateway' },
+  ACQUIRO_VAULT_KEYS: {
+    pattern: /^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$/,
+    expected: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
+  },
+  ACQUIRO_FINGERPRINT_KEY: { pattern: /^[A-Za-z0-9+/=]{43,44}$/, expected: 'base64 of 32 bytes' },
+  ACQUIRO_RATE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'requests per second per account' },
+  ACQUIRO_AUTH_FAILURE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'failed authentications per client address per minute' },
+  ACQUIRO_PORTAL_FAILURE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'failed portal sign-ins per client address per minute' },
+  ACQUIRO_BUSY_IN_FLIGHT: { pattern: /^[1-9][0-9]{0,5}$/, expected: 'a number of requests in flight' },
+  ACQUIRO_KEY_GRACE_HOURS: { pattern: /^[0-9]{1,4}$/, expected: 'hours a rotated secret key keeps working' },
+  ACQUIRO_TRUSTED_PROXIES: {},
+  ACQUIRO_WORKERS: { oneOf: ['on', 'off'], expected: '"on" or "off"' },
+  ACQUIRO_HEADERS_TIMEOUT: { pattern: SECONDS, expected: 'seconds, such as 10 or 2.5' },
+  ACQUIRO_REQUEST_TIMEOUT: { pattern: SECONDS, expected: 'seconds, such as 30 or 2.5' },
+  ACQUIRO_KEEP_ALIVE_TIMEOUT: { pattern: SECONDS, expected: 'seconds, such as 5 or 0.5' },
+  ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: { pattern: /^[1-9][0-9]{0,5}$/, expected: 'a number of connections from 1 to 999999' },
+  ACQUIRO_METRICS_ALLOW: {},
+  ACQUIRO_CONNECTOR_TIMEOUT: { pattern: SECONDS, expected: 'seconds, such as 30 or 12.5' },
+  ACQUIRO_DATA_DIR_LEASE: { pattern: SECONDS, expected: 'seconds, such as 10 or 2.5' },
+  ACQUIRO_SANDBOX_CARD_DELAY: { pattern: SECONDS, expected: 'seconds, such as 10 or 2.5' },
+  LOG_LEVEL: { oneOf: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], expected: 'one of fatal, error, warn, info, debug, trace, silent' },
+};
 
 /** Every variable loadConfig reads (.env.example must list each: test/unit/env-example.test.ts). */
-export const CONFIG_VARIABLES: readonly string[] = Object.keys(Env.properties);
-
-const HINTS: Record<string, string> = {
-  PORT: 'a port number',
-  ACQUIRO_MODE: '"sandbox" or "live"',
-  DATABASE_URL: 'a postgres:// or postgresql:// URL',
-  ACQUIRO_DB_POOL_SIZE: 'a number of connections from 1 to 999',
-  DATABASE_PREPARED: '"on" or "off" (off behind PgBouncer in transaction mode)',
-  DATABASE_DIRECT_URL: 'a postgres:// or postgresql:// URL of the database itself, not of a pooler',
-  ACQUIRO_BASE_URL: 'the public http(s) URL of the gateway',
-  ACQUIRO_VAULT_KEYS: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
-  ACQUIRO_FINGERPRINT_KEY: 'base64 of 32 bytes',
-  ACQUIRO_RATE_LIMIT: 'requests per second per account',
-  ACQUIRO_AUTH_FAILURE_LIMIT: 'failed authentications per client address per minute',
-  ACQUIRO_PORTAL_FAILURE_LIMIT: 'failed portal sign-ins per client address per minute',
-  ACQUIRO_BUSY_IN_FLIGHT: 'a number of requests in flight',
-  ACQUIRO_KEY_GRACE_HOURS: 'hours a rotated secret key keeps working',
-  ACQUIRO_WORKERS: '"on" or "off"',
-  ACQUIRO_HEADERS_TIMEOUT: 'seconds, such as 10 or 2.5',
-  ACQUIRO_REQUEST_TIMEOUT: 'seconds, such as 30 or 2.5',
-  ACQUIRO_KEEP_ALIVE_TIMEOUT: 'seconds, such as 5 or 0.5',
-  ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: 'a number of connections from 1 to 999999',
-  ACQUIRO_METRICS_ALLOW: '"off" or a comma-separated list of CIDR blocks allowed to read /metrics',
-  ACQUIRO_CONNECTOR_TIMEOUT: 'seconds, such as 30 or 12.5',
-  ACQUIRO_DATA_DIR_LEASE: 'seconds, such as 10 or 2.5',
-  ACQUIRO_SANDBOX_CARD_DELAY: 'seconds, such as 10 or 2.5',
-  LOG_LEVEL: 'one of fatal, error, warn, info, debug, trace, silent',
-};
+export const CONFIG_VARIABLES: readonly string[] = Object.keys(VARIABLES);
 
 export interface VaultKey {
   readonly id: string;
@@ -157,17 +142,13 @@ export function processorTimers(callTimeoutMs: number): ProcessorTimers {
 
 export class ConfigError extends Error {}
 
-const checkEnv = Compile(Env);
-
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const relevant = Object.fromEntries(
-    Object.keys(Env.properties)
-      .filter((name) => env[name] !== undefined && env[name] !== '')
-      .map((name) => [name, env[name]]),
-  );
-  for (const error of checkEnv.Errors(relevant)) {
-    const name = error.instancePath.split('/')[1] ?? '?';
-    throw new ConfigError(`${name} is invalid: expected ${HINTS[name] ?? error.message}`);
+  const relevant: Record<string, string> = {};
+  for (const [name, { pattern, oneOf, expected }] of Object.entries(VARIABLES)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if ((pattern && !pattern.test(value)) || (oneOf && !oneOf.includes(value))) throw new ConfigError(`${name} is invalid: expected ${expected}`);
+    relevant[name] = value;
   }
   const mode = (relevant.ACQUIRO_MODE as Config['mode'] | undefined) ?? 'sandbox';
   const port = Number(relevant.PORT ?? 8080);

@@ -74,8 +74,8 @@ function buildProgram(ctx: CommandContext): Command {
     });
 
   // src/cli/main.ts runs these two (they run until stopped); here they have their help. It lists the
-  // settings, which come with the configuration (config.ts checks them with TypeBox, too heavy to
-  // load for every `acquiro --help`): added when one of the two is chosen.
+  // settings, which come with the configuration (config.ts, which the other commands' help does
+  // not need): added when one of the two is chosen.
   const serve = program
     .command('serve')
     .description('run the gateway (as npm start does)')

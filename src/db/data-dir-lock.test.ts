@@ -3,11 +3,10 @@
 // lease the lock states has run out (LEASE_MS when it states none), whatever lease the taker has
 // itself; a renewed lock is never taken. Lock files are written here by hand, their last renewal
 // set back in time, so the waits stay short. test/cli/data-dir-lock.test.ts runs real processes.
-import { mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../test/support/temp.ts';
 import { acquireLock, LEASE_MS, lockPath, type HeldLock } from './data-dir-lock.ts';
 
 const held: HeldLock[] = [];
@@ -19,7 +18,7 @@ const nobodyAnswers = async () => false;
 const noop = () => {};
 
 function directory(): string {
-  return mkdtempSync(join(tmpdir(), 'acquiro-lock-'));
+  return tempDir('acquiro-lock-');
 }
 
 /** A lock left by an owner elsewhere, last renewed `ago` ms before now. */

@@ -66,33 +66,43 @@ describe('a fair share per account while the gateway is busy', () => {
     const flooder = await gw.merchant({ rateLimitPerSecond: 1_000_000 }); // the per-second budget is not what this test is about
     const other = await gw.merchant();
     const pay = async (client: SignedClient, orderNo: string) => {
-      const started = performance.now();
+      const sentAt = performance.now();
       const answer = await client.post('/v1/authorise', cardPayment(client.ids, { order_no: orderNo }), { remoteAddress: '198.51.100.30' });
-      return { status: answer.status, retryAfter: answer.headers['retry-after'], ms: performance.now() - started };
+      return { status: answer.status, retryAfter: answer.headers['retry-after'], sentAt, answeredAt: performance.now() };
     };
-    const alone: number[] = [];
-    for (let i = 0; i < 5; i++) alone.push((await pay(other, `ALONE-${i}`)).ms);
 
-    // 60 requests of one account kept in flight, while the other account pays one at a time.
+    // The other account has paid (its account is known to the gateway) when the flood starts.
+    for (let i = 0; i < 2; i++) expect((await pay(other, `BEFORE-${i}`)).status).toBe(200);
+
+    // One account keeps 60 requests in flight (each lane sends its next as soon as it is answered, a 429 too)
+    // for as long as the other account pays, one payment at a time. Bounded in time in case the
+    // payments never end (the worker runs the next test files in the same process).
     let flooding = true;
+    const stopAt = performance.now() + 60_000;
     let sent = 0;
-    const flood: { status: number; retryAfter: unknown }[] = [];
+    const flood: Awaited<ReturnType<typeof pay>>[] = [];
     const lane = async () => {
-      for (let i = 0; flooding && i < 15; i++) flood.push(await pay(flooder, `FLOOD-${sent++}`));
+      while (flooding && performance.now() < stopAt) flood.push(await pay(flooder, `FLOOD-${sent++}`));
     };
     const lanes = Array.from({ length: 60 }, lane);
-    const during: { status: number; ms: number }[] = [];
-    for (let i = 0; i < 6; i++) during.push(await pay(other, `DURING-${i}`));
-    flooding = false;
-    await Promise.all(lanes);
+    const during: Awaited<ReturnType<typeof pay>>[] = [];
+    try {
+      for (let i = 0; i < 6; i++) during.push(await pay(other, `DURING-${i}`));
+    } finally {
+      flooding = false;
+      await Promise.all(lanes);
+    }
 
     expect(during.map((a) => a.status)).toEqual(Array(6).fill(200));
     const refused = flood.filter((a) => a.status === 429);
     expect(refused.length).toBeGreaterThan(0);
     expect(refused.every((a) => Number(a.retryAfter) >= 1)).toBe(true);
     expect(flood.filter((a) => a.status !== 200 && a.status !== 429)).toEqual([]);
-    // Coarsely: the other account's payments are not held up by the whole flood queueing before them.
+    // The other account's payments do not queue behind the flood: while one is in flight, the
+    // flood gets a few payments done (its share), not one per lane as when every lane's request
+    // is ahead of it. Counted, not timed, so a slow machine does not change the verdict.
+    const floodServed = during.map((d) => flood.filter((f) => f.status === 200 && f.answeredAt > d.sentAt && f.answeredAt < d.answeredAt).length);
     const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-    expect(median(during.map((a) => a.ms))).toBeLessThan(20 * median(alone) + 3_000);
+    expect(median(floodServed)).toBeLessThan(20);
   }, 120_000);
 });

@@ -2,8 +2,7 @@
 // mode's honesty: no live merchant on the sandbox simulator, no start on data it cannot decrypt,
 // and no 500 for a configuration problem (an account whose connector this process lacks).
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -11,6 +10,7 @@ import { createGateway } from '../../src/gateway.ts';
 import { signedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { tempDir } from '../support/temp.ts';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ afterAll(() => gw?.close());
 const acquiro = (...argv: string[]) => runCommand(argv, gw.gateway.deps);
 const live = () => ({ ...gw.gateway.deps, config: { ...gw.gateway.deps.config, mode: 'live' as const } });
 const file = (content: string) => {
-  const path = join(mkdtempSync(join(tmpdir(), 'acquiro-creds-')), 'credentials.json');
+  const path = join(tempDir('acquiro-creds-'), 'credentials.json');
   writeFileSync(path, content, { mode: 0o600 });
   return path;
 };

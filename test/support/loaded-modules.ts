@@ -1,8 +1,8 @@
 // What a process loads: NODE_OPTIONS for a child that writes the URL of every module it loads to
 // a file, one a line, so a test can say that `acquiro --help` loads none of the gateway.
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './temp.ts';
 
 export interface ModuleLog {
   /** Environment for the child process. */
@@ -14,7 +14,7 @@ export interface ModuleLog {
 const ROOT = new URL('../../', import.meta.url).pathname;
 
 export function moduleLog(): ModuleLog {
-  const file = join(mkdtempSync(join(tmpdir(), 'acquiro-modules-')), 'loaded.txt');
+  const file = join(tempDir('acquiro-modules-'), 'loaded.txt');
   const hook =
     `import{registerHooks}from'node:module';import{appendFileSync}from'node:fs';` +
     `registerHooks({load(url,context,next){appendFileSync(${JSON.stringify(file)},url+'\\n');return next(url,context);}});`;

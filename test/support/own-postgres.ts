@@ -2,13 +2,14 @@
 // directory, started on a free port, and stopped and started again at will, as an operator's
 // restart or a crash of the database server would do to the gateways using it.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chownSync, rmSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './processes.ts';
+import { tempDir } from './temp.ts';
 
 const BIN = process.env.ACQUIRO_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const run = promisify(execFile);
@@ -39,7 +40,7 @@ export interface OwnPostgres {
 }
 
 export async function createOwnPostgres(): Promise<OwnPostgres> {
-  const home = mkdtempSync(join(tmpdir(), 'acquiro-pg-'));
+  const home = tempDir('acquiro-pg-');
   const dataDir = join(home, 'data');
   if (asRoot) chownSync(home, ...(await postgresIds()));
   const [initdb, initArgs] = command('initdb', ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C']);

@@ -3,11 +3,11 @@
 // pooled database that lands in the test's schema (connect_query sets the search_path on each
 // server connection, since PgBouncer refuses the `options` startup parameter).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './processes.ts';
+import { tempDir } from './temp.ts';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -22,7 +22,7 @@ export interface Bouncer {
 export async function startPgBouncer(upstream: string, schema: string): Promise<Bouncer> {
   if (!existsSync(PGBOUNCER)) throw new Error(`${PGBOUNCER} is missing: apt-get install pgbouncer (Debian 12 ships 1.18)`);
   const server = new URL(upstream);
-  const dir = mkdtempSync(join(tmpdir(), 'acquiro-pgbouncer-'));
+  const dir = tempDir('acquiro-pgbouncer-');
   const port = await freePort();
   writeFileSync(join(dir, 'userlist.txt'), `"${server.username}" ""\n`);
   writeFileSync(

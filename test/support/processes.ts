@@ -1,11 +1,12 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, cpSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
+import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openTestDatabase, TEST_DB, type TestDatabase } from './gateway.ts';
+import { tempDir } from './temp.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -45,7 +46,7 @@ export const QUICK_TIMERS: Readonly<Record<string, string>> = {
 };
 
 export function tempDataDir(): string {
-  return join(mkdtempSync(join(tmpdir(), 'acquiro-test-')), 'data');
+  return join(tempDir('acquiro-test-'), 'data');
 }
 
 const MIGRATIONS = join(ROOT, 'src/db/migrations');

@@ -3,12 +3,13 @@
 // gateway from JavaScript (import and require) under the machine's own Node and the project's
 // pinned Node 24, and from TypeScript compiled by `tsc --strict` with no type libraries at all.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
+import { tempDir } from '../../../test/support/temp.ts';
 
 const run = promisify(execFile);
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -43,7 +44,7 @@ beforeAll(async () => {
   const { credentials } = await gw.merchant();
   config = JSON.stringify({ baseUrl: url, merchantId: credentials.merchant_id, accountId: credentials.account_id, secretKey: credentials.secret_key });
 
-  const work = mkdtempSync(join(tmpdir(), 'acquiro-sdk-'));
+  const work = tempDir('acquiro-sdk-');
   const packed = await run('npm', ['pack', '--json', '--pack-destination', work], { cwd: PACKAGE, env: cleanEnv, maxBuffer: 16 << 20 });
   const [{ filename, files }] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as [{ filename: string; files: { path: string }[] }];
   // Only the built package travels: no TypeScript source, no tests.

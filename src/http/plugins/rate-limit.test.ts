@@ -19,12 +19,24 @@ describe('RateLimiter', () => {
 });
 
 describe('FairShare', () => {
-  /** A gateway kept busy (more requests pending than `busy`). */
+  /** A gateway kept busy (more requests pending than `busy`), their accounts known. */
   const busyShare = () => {
     const share = new FairShare(1);
-    for (let i = 0; i < 10; i++) share.arrive();
+    for (let i = 0; i < 10; i++) share.identified(share.arrive(0));
     return share;
   };
+
+  it('counts an account as competing while a request that may be its next is not identified yet', () => {
+    const share = busyShare();
+    share.admit('B', 0);
+    share.done('B', 100);
+    const next = share.arrive(150); // B's next request, its body still being read at 400 ms
+    const admitted = Array.from({ length: 20 }, (_, i) => share.admit('A', 400 + i)).filter(Boolean).length;
+    expect(admitted).toBeLessThanOrEqual(6);
+    // Once it is identified (B's or not), B, answered 300 ms before, no longer holds A back.
+    share.identified(next);
+    expect(share.admit('A', 420)).toBe(true);
+  });
 
   it('counts an account between two requests as competing: answered a moment ago', () => {
     const share = busyShare();

@@ -15,8 +15,9 @@
 //   account's flood is refused with 429 before its handlers run, instead of queueing everyone
 //   else behind it. Each account's share is counted over about the last second, decayed, and
 //   compared only with accounts still sending (a request in flight, or one admitted or answered in
-//   the last quarter second): an account that bursts right after another stopped is not refused for the
-//   other's past (a fixed per-second window did that). An account alone is never limited.
+//   the last quarter second, or just before a request not identified yet arrived): an account
+//   that bursts right after another stopped is not refused for the other's past (a fixed
+//   per-second window did that). An account alone is never limited.
 
 export interface RateVerdict {
   readonly allowed: boolean;
@@ -99,12 +100,24 @@ export class FailureLimiter {
 
 /**
  * An account still competes for the gateway when it has a request in flight, or had one admitted
- * or answered this recently (a client that sends its next request on each answer is between two).
+ * or answered this recently (a client that sends its next request on each answer is between two),
+ * or this long before the oldest request whose account is not known yet arrived: a busy gateway
+ * takes a while (most of a second on a loaded machine) to read a request and find its account,
+ * and the account's next request may be that one. Without this, a flood's requests were all
+ * admitted whenever the other account's next request took more than a quarter second to get
+ * there.
  */
 const COMPETING_MS = 250;
+/** How far back a request not identified yet keeps accounts competing (a slow upload takes long). */
+const WAITING_MS = 5_000;
 /** The time constant of each account's admitted-requests count: about the last second's. */
 const DECAY_MS = 1_000;
 const FLOOR = 5;
+
+/** A request received and not yet answered (`identified` once its account is known, `depart` when answered). */
+export interface Arrival {
+  readonly at: number;
+}
 
 interface Usage {
   /** Requests admitted, decayed exponentially: about those of the last DECAY_MS. */
@@ -118,6 +131,8 @@ interface Usage {
 export class FairShare {
   readonly #busy: number;
   #pending = 0;
+  /** Requests received whose account is not known yet, oldest first. */
+  readonly #waiting = new Set<Arrival>();
   readonly #usage = new Map<string, Usage>();
 
   /** The gateway is busy from `busy` requests received and not yet answered. */
@@ -126,13 +141,22 @@ export class FairShare {
   }
 
   /** A request arrived (before its body is read: its account is not known yet). */
-  arrive(): void {
+  arrive(now = performance.now()): Arrival {
     this.#pending += 1;
+    const arrival = { at: now };
+    this.#waiting.add(arrival);
+    return arrival;
+  }
+
+  /** The request's account is known (or it will not be admitted): it no longer waits. */
+  identified(arrival: Arrival): void {
+    this.#waiting.delete(arrival);
   }
 
   /** A request was answered or abandoned. */
-  depart(): void {
+  depart(arrival: Arrival): void {
     this.#pending = Math.max(0, this.#pending - 1);
+    this.#waiting.delete(arrival);
   }
 
   /**
@@ -146,10 +170,12 @@ export class FairShare {
     const mine = this.#usage.get(account) ?? { count: 0, at: now, inFlight: 0, active: now };
     const count = decayed(mine, now);
     if (this.#pending >= this.#busy && count >= FLOOR) {
+      // Accounts answered after this moment may have their next request among those waiting.
+      const since = Math.min(now, Math.max(this.#oldestWaiting() ?? now, now - WAITING_MS)) - COMPETING_MS;
       let others = 0;
       let total = 0;
       for (const [id, usage] of this.#usage) {
-        if (id === account || (usage.inFlight === 0 && now - usage.active >= COMPETING_MS)) continue;
+        if (id === account || (usage.inFlight === 0 && usage.active <= since)) continue;
         others += 1;
         total += decayed(usage, now);
       }
@@ -166,6 +192,11 @@ export class FairShare {
     if (!usage) return;
     usage.inFlight = Math.max(0, usage.inFlight - 1);
     usage.active = now;
+  }
+
+  #oldestWaiting(): number | undefined {
+    for (const arrival of this.#waiting) return arrival.at; // a Set iterates in insertion order: arrival order
+    return undefined;
   }
 
   #sweep(now: number): void {

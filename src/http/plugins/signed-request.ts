@@ -10,7 +10,7 @@ import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
 import { safeCanonicalString } from '../signature-hint.ts';
-import { FailureLimiter, FairShare, RateLimiter } from './rate-limit.ts';
+import { FailureLimiter, FairShare, RateLimiter, type Arrival } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
@@ -28,7 +28,7 @@ export interface SignedRequestOptions {
 declare module 'fastify' {
   interface FastifyRequest {
     /** Counted as pending by the fair share until it is answered. */
-    pendingShare?: boolean;
+    pendingShare?: Arrival | undefined;
     /** The account whose fair share this request holds until it is answered. */
     shareAccount?: string | undefined;
   }
@@ -73,22 +73,27 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
   app.decorateRequest('signing', null);
   app.addHook('onRequest', async (request) => {
     if (!operationOf(request)) return;
-    share.arrive();
-    request.pendingShare = true;
+    request.pendingShare = share.arrive();
   });
   app.addHook('preValidation', async (request) => {
     const operation = operationOf(request);
-    if (!operation || operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
-    const gate = failures.check(request.ip);
-    if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
+    if (!operation) return;
     try {
-      await verify(request, options.directory, options.explainSignatures === true);
-    } catch (error) {
-      if (error instanceof AppError && (error.codeName === 'account_not_found' || error.codeName === 'invalid_signature')) {
-        const counted = failures.fail(request.ip);
-        if (!counted.allowed) throw tooManyFailures(counted.retryAfter);
+      if (operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
+      const gate = failures.check(request.ip);
+      if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
+      try {
+        await verify(request, options.directory, options.explainSignatures === true);
+      } catch (error) {
+        if (error instanceof AppError && (error.codeName === 'account_not_found' || error.codeName === 'invalid_signature')) {
+          const counted = failures.fail(request.ip);
+          if (!counted.allowed) throw tooManyFailures(counted.retryAfter);
+        }
+        throw error;
       }
-      throw error;
+    } finally {
+      // Its account is known now (or it is refused, or a shopper's): the fair share stops waiting for it.
+      if (request.pendingShare) share.identified(request.pendingShare);
     }
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
@@ -106,12 +111,12 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     }
     request.shareAccount = account.id;
   });
-  const release = async (request: { pendingShare?: boolean | undefined; shareAccount?: string | undefined }) => {
+  const release = async (request: { pendingShare?: Arrival | undefined; shareAccount?: string | undefined }) => {
     if (request.shareAccount !== undefined) share.done(request.shareAccount);
     request.shareAccount = undefined;
     if (!request.pendingShare) return;
-    share.depart();
-    request.pendingShare = false;
+    share.depart(request.pendingShare);
+    request.pendingShare = undefined;
   };
   app.addHook('onResponse', release);
   app.addHook('onRequestAbort', release);
