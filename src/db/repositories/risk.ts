@@ -91,7 +91,8 @@ function riskFactsOf(ref: (field: RiskField) => string, velocity: (velocity: Vel
 /**
  * A statement that reads the facts from its parameters (starting after `offset`), in the text for
  * the counts they ask for (riskFactsForParams), named `name` and the counts: `base` builds the text
- * from the columns and the CTE that types the caps not asked, if any.
+ * from the columns and the CTE that types the parameters no count reads, if any (PostgreSQL
+ * leaves a CTE nothing refers to out of the plan).
  */
 export function byAskedVelocity(
   name: string,
