@@ -48,16 +48,20 @@ describe('the sandbox’s slow card', () => {
   });
 });
 
+/** A refund the sandbox holds (refund_reason sandbox_slow). */
+const slowRefund = (refundId: string, signal?: AbortSignal) => ({
+  paymentId: 'T-slow-refund',
+  reference: 'sim_T-slow-refund',
+  refundId,
+  amount: { minor: 100, currency: 'USD' },
+  reason: 'sandbox_slow',
+  ...(signal ? { signal } : {}),
+});
+
 describe('the sandbox’s slow refund (refund_reason sandbox_slow)', () => {
   it('holds the refund for ACQUIRO_SANDBOX_CARD_DELAY too, then refunds it', async () => {
     const started = performance.now();
-    const result = await simulator('0.3').refund({
-      paymentId: 'T-slow-refund',
-      reference: 'sim_T-slow-refund',
-      refundId: 'RF-slow',
-      amount: { minor: 100, currency: 'USD' },
-      reason: 'sandbox_slow',
-    });
+    const result = await simulator('0.3').refund(slowRefund('RF-slow'));
     const took = performance.now() - started;
     expect(result).toMatchObject({ ok: true, value: { status: 'succeeded' } });
     expect(took).toBeGreaterThanOrEqual(290);
@@ -68,14 +72,7 @@ describe('the sandbox’s slow refund (refund_reason sandbox_slow)', () => {
     const deadline = new AbortController();
     setTimeout(() => deadline.abort(), 100);
     const started = performance.now();
-    const result = await simulator('30').refund({
-      paymentId: 'T-slow-refund',
-      reference: 'sim_T-slow-refund',
-      refundId: 'RF-slow-aborted',
-      amount: { minor: 100, currency: 'USD' },
-      reason: 'sandbox_slow',
-      signal: deadline.signal,
-    });
+    const result = await simulator('30').refund(slowRefund('RF-slow-aborted', deadline.signal));
     expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
     expect(performance.now() - started).toBeLessThan(10_000);
   });
