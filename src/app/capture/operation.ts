@@ -165,10 +165,10 @@ interface OperationChange extends OperationRows {
   readonly paymentChanges?: PaymentChanges;
 }
 
-/** Records the processor's answer as one unit of work (src/db/unit-of-work.ts). */
 /** An operation as recorded, with the subscription its payment began (as it stands) when the payment moved: its event reports it. */
 type RecordedOperation = OperationResult & { readonly subscription?: SubscriptionRow | null };
 
+/** Records the processor's answer as one unit of work (src/db/unit-of-work.ts). */
 async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer: Answer): Promise<OperationResult> {
   const now = deps.clock.now();
   return runUnitOfWork<OperationRows, OperationChange, RecordedOperation>(deps.database, {
