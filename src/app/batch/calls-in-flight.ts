@@ -78,9 +78,9 @@ export function callSlots(limit: number): CallSlots {
   };
 }
 
-/** `deps` for the use cases a fan-out runs on `account`: their connector calls share its connector's slots. */
-export function inFanOut<D extends Pick<Deps, 'connectors'>>(deps: D, account: Pick<AccountRow, 'connector'>): D & { readonly calls: CallSlots } {
-  return { ...deps, calls: callSlots(accountCallLimit(deps, account)) };
+/** `deps` for the use cases a fan-out runs: their connector calls share `limit` slots (the connector's callLimitOf). */
+export function inFanOut<D>(deps: D, limit: number): D & { readonly calls: CallSlots } {
+  return { ...deps, calls: callSlots(limit) };
 }
 
 /**

@@ -13,7 +13,7 @@ import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim 
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { callLimitOf } from '../../connectors/port.ts';
-import { accountCallLimit, callSlots, mapBounded } from '../batch/calls-in-flight.ts';
+import { accountCallLimit, inFanOut, mapBounded } from '../batch/calls-in-flight.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
@@ -107,7 +107,7 @@ async function askAll(deps: Deps, claims: readonly ClaimedRefund[]): Promise<Ref
     [...byConnector].map(([name, group]) => {
       const limit = callLimitOf(deps.connectors.get(name));
       // A call past its deadline keeps its slot until the connector lets go of it (callConnector).
-      const fanOut = { ...deps, calls: callSlots(limit) };
+      const fanOut = inFanOut(deps, limit);
       return mapBounded(group, limit, async ({ claim, index }) => {
         asked[index] = { claimed: claim.refund, answer: await askRefund(fanOut, claim.refund, claim.connector, claim.paymentReference) };
       });

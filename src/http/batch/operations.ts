@@ -76,10 +76,11 @@ function keyed<Order extends OrderRef>(order: Order, scope: string | undefined, 
 }
 
 export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const fanOut = inFanOut(deps, account);
+  const callLimit = accountCallLimit(deps, account);
+  const fanOut = inFanOut(deps, callLimit);
   return runBatch(deps, account, body, {
     list: 'capture_orders',
-    callLimit: accountCallLimit(deps, account),
+    callLimit,
     limit: CAPTURE_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(captureOrder.parse(entry)),
@@ -89,10 +90,11 @@ export async function captureBatch(deps: Deps, account: AccountRow, body: Record
 }
 
 export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const fanOut = inFanOut(deps, account);
+  const callLimit = accountCallLimit(deps, account);
+  const fanOut = inFanOut(deps, callLimit);
   return runBatch(deps, account, body, {
     list: 'cancel_orders',
-    callLimit: accountCallLimit(deps, account),
+    callLimit,
     limit: CANCEL_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount'],
     parse: (entry) => orderRef(cancelOrder.parse(entry)),
@@ -116,10 +118,11 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
 }
 
 export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const fanOut = inFanOut(deps, account);
+  const callLimit = accountCallLimit(deps, account);
+  const fanOut = inFanOut(deps, callLimit);
   return runBatch(deps, account, body, {
     list: 'review_orders',
-    callLimit: accountCallLimit(deps, account),
+    callLimit,
     limit: REVIEW_LIMIT,
     echo: ['transaction_id', 'order_no', 'currency', 'amount', 'review_flag'],
     parse: reviewOrderOf,
