@@ -19,6 +19,14 @@
 //   that bursts right after another stopped is not refused for the other's past (a fixed
 //   per-second window did that). An account alone is never limited.
 
+/**
+ * One gateway's part of a limit held across the `gateways` alive (at least 1 each): a balancer that
+ * spreads requests evenly gives the account, or the address, `limit` in all.
+ */
+export function gatewayShare(limit: number, gateways: number): number {
+  return Math.max(1, limit / gateways);
+}
+
 export interface RateVerdict {
   readonly allowed: boolean;
   /** Seconds until a request would be allowed again, for Retry-After. */

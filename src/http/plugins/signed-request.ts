@@ -10,7 +10,7 @@ import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBody } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
 import { safeCanonicalString } from '../signature-hint.ts';
-import { FailureLimiter, FairShare, RateLimiter, type Arrival } from './rate-limit.ts';
+import { FailureLimiter, FairShare, gatewayShare, RateLimiter, type Arrival } from './rate-limit.ts';
 
 export interface SignedRequestOptions {
   readonly directory: AccountDirectory;
@@ -68,7 +68,7 @@ async function verify(request: FastifyRequest, directory: AccountDirectory, expl
 export function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): void {
   const limiter = new RateLimiter();
   // Each gateway holds its part of an address's failure budget, as of an account's rate limit.
-  const failures = new FailureLimiter(() => Math.max(1, options.authFailureLimit / (options.gateways?.() ?? 1)));
+  const failures = new FailureLimiter(() => gatewayShare(options.authFailureLimit, options.gateways?.() ?? 1));
   const share = new FairShare(options.busyInFlight);
   app.decorateRequest('signing', null);
   app.addHook('onRequest', async (request) => {
@@ -97,8 +97,7 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     }
     const account = request.signing!.account;
     const limit = account.rateLimitPerSecond ?? options.defaultRateLimit;
-    // This gateway's part: a balancer that spreads requests evenly gives the account `limit` in all.
-    const verdict = limiter.take(account.id, Math.max(1, limit / (options.gateways?.() ?? 1)));
+    const verdict = limiter.take(account.id, gatewayShare(limit, options.gateways?.() ?? 1));
     if (!verdict.allowed) {
       throw new AppError('rate_limited', `more than ${limit} requests per second for this account`, {
         headers: { 'retry-after': String(verdict.retryAfter) },

@@ -11,7 +11,7 @@ import { PortalRefusal } from '../../app/portal/refusal.ts';
 import { confirmEnrolment, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
 import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
-import { FailureLimiter } from '../../http/plugins/rate-limit.ts';
+import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
 import type { Html } from '../html.ts';
 import { checkPost, formOf } from './guard.ts';
 import { narrowLayout } from './layout.ts';
@@ -33,7 +33,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
   const csrf = (request: FastifyRequest, reply: FastifyReply) => reply.generateCsrf({ userInfo: request.portal?.session.id ?? 'anonymous' });
   const post = { preHandler: checkPost(app, deps) };
   // Each gateway holds its part of an address's budget, as for the API's failed authentications.
-  const failures = new FailureLimiter(() => Math.max(1, deps.config.portalFailureLimit / options.gateways()));
+  const failures = new FailureLimiter(() => gatewayShare(deps.config.portalFailureLimit, options.gateways()));
   const now = () => deps.wallClock.now().getTime();
   const tooMany = (request: FastifyRequest, reply: FastifyReply, email: string, retryAfter: number) => {
     reply.header('retry-after', String(retryAfter));
