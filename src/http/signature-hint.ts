@@ -1,19 +1,22 @@
 // In the sandbox, a refused signature says what the gateway signed, so that a developer can diff
 // it against the string their own code built. Never in live mode. Card numbers are masked as in
 // answers (411111******1111) and the CVC is left out: an answer never carries either in clear.
-import { maskFrom } from '../domain/card.ts';
+import { maskPan } from '../domain/card.ts';
+import { maskCardNumbers } from '../domain/card-in-text.ts';
 import { canonicalString, type SignedBody, type SignedNode } from '../domain/signature.ts';
 
-/** Every run of 12 to 19 digits (spaces or dashes between them allowed) is taken for a card number. */
-const CARD_LIKE = /\d(?:[ -]?\d){11,18}/g;
+/** Fewer digits than this in `card` is no card number, and masking it would hide the mistake. */
+const SHORTEST_CARD = 12;
 
+// The `card` field is masked whatever it holds; elsewhere only what is a card number (a brand's
+// prefix and length, a valid Luhn digit) is, by the rule free text is stored under. So an order
+// number that happens to hold a long run of digits still reads as the developer sent it.
 function masked(node: SignedNode, key: string): SignedNode {
   if (key === 'security_code') return undefined;
   if (typeof node === 'string') {
-    return node.replace(CARD_LIKE, (run) => {
-      const digits = run.replace(/\D/g, '');
-      return maskFrom(digits.slice(0, 6), digits.slice(-4), digits.length);
-    });
+    const digits = node.replace(/\D/g, '');
+    if (key === 'card' && digits.length >= SHORTEST_CARD) return maskPan(digits);
+    return maskCardNumbers(node);
   }
   if (Array.isArray(node)) return node.map((child) => masked(child, key));
   if (node && typeof node === 'object') {

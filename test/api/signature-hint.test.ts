@@ -25,13 +25,20 @@ const WRONG = 'ab'.repeat(32);
 describe('a refused signature', () => {
   it('in the sandbox, says which canonical string the gateway computed, with the card masked and no CVC', async () => {
     const shop = await sandbox.merchant();
-    const body = cardPayment(shop.ids, { card: '4111111111111111', security_code: '737', note: 'for 5555 5555 5555 4444' });
+    // The order number's digits are no card number (a Visa prefix, but 15 digits): they stay as sent.
+    const body = cardPayment(shop.ids, {
+      card: '4111111111111111',
+      security_code: '737',
+      note: 'for 5555 5555 5555 4444',
+      order_no: 'ORD-c55673b5-0b5e-4485-9113-7365482c9ab4',
+    });
     const answer = await shop.post('/v1/authorise', { ...body, encryption_data: WRONG });
     expect(answer.status).toBe(401);
     const info = answer.body.result_info as string;
     const expected = canonicalString({ ...body, card: '411111******1111', security_code: undefined, note: 'for 555555******4444' } as never);
     expect(info).toBe(`4401:encryption_data does not match the body; sandbox: the gateway signed "${expected}" (card masked, security_code left out)`);
     expect(info).toContain('card=411111******1111&');
+    expect(info).toContain('order_no=ORD-c55673b5-0b5e-4485-9113-7365482c9ab4"');
     expect(answer.raw).not.toMatch(/4111111111111111|5555 5555 5555 4444|5555555555554444|security_code=|=737/);
     expect(answer.signed).toBe(true);
   });
