@@ -177,5 +177,18 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
       expect(typeof created.ok).toBe('boolean');
       expect(typeof (await payouts.payoutStatus({ payoutId: 'PO-unknown' })).ok).toBe('boolean');
     });
+
+    it.runIf(Boolean(connector.disputes))('answers a dispute poll with reports the core can place and a cursor to start the next from', async () => {
+      const first = await connector.disputes!({ cursor: null, signal: new AbortController().signal });
+      if (!first.ok) return;
+      expect(typeof first.value.cursor).toBe('string');
+      for (const report of first.value.reports) {
+        expect(report).toMatchObject({ disputeId: expect.any(String), paymentReference: expect.any(String), reasonCode: expect.any(String), at: expect.any(Date) });
+        expect(['opened', 'reversed']).toContain(report.stage);
+        expect(Number.isSafeInteger(report.amount.minor) && report.amount.minor > 0).toBe(true);
+      }
+      // Its own cursor is one it reads again.
+      expect(typeof (await connector.disputes!({ cursor: first.value.cursor, signal: new AbortController().signal })).ok).toBe('boolean');
+    });
   });
 }

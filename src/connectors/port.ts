@@ -136,6 +136,38 @@ export type OperationOutcome =
   | { readonly status: 'pending'; readonly reference: string }
   | { readonly status: 'failed'; readonly reason: string; readonly reference?: string };
 
+/**
+ * What the acquirer reports about a dispute (chargeback) of a captured payment: `opened` (the
+ * shopper's bank took the amount back) or `reversed` (the merchant won: the amount comes back).
+ */
+export interface DisputeReport {
+  /** The acquirer's id of the dispute: with the connector and the stage, what makes a report the same one again. */
+  readonly disputeId: string;
+  /** The payment's reference at the processor (the `reference` its authorisation answered). */
+  readonly paymentReference: string;
+  readonly stage: 'opened' | 'reversed';
+  readonly amount: Money;
+  /** The card network's reason code (Visa's `10.4`: fraud, card absent). */
+  readonly reasonCode: string;
+  readonly reason?: string;
+  /** When the acquirer says it happened. */
+  readonly at: Date;
+}
+
+/** Asks for the dispute reports after `cursor` (null: from the first the acquirer keeps). */
+export interface DisputesRequest {
+  /** What the connector answered last time, kept by the core; opaque to it. */
+  readonly cursor: string | null;
+  readonly signal: AbortSignal;
+}
+
+export interface DisputeReports {
+  /** In the order they happened: an `opened` before the `reversed` of the same dispute. */
+  readonly reports: readonly DisputeReport[];
+  /** Where the next poll starts: stored by the core with the reports, in one transaction. */
+  readonly cursor: string;
+}
+
 /** Person fields an APM may require (the `person` object of the APM request). */
 export type PersonField = 'document_type' | 'document_number' | 'email';
 export type ApmType = 'redirect' | 'bank_redirect' | 'voucher' | 'wallet';
@@ -271,6 +303,11 @@ export interface Connector {
   completeRedirect?(request: CompletionRequest & { readonly result: AuthenticationResult }): Promise<Result<AuthoriseOutcome>>;
   /** Its payout rail, when it pays out. */
   readonly payouts?: PayoutPort;
+  /**
+   * The disputes its acquirer reported since `cursor`, when it reports them by polling (the
+   * `poll-disputes` task asks; docs/connectors.md, Disputes). Stateless: the cursor is the core's.
+   */
+  disputes?(request: DisputesRequest): Promise<Result<DisputeReports>>;
 }
 
 /**

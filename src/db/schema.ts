@@ -8,13 +8,16 @@ import { PAYOUT_MACHINE, type PayoutStatus } from '../domain/payouts/status.ts';
 import type { PayoutFeeSchedule } from '../domain/payouts/fees.ts';
 import type { OrderRecord } from '../domain/order.ts';
 import { PAYMENT_MACHINE, type PaymentStatus } from '../domain/payment.ts';
+import { DISPUTE_MACHINE, type DisputeStatus } from '../domain/disputes.ts';
 import { statesSql, type StateMachine } from '../domain/state-machine.ts';
 import { sql } from 'drizzle-orm';
 import { bigint, bigserial, boolean, check, date, integer, jsonb, pgTable, primaryKey, text, timestamp, unique } from 'drizzle-orm/pg-core';
 import { CHARGE_MACHINE, SUBSCRIPTION_MACHINE, type ChargeStatus, type DunningSettings, type SubscriptionStatus } from '../domain/subscriptions/subscription.ts';
 import type { Interval } from '../domain/subscriptions/schedule.ts';
 
-const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+/** A point in time (timestamptz), read as a Date. */
+const time = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => time('created_at').notNull().defaultNow();
 const money = (name: string) => bigint(name, { mode: 'number' });
 
 export const merchants = pgTable('merchants', {
@@ -53,7 +56,7 @@ export const accountKeys = pgTable('account_keys', {
   secretCiphertext: text('secret_ciphertext').notNull(),
   vaultKeyId: text('vault_key_id').notNull(),
   createdAt: createdAt(),
-  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+  expiresAt: time('expires_at'),
 });
 
 export const accountIps = pgTable(
@@ -124,19 +127,19 @@ export const payments = pgTable('payments', {
   networkTransactionId: text('network_transaction_id'),
   version: integer('version').notNull().default(0),
   /** The injected clock's time of the claim, never a database default (0010): expiry counts from it. */
-  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull().defaultNow(),
   /** When a payment waiting for the shopper (requires_redirect) is given up as abandoned (0005). */
-  expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }),
+  expiresAt: time('expires_at'),
   /**
    * When a sweeper next looks at a pending payment (0008): wall time while processing (and then its
    * lease too), business time while waiting for the shopper (src/db/repositories/leases.ts).
    */
-  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }),
+  nextCheckAt: time('next_check_at'),
   /** The subscription this payment created (its recurring_id) (0012). */
   subscriptionId: text('subscription_id'),
   /** A business-time sweeper's lease, wall time (0018). */
-  leasedUntil: timestamp('leased_until', { withTimezone: true, mode: 'date' }),
+  leasedUntil: time('leased_until'),
   /**
    * 0020: the order key (OrderRef.requestKey) of the keyed /v1/review request that approved this
    * payment on a manual-capture account, the one decision that claims no payment_operations row.
@@ -155,7 +158,7 @@ export const ledgerEntries = pgTable('ledger_entries', {
   paymentId: text('payment_id'),
   referenceId: text('reference_id'),
   /** The injected clock's time of the movement (0010): what settlement compares with its cutoff. */
-  bookedAt: timestamp('booked_at', { withTimezone: true, mode: 'date' }).notNull(),
+  bookedAt: time('booked_at').notNull(),
   createdAt: createdAt(),
 });
 
@@ -167,7 +170,7 @@ export const accountBalances = pgTable(
     currency: text('currency').notNull(),
     available: money('available').notNull().default(0),
     reserved: money('reserved').notNull().default(0),
-    updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: time('updated_at').notNull().defaultNow(),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.currency] })],
 );
@@ -184,10 +187,10 @@ export const events = pgTable('events', {
   deliveryStatus: text('delivery_status').$type<DeliveryStatus>().notNull().default('pending'),
   attempts: integer('attempts').notNull().default(0),
   failures: integer('failures').notNull().default(0),
-  nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
-  lockedUntil: timestamp('locked_until', { withTimezone: true, mode: 'date' }),
+  nextAttemptAt: time('next_attempt_at'),
+  lockedUntil: time('locked_until'),
   leaseToken: text('lease_token'),
-  deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+  deliveredAt: time('delivered_at'),
 });
 
 export const riskBlocklist = pgTable('risk_blocklist', {
@@ -208,7 +211,7 @@ export const notificationAttempts = pgTable('notification_attempts', {
   attempt: integer('attempt').notNull(),
   trigger: text('trigger').$type<'schedule' | 'replay'>().notNull(),
   notifyTime: bigint('notify_time', { mode: 'number' }).notNull(),
-  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+  startedAt: time('started_at').notNull(),
   outcome: text('outcome').$type<AttemptOutcome>().notNull().default('sending'),
   httpStatus: integer('http_status'),
   latencyMs: integer('latency_ms'),
@@ -232,9 +235,9 @@ export const paymentOperations = pgTable('payment_operations', {
   connectorReference: text('connector_reference'),
   failureReason: text('failure_reason'),
   attempts: integer('attempts').notNull().default(0),
-  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
+  nextCheckAt: time('next_check_at').notNull(),
   createdAt: createdAt(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: time('updated_at').notNull().defaultNow(),
   /** 0019: the key of a keyed request's order (Idempotency-Key's scope and the order's position), unique per account. */
   requestKey: text('request_key'),
 }, () => [statusCheck('payment_operations', OPERATION_MACHINE)]);
@@ -251,10 +254,10 @@ export const refunds = pgTable('refunds', {
   resultCode: text('result_code'),
   resultMessage: text('result_message'),
   attempts: integer('attempts').notNull().default(0),
-  nextCheckAt: timestamp('next_check_at', { withTimezone: true, mode: 'date' }).notNull(),
-  settledAt: timestamp('settled_at', { withTimezone: true, mode: 'date' }),
+  nextCheckAt: time('next_check_at').notNull(),
+  settledAt: time('settled_at'),
   createdAt: createdAt(),
-  updatedAt: timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  updatedAt: time('updated_at').notNull().defaultNow(),
   /** 0019: the key of a keyed request's order (Idempotency-Key's scope and the order's position), unique per account. */
   requestKey: text('request_key'),
 }, () => [statusCheck('refunds', REFUND_MACHINE)]);
@@ -278,7 +281,7 @@ export const idempotencyKeys = pgTable(
     /** 0019: the presence id of the process running the request, while it runs; null once released. */
     holder: text('holder'),
     /** 0019: wall time until which the holder's claim stands unless its process stops beating. */
-    heldUntil: timestamp('held_until', { withTimezone: true, mode: 'date' }),
+    heldUntil: time('held_until'),
     /** 0019: drawn once per key; the request's orders are claimed under `scope:position`. */
     scope: text('scope').notNull(),
   },
@@ -290,15 +293,14 @@ export const checkoutSessions = pgTable('checkout_sessions', {
   id: text('id').primaryKey(),
   accountId: text('account_id').notNull(),
   paymentId: text('payment_id').notNull(),
-  handoffExpiresAt: timestamp('handoff_expires_at', { withTimezone: true, mode: 'date' }).notNull(),
-  handedOffAt: timestamp('handed_off_at', { withTimezone: true, mode: 'date' }),
+  handoffExpiresAt: time('handoff_expires_at').notNull(),
+  handedOffAt: time('handed_off_at'),
   attempts: integer('attempts').notNull().default(0),
   lastResultCode: text('last_result_code'),
   createdAt: createdAt(),
 });
 export type CheckoutSessionRow = typeof checkoutSessions.$inferSelect;
 
-const clockTime = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
 
 // 0012_subscriptions: recurring contracts and each attempt at their charges (docs/subscriptions.md).
 export const subscriptions = pgTable('subscriptions', {
@@ -315,7 +317,7 @@ export const subscriptions = pgTable('subscriptions', {
   promotionCycles: integer('promotion_cycles').notNull(),
   contractStart: date('contract_start', { mode: 'string' }),
   contractEnd: date('contract_end', { mode: 'string' }),
-  anchorAt: clockTime('anchor_at').notNull(),
+  anchorAt: time('anchor_at').notNull(),
   firstAmount: money('first_amount').notNull(),
   contractAmount: money('contract_amount').notNull(),
   currency: text('currency').notNull(),
@@ -327,12 +329,12 @@ export const subscriptions = pgTable('subscriptions', {
   cyclesPaid: integer('cycles_paid').notNull().default(1),
   nextCycle: integer('next_cycle').notNull().default(2),
   nextAttempt: integer('next_attempt').notNull().default(1),
-  nextDueAt: clockTime('next_due_at'),
-  nextChargeAt: clockTime('next_charge_at'),
-  lockedUntil: clockTime('locked_until'),
-  endedAt: clockTime('ended_at'),
-  createdAt: clockTime('created_at').notNull(),
-  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+  nextDueAt: time('next_due_at'),
+  nextChargeAt: time('next_charge_at'),
+  lockedUntil: time('locked_until'),
+  endedAt: time('ended_at'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull().defaultNow(),
 }, () => [statusCheck('subscriptions', SUBSCRIPTION_MACHINE)]);
 
 export const subscriptionCharges = pgTable('subscription_charges', {
@@ -348,11 +350,11 @@ export const subscriptionCharges = pgTable('subscription_charges', {
   paymentId: text('payment_id'),
   resultCode: text('result_code'),
   resultMessage: text('result_message'),
-  dueAt: clockTime('due_at').notNull(),
-  nextCheckAt: clockTime('next_check_at'),
+  dueAt: time('due_at').notNull(),
+  nextCheckAt: time('next_check_at'),
   attempts: integer('attempts').notNull().default(0),
-  createdAt: clockTime('created_at').notNull(),
-  updatedAt: clockTime('updated_at').notNull().defaultNow(),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull().defaultNow(),
 }, () => [statusCheck('subscription_charges', CHARGE_MACHINE)]);
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;
@@ -389,11 +391,11 @@ export const payouts = pgTable(
     notifyUrl: text('notify_url'),
     attempts: integer('attempts').notNull().default(0),
     /** The rail task's due time, business time (docs/payouts.md, Statuses). */
-    nextCheckAt: clockTime('next_check_at'),
-    createdAt: clockTime('created_at').notNull(),
-    updatedAt: clockTime('updated_at').notNull(),
+    nextCheckAt: time('next_check_at'),
+    createdAt: time('created_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
     /** The rail task's lease, wall time (0018, src/db/repositories/leases.ts). */
-    leasedUntil: clockTime('leased_until'),
+    leasedUntil: time('leased_until'),
   },
   (t) => [unique('payouts_request').on(t.accountId, t.requestId), statusCheck('payouts', PAYOUT_MACHINE)],
 );
@@ -407,7 +409,7 @@ export const fxRates = pgTable(
     sourceCurrency: text('source_currency').notNull(),
     paymentCurrency: text('payment_currency').notNull(),
     rate: text('rate').notNull(),
-    updatedAt: clockTime('updated_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.sourceCurrency, t.paymentCurrency] })],
 );
@@ -417,7 +419,7 @@ export const sandboxClock = pgTable('sandbox_clock', {
   id: boolean('id').primaryKey().default(true),
   offsetMs: bigint('offset_ms', { mode: 'number' }).notNull().default(0),
   /** The wall-clock time of the last advance (the database's own clock). */
-  advancedAt: timestamp('advanced_at', { withTimezone: true, mode: 'date' }),
+  advancedAt: time('advanced_at'),
 });
 
 // Many processes on one database (0016_many_processes.sql): who is running, and the version of
@@ -425,8 +427,8 @@ export const sandboxClock = pgTable('sandbox_clock', {
 export const processHeartbeats = pgTable('process_heartbeats', {
   id: text('id').primaryKey(),
   role: text('role').$type<'gateway' | 'worker'>().notNull(),
-  startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
-  beatAt: timestamp('beat_at', { withTimezone: true, mode: 'date' }).notNull(),
+  startedAt: time('started_at').notNull().defaultNow(),
+  beatAt: time('beat_at').notNull(),
 });
 
 export const cacheVersions = pgTable('cache_versions', {
@@ -438,11 +440,52 @@ export const cacheVersions = pgTable('cache_versions', {
 export const simulatorLostAnswers = pgTable('simulator_lost_answers', {
   paymentId: text('payment_id').primaryKey(),
   outcome: jsonb('outcome').notNull(),
-  rememberedAt: timestamp('remembered_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  rememberedAt: time('remembered_at').notNull().defaultNow(),
 });
-// The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
-const stamp = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+// Chargebacks (0023_disputes.sql): the disputes acquirers reported, and where each connector's next poll starts.
+export const disputes = pgTable(
+  'disputes',
+  {
+    id: text('id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    merchantId: text('merchant_id').notNull(),
+    paymentId: text('payment_id').notNull(),
+    connector: text('connector').notNull(),
+    connectorDisputeId: text('connector_dispute_id').notNull(),
+    amount: money('amount').notNull(),
+    currency: text('currency').notNull(),
+    reasonCode: text('reason_code').notNull(),
+    reason: text('reason'),
+    status: text('status').$type<DisputeStatus>().notNull(),
+    openedAt: time('opened_at').notNull(),
+    reversedAt: time('reversed_at'),
+    createdAt: createdAt(),
+  },
+  (t) => [statusCheck('disputes', DISPUTE_MACHINE), unique('disputes_connector_dispute').on(t.connector, t.connectorDisputeId)],
+);
+export type DisputeRow = typeof disputes.$inferSelect;
 
+export const disputeCursors = pgTable('dispute_cursors', {
+  connector: text('connector').primaryKey(),
+  cursor: text('cursor'),
+  /** Wall time; NULL: due at once. Also the lease of the worker polling (lease_token). */
+  nextPollAt: time('next_poll_at'),
+  leaseToken: text('lease_token'),
+  polledAt: time('polled_at'),
+  createdAt: createdAt(),
+});
+
+// Owned by the sandbox simulator (src/connectors/simulator/disputes.ts); empty in live mode.
+export const simulatorDisputes = pgTable('simulator_disputes', {
+  paymentId: text('payment_id').primaryKey(),
+  reference: text('reference').notNull(),
+  amount: money('amount').notNull(),
+  currency: text('currency').notNull(),
+  reverses: boolean('reverses').notNull(),
+  capturedAt: time('captured_at'),
+});
+
+// The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.
 export const portalUsers = pgTable('portal_users', {
   id: text('id').primaryKey(),
   merchantId: text('merchant_id').notNull(),
@@ -454,9 +497,9 @@ export const portalUsers = pgTable('portal_users', {
   totpKeyId: text('totp_key_id'),
   totpLastStep: bigint('totp_last_step', { mode: 'number' }),
   failedAttempts: integer('failed_attempts').notNull().default(0),
-  lockedUntil: stamp('locked_until'),
-  createdAt: stamp('created_at').notNull(),
-  updatedAt: stamp('updated_at').notNull(),
+  lockedUntil: time('locked_until'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
 }, () => [statusCheck('portal_users', MEMBER_MACHINE)]);
 export type PortalUserRow = typeof portalUsers.$inferSelect;
 
@@ -464,10 +507,10 @@ export const portalSessions = pgTable('portal_sessions', {
   id: text('id').primaryKey(),
   userId: text('user_id').notNull(),
   status: text('status').$type<SessionStatus>().notNull(),
-  createdAt: stamp('created_at').notNull(),
-  lastSeenAt: stamp('last_seen_at').notNull(),
-  expiresAt: stamp('expires_at').notNull(),
-  reauthAt: stamp('reauth_at'),
+  createdAt: time('created_at').notNull(),
+  lastSeenAt: time('last_seen_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+  reauthAt: time('reauth_at'),
   pendingTotpSecret: text('pending_totp_secret'),
   pendingTotpKeyId: text('pending_totp_key_id'),
 }, () => [statusCheck('portal_sessions', SESSION_MACHINE)]);
@@ -476,9 +519,9 @@ export type PortalSessionRow = typeof portalSessions.$inferSelect;
 export const portalLinks = pgTable('portal_links', {
   id: text('id').primaryKey(),
   userId: text('user_id').notNull(),
-  expiresAt: stamp('expires_at').notNull(),
-  usedAt: stamp('used_at'),
-  createdAt: stamp('created_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+  usedAt: time('used_at'),
+  createdAt: time('created_at').notNull(),
 });
 
 export const portalRecoveryCodes = pgTable(
@@ -486,15 +529,15 @@ export const portalRecoveryCodes = pgTable(
   {
     userId: text('user_id').notNull(),
     codeHash: text('code_hash').notNull(),
-    usedAt: stamp('used_at'),
-    createdAt: stamp('created_at').notNull(),
+    usedAt: time('used_at'),
+    createdAt: time('created_at').notNull(),
   },
   (t) => [primaryKey({ columns: [t.userId, t.codeHash] })],
 );
 
 export const portalAuditLog = pgTable('portal_audit_log', {
   seq: bigint('seq', { mode: 'number' }).primaryKey(),
-  at: stamp('at').notNull(),
+  at: time('at').notNull(),
   merchantId: text('merchant_id'),
   userId: text('user_id'),
   email: text('email').notNull(),

@@ -42,14 +42,20 @@ export type UnitOfWork<Locked, Change, Written> = UnitOfWorkSteps<Tx, Locked, Ch
 
 /** Runs one unit of work in its own transaction and answers what it wrote (or `check`'s answer). */
 export async function runUnitOfWork<Locked, Change, Written>(database: Pick<Database, 'db'>, work: UnitOfWork<Locked, Change, Written>): Promise<Written> {
-  return database.db.transaction(async (tx) => {
-    const decision = work.check(await work.lock(tx));
-    if ('answer' in decision) return decision.answer;
-    const written = await work.change(tx, decision.change);
-    for (const journal of work.journal?.(decision.change, written) ?? []) await postJournal(tx, journal);
-    for (const event of eventsOf(work.event?.(decision.change, written))) await recordEvent(tx, event);
-    return written;
-  });
+  return database.db.transaction((tx) => runUnitOfWorkIn(tx, work));
+}
+
+/**
+ * The five steps inside a transaction the caller holds, which commits them with whatever else it
+ * writes (the dispute poll: its reports and the connector's cursor together), or none of it.
+ */
+export async function runUnitOfWorkIn<Locked, Change, Written>(tx: Tx, work: UnitOfWork<Locked, Change, Written>): Promise<Written> {
+  const decision = work.check(await work.lock(tx));
+  if ('answer' in decision) return decision.answer;
+  const written = await work.change(tx, decision.change);
+  for (const journal of work.journal?.(decision.change, written) ?? []) await postJournal(tx, journal);
+  for (const event of eventsOf(work.event?.(decision.change, written))) await recordEvent(tx, event);
+  return written;
 }
 
 /**

@@ -50,7 +50,9 @@ export type JournalKind =
   | 'topup'
   | 'payout_reserve'
   | 'payout_release'
-  | 'payout_return';
+  | 'payout_return'
+  | 'chargeback'
+  | 'chargeback_reversal';
 
 export function isBalanced(entries: readonly Entry[]): boolean {
   return entries.reduce((sum, entry) => sum + entry.amount, 0) === 0;
@@ -92,6 +94,22 @@ export function refundEntries(amount: number): Entry[] {
   return [
     { book: 'merchant_balance', amount },
     { book: 'processor_receivable', amount: -amount },
+  ];
+}
+
+/**
+ * A chargeback: the acquirer took the disputed amount back from us, and we take it from the
+ * merchant (as a refund books, but the shopper's bank decided it, not the merchant).
+ */
+export function chargebackEntries(amount: number): Entry[] {
+  return refundEntries(amount);
+}
+
+/** A chargeback the merchant won: the acquirer pays the amount back, and so do we. */
+export function chargebackReversalEntries(amount: number): Entry[] {
+  return [
+    { book: 'processor_receivable', amount },
+    { book: 'merchant_balance', amount: -amount },
   ];
 }
 

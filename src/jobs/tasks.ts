@@ -9,6 +9,7 @@ import { settlePendingRefunds } from '../app/refund/record-refund.ts';
 import { billSubscriptions } from '../app/subscriptions/bill.ts';
 import { endExpiredSessions } from '../app/portal/sessions.ts';
 import { drivePayouts } from '../app/payouts/rail.ts';
+import { pollDisputes } from '../app/disputes/poll.ts';
 import { KEY_DAYS, purgeKeysBefore } from '../db/repositories/idempotency.ts';
 import type { PeriodicTask } from './runner.ts';
 
@@ -27,7 +28,8 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
   // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement).
   { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
-  // Uncaptured authorisations are voided when their connector's expiry passes.
+  // Holds at the processor (uncaptured authorisations, payments still held for review) are voided
+  // when their connector's authorisation expiry passes.
   { name: 'expire-authorisations', intervalMs: 60_000, run: (deps) => expireAuthorisations(deps) },
   // Subscriptions' charges as they fall due, and their retries (docs/subscriptions.md): within
   // seconds of the due time, or of a clock advance.
@@ -36,4 +38,6 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'end-expired-portal-sessions', intervalMs: 300_000, run: (deps) => endExpiredSessions(deps) },
   // Payouts: scheduled ones released on their date, processing ones sent and asked (docs/payouts.md).
   { name: 'drive-payouts', intervalMs: 5_000, run: (deps) => drivePayouts(deps) },
+  // Chargebacks: the disputes each connector's acquirer reported since the last poll (docs/chargebacks.md).
+  { name: 'poll-disputes', intervalMs: 60_000, run: (deps) => pollDisputes(deps) },
 ];

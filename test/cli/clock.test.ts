@@ -2,7 +2,8 @@
 // time for a running server and its workers (on PostgreSQL a server without workers beside an
 // `acquiro worker`; on the embedded database the server, which runs the command through its
 // socket), with no restart; an uncaptured authorisation is voided within 30 s of an advance past
-// its expiry, and its notification's notify_time stays the wall clock's. Live mode refuses it.
+// its expiry, and its notification's notify_time stays the wall clock's; a dispute card's chargeback
+// is reported, notified and credited back as the days pass. Live mode refuses it.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
@@ -41,14 +42,14 @@ async function clock(...args: string[]): Promise<number> {
   return Date.parse(`${printed![1]}Z`);
 }
 
-async function manualCaptureMerchant() {
-  const run = await acquiro(['merchants', 'create', '--name', `Clock ${randomBytes(3).toString('hex')}`, '--capture-mode', 'manual', '--json'], env);
+async function merchant(captureMode: 'manual' | 'auto' = 'manual') {
+  const run = await acquiro(['merchants', 'create', '--name', `Clock ${randomBytes(3).toString('hex')}`, '--capture-mode', captureMode, '--json'], env);
   expect(run.code).toBe(0);
   return JSON.parse(run.stdout) as { merchant_id: string; account_id: string; secret_key: string };
 }
 
-async function authorise(credentials: { merchant_id: string; account_id: string; secret_key: string }): Promise<string> {
-  const body = cardPayment({ merchant_id: credentials.merchant_id, account_id: credentials.account_id }, { notify_url: receiver.url });
+async function authorise(credentials: { merchant_id: string; account_id: string; secret_key: string }, card = '4111111111111111'): Promise<string> {
+  const body = cardPayment({ merchant_id: credentials.merchant_id, account_id: credentials.account_id }, { notify_url: receiver.url, card });
   const response = await fetch(`${server.url}/v1/authorise`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -64,7 +65,7 @@ const notified = (transactionId: string, type: string, withinMs: number) =>
 
 describe('acquiro clock', () => {
   it('moves business time forward for the server and its workers: an authorisation expires within 30 s', async () => {
-    const credentials = await manualCaptureMerchant();
+    const credentials = await merchant('manual');
     const transactionId = await authorise(credentials);
     await notified(transactionId, 'payment.authorised', 30_000);
 
@@ -81,6 +82,32 @@ describe('acquiro clock', () => {
     expect(cancelled.body.result_info).toMatch(/^2010:/);
     // notify_time is the wall clock's, so a receiver's 300-second check still passes.
     expect(Math.abs(cancelled.body.notify_time - Date.now() / 1000)).toBeLessThan(300);
+  });
+
+  it('brings the sandbox acquirer’s dispute reports: the winning dispute card is charged back, then credited back, each notified once', async () => {
+    const credentials = await merchant('auto');
+    const transactionId = await authorise(credentials, '4000000000002685');
+    await notified(transactionId, 'payment.captured', 30_000);
+    // Pending and available together: the capture settles two days after it, on the same clock.
+    const balance = async () => {
+      const run = await acquiro(['balance', 'show', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id, '--json'], env);
+      const [usd] = JSON.parse(run.stdout) as { pending: string; available: string }[];
+      return (Number(usd!.pending) + Number(usd!.available)).toFixed(2);
+    };
+    expect(await balance()).toBe('10.00');
+
+    await clock('advance', '--days', '1');
+    const opened = await notified(transactionId, 'chargeback.opened', 30_000);
+    expect(opened.body).toMatchObject({ chargeback_amount: '10.00', chargeback_reason_code: '13.1', chargeback_status: 'open', captured_amount: '10.00' });
+    expect(sign(opened.body as never, credentials.secret_key)).toBe(opened.body.encryption_data);
+    expect(await balance()).toBe('0.00');
+
+    await clock('advance', '--days', '1');
+    const reversed = await notified(transactionId, 'chargeback.reversed', 30_000);
+    expect(reversed.body).toMatchObject({ chargeback_id: opened.body.chargeback_id, chargeback_status: 'reversed' });
+    expect(await balance()).toBe('10.00');
+    const check = await acquiro(['ledger', 'check'], env);
+    expect(check.code, check.stdout + check.stderr).toBe(0);
   });
 
   it('adds hours too, and never goes back', async () => {

@@ -1,17 +1,17 @@
 // The portal's money pages in Chromium: every search filter (one browser session), a refund and a
-// cancel from the transaction's page (seen in the API's query answer and the ledger), the CSV
-// export, a key rotation showing the new secret once, a viewer refused, and another merchant's
-// transaction, subscription and payout answered "not found" with nothing changed.
+// cancel from the transaction's page (seen in the API's query answer and the ledger), a refund
+// above the threshold whose form key survives the password step and whose form sent again refunds
+// nothing more, the CSV export, a key rotation showing the new secret once, a viewer refused, and
+// another merchant's transaction, subscription and payout answered "not found" with nothing changed.
 import { readFile } from 'node:fs/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { launchBrowser, startLiveGateway, type LiveGateway, type TestBrowser } from '../support/browser.ts';
 import { freshCard } from '../support/fixtures.ts';
-import { booksOf, pay, type Txn } from '../support/lifecycle.ts';
+import { allowQueriesFrom, booksOf, pay, type Txn } from '../support/lifecycle.ts';
 import { payoutBody, topUp } from '../support/payouts.ts';
-import { createMember, nextCode, signInBrowser } from '../support/portal.ts';
+import { anyFormKey, createMember, nextCode, signInBrowser, staleReauth } from '../support/portal.ts';
 import { subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: LiveGateway;
@@ -22,8 +22,7 @@ let context: BrowserContext | undefined;
 beforeAll(async () => {
   gw = await startLiveGateway();
   shop = await gw.merchant({ name: 'Lojas Aurora' });
-  const ips = await runCommand(['ips', 'add', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--cidr', '127.0.0.1'], gw.gateway.deps);
-  expect(ips.exitCode).toBe(0);
+  await allowQueriesFrom(gw, [shop]);
   chrome = await launchBrowser();
 });
 afterAll(async () => {
@@ -97,6 +96,45 @@ describe('portal transactions in a browser', () => {
     await page.waitForURL(/done=cancel&outcome=succeeded/);
     expect(await queried(shop, held.transaction_id)).toMatchObject({ payment_status: '4000' });
     expect(await booksOf(gw, held.transaction_id)).toEqual({});
+  });
+
+  it('keeps a refund form’s key through the password step, and the form sent again refunds nothing more', async () => {
+    const sold = await pay(shop, { amount: '900.00' });
+    const operator = await createMember(gw, shop.ids.merchant_id, 'operator');
+    const page = await openTab();
+    await signInBrowser(page, gw.url, operator);
+    await staleReauth(gw, operator);
+    const path = `/portal/transactions/${sold.transaction_id}/refund`;
+    await page.goto(`${gw.url}/portal/transactions/${sold.transaction_id}`);
+    const formKey = page.locator(`form[action="${path}"] input[name="form_key"]`);
+    const key = await formKey.inputValue();
+    expect(key).toMatch(/^[A-Za-z0-9_-]{22,}$/);
+
+    await page.getByLabel(/^Amount \(USD\), up to/).fill('600.00');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.getByRole('heading', { name: 'Confirm it is you' }).waitFor();
+    await expect(page.locator('input[name="form_key"]').inputValue()).resolves.toBe(key);
+    await page.getByLabel('Password').fill(operator.password);
+    await page.getByRole('button', { name: 'Confirm' }).click();
+    await page.waitForURL(/done=refund&outcome=succeeded/);
+
+    // The browser sends the confirmed form again (its answer lost): answered as the first, nothing refunded.
+    await page.goto(`${gw.url}/portal/account`);
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    await page.evaluate(postForm(path, { _csrf: csrf, refund_amount: '600.00', form_key: key, _reauth_password: operator.password }));
+    await page.waitForURL(`${gw.url}/portal/transactions/${sold.transaction_id}?done=refund&outcome=succeeded`);
+    expect(await queried(shop, sold.transaction_id)).toMatchObject({ refunded_amount: '600.00' });
+
+    // The page shown after it is a new render: a new key, and a second refund made on purpose.
+    await page.goto(`${gw.url}/portal/transactions/${sold.transaction_id}`);
+    await expect(formKey.inputValue()).resolves.not.toBe(key);
+    await page.getByLabel(/^Amount \(USD\), up to/).fill('100.00');
+    await page.getByRole('button', { name: 'Refund' }).click();
+    await page.waitForURL(/done=refund&outcome=succeeded/);
+    expect(await queried(shop, sold.transaction_id)).toMatchObject({ refunded_amount: '700.00' });
+    const [refunds] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1', [sold.transaction_id]);
+    expect(refunds!.n).toBe(2);
+    expect((await booksOf(gw, sold.transaction_id)).processor_receivable).toBe(20000);
   });
 
   it('exports the search as CSV with formulas neutralised', async () => {
@@ -217,10 +255,10 @@ describe('portal transactions in a browser', () => {
     }
     // The actions posted from the browser with a good CSRF token of the member's own session.
     const actions: [string, Record<string, string>][] = [
-      [`/portal/transactions/${sold.transaction_id}/refund`, { refund_amount: '30.00' }],
-      [`/portal/transactions/${held.transaction_id}/cancel`, {}],
-      [`/portal/transactions/${held.transaction_id}/capture`, {}],
-      [`/portal/transactions/${held.transaction_id}/review`, { decision: 'approve' }],
+      [`/portal/transactions/${sold.transaction_id}/refund`, { refund_amount: '30.00', form_key: anyFormKey() }],
+      [`/portal/transactions/${held.transaction_id}/cancel`, { form_key: anyFormKey() }],
+      [`/portal/transactions/${held.transaction_id}/capture`, { form_key: anyFormKey() }],
+      [`/portal/transactions/${held.transaction_id}/review`, { decision: 'approve', form_key: anyFormKey() }],
       [`/portal/subscriptions/${theirs.ids.account_id}/${recurringId}/cancel`, {}],
       [`/portal/payouts/${theirs.ids.account_id}/${payoutId}/cancel`, {}],
     ];

@@ -1,16 +1,19 @@
 // What staff read of their merchant's transactions: a search (filters, sort, pages with a cap),
 // its CSV export, and one transaction with everything that happened to it. Every read takes the
 // member's merchant; another merchant's transaction is "not found", exactly like a missing one.
+// Its chargebacks are read by the merchant too, and shown, never changed.
 import {
   merchantAccount,
   merchantPayment,
+  merchantPaymentDisputes,
   merchantPaymentMethods,
   paymentHistory,
+  paymentsWithOpenDisputes,
   searchPayments,
   type TransactionFilter,
   type TransactionSort,
 } from '../../db/repositories/portal-transactions.ts';
-import type { AccountRow, PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, DisputeRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { PortalRefusal } from './refusal.ts';
 
@@ -35,6 +38,8 @@ export interface TransactionPage {
   readonly page: number;
   readonly hasNext: boolean;
   readonly methods: readonly string[];
+  /** The ids of the page's payments with an open chargeback (docs/chargebacks.md). */
+  readonly openChargebacks: ReadonlySet<string>;
 }
 
 export async function searchTransactions(deps: Pick<Deps, 'database'>, search: TransactionSearch): Promise<TransactionPage> {
@@ -43,7 +48,13 @@ export async function searchTransactions(deps: Pick<Deps, 'database'>, search: T
     searchPayments(deps.database.db, search.filter, { sort: search.sort, descending: search.descending, offset: (search.page - 1) * PAGE_SIZE, limit: PAGE_SIZE + 1 }),
     merchantPaymentMethods(deps.database.db, search.filter.merchantId),
   ]);
-  return { rows: found.slice(0, PAGE_SIZE), page: search.page, hasNext: found.length > PAGE_SIZE && search.page < MAX_PAGES, methods };
+  const rows = found.slice(0, PAGE_SIZE);
+  const openChargebacks = await paymentsWithOpenDisputes(
+    deps.database.db,
+    search.filter.merchantId,
+    rows.map((row) => row.id),
+  );
+  return { rows, page: search.page, hasNext: found.length > PAGE_SIZE && search.page < MAX_PAGES, methods, openChargebacks };
 }
 
 /** The rows of a CSV export: the search's filters and order, first EXPORT_LIMIT rows. */
@@ -55,6 +66,8 @@ export interface TransactionDetail {
   readonly payment: PaymentRow;
   readonly account: AccountRow;
   readonly history: Awaited<ReturnType<typeof paymentHistory>>;
+  /** Its chargebacks, oldest first (none: no panel). */
+  readonly chargebacks: readonly DisputeRow[];
 }
 
 /** The merchant's transaction and its account, or a 404-like refusal. */
@@ -67,5 +80,6 @@ export async function merchantTransaction(deps: Pick<Deps, 'database'>, merchant
 
 export async function transactionDetail(deps: Pick<Deps, 'database'>, merchantId: string, transactionId: string): Promise<TransactionDetail> {
   const { payment, account } = await merchantTransaction(deps, merchantId, transactionId);
-  return { payment, account, history: await paymentHistory(deps.database.db, payment.id) };
+  const [history, chargebacks] = await Promise.all([paymentHistory(deps.database.db, payment.id), merchantPaymentDisputes(deps.database.db, merchantId, payment.id)]);
+  return { payment, account, history, chargebacks };
 }

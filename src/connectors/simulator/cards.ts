@@ -10,6 +10,8 @@ export type CardBehaviour =
   | { readonly kind: 'approve_first'; readonly later: DeclineReason }
   | { readonly kind: 'decline'; readonly reason: DeclineReason }
   | { readonly kind: 'challenge' }
+  /** Approved; once captured, the acquirer reports a dispute a day later (`won`: reversed two days after capture). disputes.ts. */
+  | { readonly kind: 'dispute'; readonly won: boolean }
   | { readonly kind: 'timeout' };
 
 export interface TestCard {
@@ -43,6 +45,16 @@ export const TEST_CARDS: readonly TestCard[] = [
     number: '4000000000000259',
     behaviour: { kind: 'timeout' },
     description: 'the processor does not answer in time: pending, approved when the gateway asks again',
+  },
+  {
+    number: '4000000000000267',
+    behaviour: { kind: 'dispute', won: false },
+    description: 'approved; once captured, disputed a day later (chargeback.opened, reason 10.4 fraud): the amount is taken from the balance',
+  },
+  {
+    number: '4000000000002685',
+    behaviour: { kind: 'dispute', won: true },
+    description: 'approved; once captured, disputed a day later (reason 13.1) and won two days after capture (chargeback.reversed): the amount comes back',
   },
   { number: '4100000000000019', behaviour: { kind: 'approve' }, description: 'high fraud risk: rejected by risk before the processor' },
   { number: '4000000000004954', behaviour: { kind: 'approve' }, description: 'elevated risk: held for review (/v1/review decides)' },

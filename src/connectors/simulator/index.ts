@@ -13,6 +13,7 @@ import { sandboxCardFacts } from './risk.ts';
 import { simulatedPayouts } from './payouts.ts';
 import { refundDelayMs, simulateRefund, simulateRefundStatus } from './refunds.ts';
 import { lostAnswersIn } from './memory.ts';
+import { DISPUTE_SUFFIX, DISPUTE_WON_SUFFIX, disputesIn, isDisputed, pollDisputes } from './disputes.ts';
 import type { Database } from '../../db/client.ts';
 
 export interface SimulatorOptions {
@@ -28,6 +29,8 @@ export interface SimulatorOptions {
 
 export function createSimulator(options: SimulatorOptions): Connector {
   const lost = lostAnswersIn(options.database);
+  const disputed = disputesIn(options.database);
+  const now = () => options.now?.() ?? new Date();
   const reference = (paymentId: string) => `sim_${paymentId}`;
   // The shopper's session on the issuer's page: an unguessable token in the URL only the shopper
   // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
@@ -64,18 +67,26 @@ export function createSimulator(options: SimulatorOptions): Connector {
       return ok({ status: 'declined', reason: 'expired_card', reference: reference(request.paymentId) });
     }
     const external = request.authentication?.cavv ? `external: eci ${request.authentication.eci ?? ''}`.trim() : undefined;
+    // What an approval without a challenge reports of 3-D Secure.
+    const frictionless = external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined);
     switch (behaviour.kind) {
       case 'approve':
-        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
+        return ok(approve(request, frictionless));
       case 'decline':
         return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
       case 'slow_later':
         // The request is on its way: a worker stopped meanwhile leaves the processor without it.
         if (request.initiator === 'merchant' && !(await arrives(options.slowCardDelayMs ?? behaviour.delayMs, request.signal))) return tooLate;
-        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
+        return ok(approve(request, frictionless));
+      case 'dispute': {
+        // The reference says it is a dispute card's payment, so a later capture knows without the card.
+        const approved = { ...approve(request, frictionless), reference: `${reference(request.paymentId)}${behaviour.won ? DISPUTE_WON_SUFFIX : DISPUTE_SUFFIX}` };
+        if (request.capture) await disputed.captured(request.paymentId, approved.reference, request.amount, now());
+        return ok(approved);
+      }
       case 'approve_first':
         if (request.initiator === 'merchant') return ok({ status: 'declined', reason: behaviour.later, reference: reference(request.paymentId) });
-        return ok(approve(request, external ?? (request.requestThreeDS ? 'frictionless: authenticated' : undefined)));
+        return ok(approve(request, frictionless));
       case 'challenge':
         if (external) return ok(approve(request, external));
         return ok({
@@ -117,7 +128,10 @@ export function createSimulator(options: SimulatorOptions): Connector {
     // the sandbox answers at once and the bench measures the wave whole.
     maxCallsInFlight: 50,
     authorise,
-    capture: async (request) => succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`),
+    capture: async (request) => {
+      if (isDisputed(request.reference)) await disputed.captured(request.paymentId, request.reference, request.amount, now());
+      return succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`);
+    },
     cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
     refund: async (request) => {
       const delay = refundDelayMs(request, options.slowCardDelayMs);
@@ -147,5 +161,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
       return ok({ status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
     },
     payouts: simulatedPayouts,
+    // The dispute cards' disputes, on the injected clock (disputes.ts).
+    disputes: async (request) => ok(await pollDisputes(disputed, request.cursor, now())),
   };
 }

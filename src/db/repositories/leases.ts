@@ -11,7 +11,7 @@
 // would run out at once. So a column that is both a due time and a lease (leaseColumn ===
 // dueColumn: the lease just pushes the due time on) is only allowed on a wall-time queue; a
 // business-time queue keeps its lease in a column of its own (locked_until, leased_until).
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import { rowsOf, type Executor } from '../client.ts';
 
 /** Which clock a column is measured on. */
@@ -35,7 +35,9 @@ export interface Lease {
 }
 
 export interface LeaseQueue {
-  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts';
+  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts' | 'dispute_cursors';
+  /** The table's key column; `id` when absent. */
+  readonly keyColumn?: string;
   /** The rows the queue holds: a constant predicate on the table's own columns. */
   readonly holds: string;
   /** The column of the time a row falls due (NULL: due at once). */
@@ -75,7 +77,13 @@ export async function leaseDue<Row = Record<string, unknown>>(
   limit: number,
   options: LeaseOptions = {},
 ): Promise<Row[]> {
+  return rowsOf<Row>(db, leaseStatement(queue, held, limit, options));
+}
+
+/** The one statement of `leaseDue` (apart, so a test can EXPLAIN it: which index serves the queue). */
+export function leaseStatement(queue: LeaseQueue, held: Lease, limit: number, options: LeaseOptions = {}): SQL {
   const table = sql.raw(queue.table);
+  const key = sql.raw(queue.keyColumn ?? 'id');
   const due = sql.raw(queue.dueColumn);
   const leaseColumn = sql.raw(queue.leaseColumn);
   const now = sql`${held.now.toISOString()}::timestamptz`;
@@ -86,17 +94,14 @@ export async function leaseDue<Row = Record<string, unknown>>(
   const free = queue.leaseColumn === queue.dueColumn ? sql`` : sql` AND (${leaseColumn} IS NULL OR ${leaseColumn} <= ${now})`;
   const attempts = queue.countsAttempts ? sql`, attempts = t.attempts + 1` : sql``;
   const token = queue.tokenColumn ? sql`, ${sql.raw(queue.tokenColumn)} = ${held.token}` : sql``;
-  return rowsOf<Row>(
-    db,
-    sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
-        FROM (SELECT id FROM ${table}
+  return sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
+        FROM (SELECT ${key} FROM ${table}
               WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}
-              ORDER BY ${due} NULLS FIRST, id
+              ORDER BY ${due} NULLS FIRST, ${key}
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED) due
-        WHERE t.id = due.id
-        RETURNING t.*`,
-  );
+        WHERE t.${key} = due.${key}
+        RETURNING t.*`;
 }
 
 /**
@@ -126,12 +131,15 @@ export const QUEUES = {
     countsAttempts: false,
   },
   /**
-   * Authorisations never captured, due when older (created_at, business time) than their
-   * connector's expiry: the caller leases per connector with `dueBy` = now − the connector's expiry days.
+   * Holds at the processor that no one ended: authorisations never captured, and payments still
+   * held for review (an authorisation too, dropped by the card network after the same days). Due
+   * when older (created_at, business time) than their connector's expiry: the caller leases per
+   * connector with `dueBy` = now − the connector's expiry days. Served by the partial index
+   * payments_holds_age (migration 0022), whose predicate is this one.
    */
   expiringAuthorisations: {
     table: 'payments',
-    holds: `status = 'authorised'`,
+    holds: `status IN ('authorised', 'pending_review')`,
     dueColumn: 'created_at',
     dueOn: 'business',
     leaseColumn: 'leased_until',

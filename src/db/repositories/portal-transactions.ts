@@ -1,9 +1,9 @@
 // The portal's reads of one merchant's payments (src/app/portal/transactions.ts): every query
 // takes the merchant, so another merchant's transaction is simply not found.
-import { and, asc, desc, eq, gte, lt, lte, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, gte, inArray, lt, lte, sql, type SQL } from 'drizzle-orm';
 import type { PaymentStatus } from '../../domain/payment.ts';
 import type { Executor } from '../client.ts';
-import { accounts, events, ledgerEntries, notificationAttempts, paymentOperations, payments, refunds, type AccountRow, type PaymentRow } from '../schema.ts';
+import { accounts, disputes, events, ledgerEntries, notificationAttempts, paymentOperations, payments, refunds, type AccountRow, type DisputeRow, type PaymentRow } from '../schema.ts';
 
 export type TransactionSort = 'created' | 'amount';
 
@@ -107,6 +107,25 @@ export async function paymentHistory(db: Executor, paymentId: string) {
     db.select().from(ledgerEntries).where(eq(ledgerEntries.paymentId, paymentId)).orderBy(asc(ledgerEntries.bookedAt), asc(ledgerEntries.id)),
   ]);
   return { operations, refunds: refundRows, events: eventRows, attempts, entries };
+}
+
+/** The merchant's disputes (chargebacks) of its payment `paymentId`, oldest first; none of another merchant's. */
+export async function merchantPaymentDisputes(db: Executor, merchantId: string, paymentId: string): Promise<DisputeRow[]> {
+  return db
+    .select()
+    .from(disputes)
+    .where(and(eq(disputes.merchantId, merchantId), eq(disputes.paymentId, paymentId)))
+    .orderBy(asc(disputes.openedAt), asc(disputes.id));
+}
+
+/** Which of the merchant's payments `paymentIds` (one page of a search) have an open dispute: one query. */
+export async function paymentsWithOpenDisputes(db: Executor, merchantId: string, paymentIds: readonly string[]): Promise<Set<string>> {
+  if (paymentIds.length === 0) return new Set();
+  const rows = await db
+    .selectDistinct({ paymentId: disputes.paymentId })
+    .from(disputes)
+    .where(and(eq(disputes.merchantId, merchantId), eq(disputes.status, 'open'), inArray(disputes.paymentId, [...paymentIds])));
+  return new Set(rows.map((row) => row.paymentId));
 }
 
 /** The event `eventId` when it belongs to one of the merchant's accounts. */

@@ -1,11 +1,14 @@
 // One transaction: its facts, the actions the member's role and the payment's state allow, the
 // risk decision, the timeline (authorisation, 3-D Secure, captures and voids, refunds, events,
-// every notification attempt) and its ledger entries. The actions are in transaction-actions.ts.
+// every notification attempt) and its ledger entries, and its chargebacks when it has any (read
+// only: disputes are answered at the acquirer). The actions are in transaction-actions.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
+import type { DisputeStatus } from '../../../domain/disputes.ts';
 import { transactionDetail, type TransactionDetail } from '../../../app/portal/transactions.ts';
 import { formatAmount } from '../../../domain/money.ts';
 import { html, type Html } from '../../html.ts';
+import { formKeyField } from '../form-keys.ts';
 import { moneyText, queryOf, timeText } from '../forms.ts';
 import { portalPage, type PortalContext } from '../guard.ts';
 import { csrfField } from '../layout.ts';
@@ -59,6 +62,22 @@ function risk(detail: TransactionDetail): Html {
 <p><strong>${p.riskAction ?? 'allow'}</strong>, score ${p.riskScore ?? 0}</p>
 ${reasons.length > 0 ? html`<ul>${reasons.map((reason) => html`<li>${reason.name.replace(/_/g, ' ')}: ${reason.status}</li>`)}</ul>` : ''}
 </section>`;
+}
+
+/** A dispute's status as staff read it: what happened to their money. */
+const CHARGEBACK_STATUS: Record<DisputeStatus, string> = {
+  open: 'Open: the amount was taken from your balance',
+  reversed: 'Reversed: won, the amount came back',
+};
+
+function chargebacks(detail: TransactionDetail): Html {
+  if (detail.chargebacks.length === 0) return html``;
+  return html`<section aria-labelledby="chargebacks"><h2 id="chargebacks">Chargebacks</h2>
+<div class="table-wrap"><table class="data"><thead><tr><th>Chargeback</th><th>Amount</th><th>Reason code</th><th>Reason</th><th>Status</th><th>Opened</th><th>Reversed</th></tr></thead><tbody>
+${detail.chargebacks.map(
+  (d) =>
+    html`<tr><td class="mono">${d.id}</td><td class="num">${moneyText(d.amount, d.currency)}</td><td>${d.reasonCode}</td><td>${d.reason ?? ''}</td><td><span class="status status-chargeback-${d.status}">${CHARGEBACK_STATUS[d.status]}</span></td><td>${timeText(d.openedAt)}</td><td>${timeText(d.reversedAt)}</td></tr>`,
+)}</tbody></table></div></section>`;
 }
 
 interface Moment {
@@ -129,25 +148,26 @@ function actions(detail: TransactionDetail, context: PortalContext): Html {
   const p = detail.payment;
   const path = transactionPath(p.id);
   const role = context.member.role;
-  const csrf = csrfField(context.csrfToken);
+  // The CSRF token, and each form its own one-time key drawn now: sent twice, a form moves the money once (form-keys.ts).
+  const hidden = () => html`${csrfField(context.csrfToken)}${formKeyField()}`;
   const forms: Html[] = [];
   if (p.status === 'authorised' && may(role, 'transactions.capture')) {
-    forms.push(html`<form method="post" action="${path}/capture" class="panel action-form"><h3>Capture</h3>${csrf}
+    forms.push(html`<form method="post" action="${path}/capture" class="panel action-form"><h3>Capture</h3>${hidden()}
 <div class="field"><label for="capture-amount">Amount (${p.currency})</label><input id="capture-amount" name="amount" inputmode="decimal" value="${formatAmount(p.amount, p.currency)}" required></div>
 <button class="button small" type="submit">Capture</button></form>`);
   }
   if ((p.status === 'authorised' || p.status === 'pending_review') && may(role, 'transactions.cancel')) {
-    forms.push(html`<form method="post" action="${path}/cancel" class="panel action-form" data-confirm="Cancel this payment? The hold on the shopper's card is released."><h3>Cancel</h3>${csrf}
+    forms.push(html`<form method="post" action="${path}/cancel" class="panel action-form" data-confirm="Cancel this payment? The hold on the shopper's card is released."><h3>Cancel</h3>${hidden()}
 <p>Releases the hold on the shopper's card.</p><button class="button small danger" type="submit">Cancel payment</button></form>`);
   }
   if (p.status === 'pending_review' && may(role, 'transactions.review')) {
-    forms.push(html`<form method="post" action="${path}/review" class="panel action-form"><h3>Review</h3>${csrf}
+    forms.push(html`<form method="post" action="${path}/review" class="panel action-form"><h3>Review</h3>${hidden()}
 <p>Risk held this payment for a decision.</p>
 <button class="button small" type="submit" name="decision" value="approve">Approve</button> <button class="button small danger" type="submit" name="decision" value="reject">Reject</button></form>`);
   }
   const refundable = p.capturedAmount - p.refundReserved;
   if ((p.status === 'captured' || p.status === 'partially_refunded') && refundable > 0 && may(role, 'transactions.refund')) {
-    forms.push(html`<form method="post" action="${path}/refund" class="panel action-form" data-confirm="Refund this amount to the shopper?"><h3>Refund</h3>${csrf}
+    forms.push(html`<form method="post" action="${path}/refund" class="panel action-form" data-confirm="Refund this amount to the shopper?"><h3>Refund</h3>${hidden()}
 <div class="field"><label for="refund-amount">Amount (${p.currency}), up to ${formatAmount(refundable, p.currency)}</label><input id="refund-amount" name="refund_amount" inputmode="decimal" value="${formatAmount(refundable, p.currency)}" required></div>
 <div class="field"><label for="refund-reason">Reason (optional)</label><input id="refund-reason" name="refund_reason" maxlength="256"></div>
 <button class="button small" type="submit">Refund</button></form>`);
@@ -168,6 +188,7 @@ export function transactionRoutes(app: FastifyInstance, deps: Deps): void {
 <h1>Transaction <span class="mono">${detail.payment.id}</span></h1>
 ${notice(queryOf(request))}
 ${facts(detail)}
+${chargebacks(detail)}
 ${actions(detail, context)}
 ${risk(detail)}
 ${timeline(detail)}

@@ -1,5 +1,6 @@
 // Transactions: search with filters, sort by time or amount, pages of 50 (up to 200 pages), and
-// the same search as a CSV file. The transaction's own page is transaction.ts.
+// the same search as a CSV file; a row whose payment has an open chargeback is marked. The
+// transaction's own page is transaction.ts.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { recordAudit } from '../../../app/portal/audit.ts';
@@ -64,7 +65,7 @@ function resultsTable(result: TransactionPage, values: Readonly<Record<string, s
 <thead><tr>${sortHeader('Created', 'created', values)}<th>Transaction</th><th>Order</th><th>Status</th>${sortHeader('Amount', 'amount', values)}<th>Card</th><th>Shopper</th><th>Method</th></tr></thead>
 <tbody>
 ${result.rows.map(
-  (p) => html`<tr><td>${timeText(p.createdAt)}</td><td><a href="${LIST}/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${p.orderNo}</td><td><span class="status status-${p.status}">${p.status.replace(/_/g, ' ')}</span></td><td class="num">${moneyText(p.amount, p.currency)}</td><td>${card(p)}</td><td>${p.shopperEmail ?? ''}</td><td>${p.paymentMethod}</td></tr>`,
+  (p) => html`<tr><td>${timeText(p.createdAt)}</td><td><a href="${LIST}/${encodeURIComponent(p.id)}">${p.id}</a></td><td>${p.orderNo}</td><td><span class="status status-${p.status}">${p.status.replace(/_/g, ' ')}</span>${result.openChargebacks.has(p.id) ? html` <span class="status status-chargeback-open">chargeback</span>` : ''}</td><td class="num">${moneyText(p.amount, p.currency)}</td><td>${card(p)}</td><td>${p.shopperEmail ?? ''}</td><td>${p.paymentMethod}</td></tr>`,
 )}
 </tbody></table></div>`;
 }

@@ -1,0 +1,69 @@
+// The poll-disputes task: asks each connector in use that reports disputes by polling
+// (`disputes` on the port) for the reports after its stored cursor, and records them with
+// recordDispute. The connector's cursor row is leased first (DISPUTE_POLLS, committed before the
+// acquirer is asked), so two workers never poll one connector at once; the reports and the new
+// cursor are written in one transaction, and only while the lease is still this worker's. A
+// worker killed after polling leaves the cursor where it was: once its lease runs out, the next
+// poll starts from there again and records each report once (a report seen twice changes nothing).
+import { randomUUID } from 'node:crypto';
+import type { Connector, DisputeReport } from '../../connectors/port.ts';
+import { advanceCursor, connectorsInUse, ensureCursor, leaseCursor, lockOwnCursor, paymentIdsByReference } from '../../db/repositories/disputes.ts';
+import { callConnector } from '../batch/calls-in-flight.ts';
+import type { Deps } from '../context.ts';
+import { recordDisputeIn, type DisputeRecorded } from './record.ts';
+
+/** One round; answers how many reports changed something (a dispute opened or reversed). */
+export async function pollDisputes(deps: Deps): Promise<number> {
+  let recorded = 0;
+  for (const name of await connectorsInUse(deps.database.db)) {
+    const connector = deps.connectors.get(name);
+    if (!connector?.disputes) continue;
+    recorded += await pollConnector(deps, name, connector.disputes.bind(connector));
+  }
+  return recorded;
+}
+
+async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Connector['disputes']>): Promise<number> {
+  const db = deps.database.db;
+  await ensureCursor(db, connector);
+  const token = randomUUID();
+  const leased = await leaseCursor(db, deps, connector, deps.config.processor.leaseMs, token);
+  if (!leased) return 0; // another worker is polling it
+  // Under the deadline; no answer is asked again when the lease runs out.
+  const answer = await callConnector(deps, (signal) => poll({ cursor: leased.cursor, signal }));
+  if (!answer.ok) {
+    deps.log.warn({ connector, error: answer.error.kind }, 'dispute poll got no answer: asked again when its lease runs out');
+    return 0;
+  }
+  // Recorded in their payments' id order, the order the refund batch's statements lock several
+  // payments in (its claim and its lock, ORDER BY p.id): in the acquirer's order, this transaction
+  // could hold one payment while such a statement held the next, each waiting for the other.
+  // Reports of one payment keep their order (an `opened` before its `reversed`).
+  const reports = await inPaymentOrder(deps, connector, answer.value.reports);
+  const outcomes = await db.transaction(async (tx): Promise<DisputeRecorded[] | null> => {
+    if (!(await lockOwnCursor(tx, connector, token))) return null;
+    const done: DisputeRecorded[] = [];
+    for (const report of reports) done.push(await recordDisputeIn(tx, deps, { connector, report }));
+    await advanceCursor(tx, connector, answer.value.cursor, deps.wallClock.now());
+    return done;
+  });
+  if (outcomes === null) {
+    deps.log.warn({ connector }, 'dispute poll outlived its lease: another worker polls again, nothing recorded');
+    return 0;
+  }
+  outcomes.forEach((outcome, i) => {
+    // Identifiers only: the acquirer's dispute id says which report to look for at the acquirer.
+    if (outcome.outcome === 'skipped') deps.log.warn({ connector, disputeId: reports[i]!.disputeId, reason: outcome.reason }, 'dispute report skipped');
+  });
+  return outcomes.filter((outcome) => outcome.outcome === 'opened' || outcome.outcome === 'reversed').length;
+}
+
+/** The reports sorted by their payment's id (stable; a report of no known payment last, as it came). */
+async function inPaymentOrder(deps: Deps, connector: string, reports: readonly DisputeReport[]): Promise<DisputeReport[]> {
+  const ids = await paymentIdsByReference(deps.database.db, connector, reports.map((report) => report.paymentReference));
+  const keyOf = (report: DisputeReport) => ids.get(report.paymentReference) ?? '\uffff';
+  return reports
+    .map((report, index) => ({ report, index, key: keyOf(report) }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
+    .map(({ report }) => report);
+}

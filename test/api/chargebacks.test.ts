@@ -1,0 +1,377 @@
+// Chargebacks, end to end: a payment with a sandbox dispute card is approved and captured; a day
+// later on the test clock the simulator reports the dispute, and the poll-disputes task records
+// it once: a dispute row, the merchant's balance debited by its amount, one chargeback.opened
+// notification with the payment's fields and the dispute's. The reversing card's dispute comes back
+// a day after that (chargeback.reversed, the balance restored). Repeated polls, two workers at
+// once, a report of no known payment, a recording that fails and a worker killed after its poll
+// all leave each dispute recorded once; another merchant sees none of it.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connectors, Deps } from '../../src/app/context.ts';
+import { pollDisputes } from '../../src/app/disputes/poll.ts';
+import { recordDispute } from '../../src/app/disputes/record.ts';
+import { runCommand } from '../../src/cli/commands.ts';
+import { ok, type Connector, type DisputeReport, type DisputeReports, type DisputesRequest, type Result } from '../../src/connectors/port.ts';
+import { createSimulator } from '../../src/connectors/simulator/index.ts';
+import type { Database } from '../../src/db/client.ts';
+import { DISPUTE_POLLS } from '../../src/db/repositories/disputes.ts';
+import { lease, leaseDue } from '../../src/db/repositories/leases.ts';
+import type { SignedClient } from '../support/client.ts';
+import { FakeClock, startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
+import { capture, eventTypes, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
+
+const DAY = 86_400_000;
+const DISPUTED = '4000000000000267';
+const DISPUTED_WON = '4000000000002685';
+const NOTIFY_URL = 'https://shop.example/notify';
+
+const clock = new FakeClock('2026-11-23T09:00:00Z');
+// The sandbox simulator on the test's database and clock, made once the gateway has its database;
+// a test may put its own dispute answer in front of it (`script.disputes`).
+let simulator: Connector;
+const script: { disputes?: (request: DisputesRequest, real: () => Promise<Result<DisputeReports>>) => Promise<Result<DisputeReports>> } = {};
+const connectors: Connectors = {
+  get: (name) => {
+    if (name !== 'simulator') return undefined;
+    const real = simulator;
+    return {
+      ...real,
+      disputes: (request) => (script.disputes ? script.disputes(request, () => real.disputes!(request)) : real.disputes!(request)),
+    };
+  },
+};
+
+let gw: TestGateway;
+let shop: SignedClient;
+let other: SignedClient;
+let manual: SignedClient;
+let second: Database;
+let refusal: OutboxRefusal;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ clock, connectors });
+  simulator = createSimulator({ baseUrl: 'http://gateway.test', database: gw.database, now: () => clock.now() });
+  shop = await gw.merchant();
+  other = await gw.merchant();
+  manual = await gw.merchant({ captureMode: 'manual' });
+  second = await gw.anotherConnection();
+  refusal = await refuseEventsBy(gw.database, 'type');
+});
+afterAll(async () => {
+  await second?.close();
+  await gw?.close();
+});
+
+const deps = (): Deps => gw.gateway.deps;
+/** A worker `ms` later on the wall clock (leases), on the test's business time. */
+const later = (ms: number): Deps => ({ ...deps(), wallClock: { now: () => new Date(clock.now().getTime() + ms) } });
+const leaseMs = () => deps().config.processor.leaseMs;
+const ids = (client: SignedClient) => ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
+const pending = async (client: SignedClient): Promise<string | undefined> => {
+  const shown = await runCommand(['balance', 'show', ...ids(client), '--json'], deps());
+  return (JSON.parse(shown.stdout) as { currency: string; pending: string }[]).find((b) => b.currency === 'USD')?.pending;
+};
+const disputesOf = (paymentId: string) =>
+  gw.database.query<{ id: string; status: string; amount: number; reason_code: string; connector_dispute_id: string; merchant_id: string }>(
+    'SELECT id, status, amount::int AS amount, reason_code, connector_dispute_id, merchant_id FROM disputes WHERE payment_id = $1 ORDER BY created_at',
+    [paymentId],
+  );
+const chargebacks = async (paymentId: string) =>
+  (
+    await gw.database.query<{ type: string; account_id: string; notify_url: string | null; payload: Record<string, string> }>(
+      `SELECT type, account_id, notify_url, payload FROM events WHERE payment_id = $1 AND type LIKE 'chargeback.%' ORDER BY created_at, id`,
+      [paymentId],
+    )
+  ).map((row) => ({ ...row }));
+const chargebackJournals = (paymentId: string) =>
+  gw.database.query<{ kind: string; book: string; amount: number }>(
+    `SELECT kind, book, amount::int AS amount FROM ledger_entries WHERE payment_id = $1 AND kind LIKE 'chargeback%' ORDER BY kind, book`,
+    [paymentId],
+  );
+async function expectLedgerCheckClean(): Promise<void> {
+  const check = await runCommand(['ledger', 'check'], deps());
+  expect(check.exitCode, check.stdout + check.stderr).toBe(0);
+  await expectLedgerBalanced(gw);
+}
+/** Polls until nothing is left to record (earlier tests' disputes fall due as the clock moves on). */
+async function drain(): Promise<void> {
+  while ((await pollDisputes(later(leaseMs() + 1))) > 0);
+}
+
+describe('a payment with the dispute card', () => {
+  it('is approved and captured; a day later the poll records one dispute, debits the balance and notifies chargeback.opened', async () => {
+    const txn = await pay(shop, { card: DISPUTED, notify_url: NOTIFY_URL });
+    expect(await pending(shop)).toBe('10.00');
+
+    clock.advance(DAY - 60_000);
+    expect(await pollDisputes(deps())).toBe(0);
+    expect(await disputesOf(txn.transaction_id)).toEqual([]);
+
+    clock.advance(60_000);
+    expect(await pollDisputes(deps())).toBe(1);
+    const [dispute] = await disputesOf(txn.transaction_id);
+    expect(dispute).toMatchObject({ status: 'open', amount: 1000, reason_code: '10.4', merchant_id: shop.ids.merchant_id });
+    expect(dispute!.id).toMatch(/^DP[0-9A-Z]{26}$/);
+    expect(await pending(shop)).toBe('0.00');
+    expect(await chargebackJournals(txn.transaction_id)).toEqual([
+      { kind: 'chargeback', book: 'merchant_balance', amount: 1000 },
+      { kind: 'chargeback', book: 'processor_receivable', amount: -1000 },
+    ]);
+
+    const events = await chargebacks(txn.transaction_id);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'chargeback.opened', account_id: shop.ids.account_id, notify_url: NOTIFY_URL });
+    expect(events[0]!.payload).toMatchObject({
+      notify_type: 'chargeback.opened',
+      merchant_id: shop.ids.merchant_id,
+      account_id: shop.ids.account_id,
+      transaction_id: txn.transaction_id,
+      order_no: txn.order_no,
+      amount: '10.00',
+      currency: 'USD',
+      captured_amount: '10.00',
+      card: '400000******0267',
+      chargeback_id: dispute!.id,
+      chargeback_amount: '10.00',
+      chargeback_reason_code: '10.4',
+      chargeback_reason: 'Other fraud: card-absent environment',
+      chargeback_status: 'open',
+    });
+    expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.captured', 'chargeback.opened']);
+    await expectLedgerCheckClean();
+
+    // Asked again, alone and by two workers at once: nothing new.
+    expect(await pollDisputes(deps())).toBe(0);
+    expect(await Promise.all([pollDisputes(deps()), pollDisputes({ ...deps(), database: second })])).toEqual([0, 0]);
+    expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(1);
+    expect(await pending(shop)).toBe('0.00');
+  });
+
+  it('is disputed once when two workers poll at once as it falls due', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED });
+    clock.advance(DAY);
+    const rounds = await Promise.all([pollDisputes(deps()), pollDisputes({ ...deps(), database: second })]);
+    expect(rounds[0] + rounds[1]).toBe(1);
+    expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(1);
+    await expectLedgerCheckClean();
+  });
+
+  it('authorised, then captured by /v1/capture, is disputed a day after the capture', async () => {
+    await drain();
+    const txn = await pay(manual, { card: DISPUTED });
+    clock.advance(DAY);
+    await drain();
+    expect(await disputesOf(txn.transaction_id)).toEqual([]);
+    await capture(manual, txn);
+    clock.advance(DAY);
+    await drain();
+    expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ status: 'open', amount: 1000 })]);
+    expect(await pending(manual)).toBe('0.00');
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('the dispute card the merchant wins', () => {
+  it('is opened a day after capture, then reversed the day after: the balance restored, two notifications', async () => {
+    await drain();
+    const before = await pending(shop);
+    const txn = await pay(shop, { card: DISPUTED_WON, notify_url: NOTIFY_URL });
+    clock.advance(DAY);
+    expect(await pollDisputes(deps())).toBe(1);
+    expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ status: 'open', reason_code: '13.1' })]);
+    expect(await pending(shop)).toBe(before);
+
+    clock.advance(DAY);
+    expect(await pollDisputes(deps())).toBe(1);
+    const [dispute] = await disputesOf(txn.transaction_id);
+    expect(dispute).toMatchObject({ status: 'reversed', amount: 1000 });
+    expect(await pending(shop)).toBe((Number(before) + 10).toFixed(2));
+    const events = await chargebacks(txn.transaction_id);
+    expect(events.map((e) => [e.type, e.payload.chargeback_status, e.payload.chargeback_id, e.payload.chargeback_amount])).toEqual([
+      ['chargeback.opened', 'open', dispute!.id, '10.00'],
+      ['chargeback.reversed', 'reversed', dispute!.id, '10.00'],
+    ]);
+    expect(await chargebackJournals(txn.transaction_id)).toEqual([
+      { kind: 'chargeback', book: 'merchant_balance', amount: 1000 },
+      { kind: 'chargeback', book: 'processor_receivable', amount: -1000 },
+      { kind: 'chargeback_reversal', book: 'merchant_balance', amount: -1000 },
+      { kind: 'chargeback_reversal', book: 'processor_receivable', amount: 1000 },
+    ]);
+    await expectLedgerCheckClean();
+
+    clock.advance(DAY);
+    expect(await pollDisputes(deps())).toBe(0);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(2);
+  });
+
+  it('opened and reversed in one poll when the clock jumps past both', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED_WON });
+    clock.advance(3 * DAY);
+    expect(await pollDisputes(deps())).toBe(2);
+    expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ status: 'reversed' })]);
+    expect((await chargebacks(txn.transaction_id)).map((e) => e.type)).toEqual(['chargeback.opened', 'chargeback.reversed']);
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('reports the gateway cannot place, or has seen', () => {
+  const unknown: DisputeReport = {
+    disputeId: 'acq-dp-unknown',
+    paymentReference: 'sim_T-no-such-payment',
+    stage: 'opened',
+    amount: { minor: 500, currency: 'USD' },
+    reasonCode: '10.4',
+    at: new Date('2026-11-01T00:00:00Z'),
+  };
+
+  it('skips a report of no known payment, logs it, and records the others of the poll', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED });
+    clock.advance(DAY);
+    script.disputes = async (_request, real) => {
+      const answer = await real();
+      return answer.ok ? ok({ ...answer.value, reports: [unknown, ...answer.value.reports] }) : answer;
+    };
+    try {
+      expect(await pollDisputes(deps())).toBe(1);
+    } finally {
+      delete script.disputes;
+    }
+    expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
+    expect(await gw.database.query(`SELECT id FROM disputes WHERE connector_dispute_id = 'acq-dp-unknown'`)).toEqual([]);
+    expect(gw.logs.text).toMatch(/"disputeId":"acq-dp-unknown","reason":"unknown_payment".*dispute report skipped/);
+    expect(gw.logs.text).not.toContain('sim_T-no-such-payment');
+  });
+
+  it('records a report given again (a connector that repeats itself, or the command run twice) once', async () => {
+    await drain();
+    const txn = await pay(shop);
+    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
+    const report: DisputeReport = {
+      disputeId: `acq-${txn.transaction_id}`,
+      paymentReference: row!.connector_reference,
+      stage: 'opened',
+      amount: { minor: 400, currency: 'USD' },
+      reasonCode: '12.6',
+      at: clock.now(),
+    };
+    script.disputes = async (request) => ok({ reports: [report, report], cursor: request.cursor ?? 'start' });
+    try {
+      expect(await pollDisputes(deps())).toBe(1);
+      expect(await pollDisputes(deps())).toBe(0);
+    } finally {
+      delete script.disputes;
+    }
+    expect((await recordDispute(deps(), { connector: 'simulator', report })).outcome).toBe('unchanged');
+    expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ amount: 400, reason_code: '12.6' })]);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(1);
+    // A reversal of a dispute never opened moves no money.
+    const stray = await recordDispute(deps(), { connector: 'simulator', report: { ...report, disputeId: 'acq-never-opened', stage: 'reversed' } });
+    expect(stray).toEqual({ outcome: 'skipped', reason: 'never_opened' });
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('a poll that does not finish', () => {
+  it('whose recording fails records nothing and keeps the cursor: the next poll, once its lease runs out, records each report once', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED });
+    const won = await pay(shop, { card: DISPUTED_WON });
+    clock.advance(DAY);
+    const cursors = await gw.database.query<{ cursor: string }>(`SELECT cursor FROM dispute_cursors WHERE connector = 'simulator'`);
+    await refusal.refuse('chargeback.opened');
+    try {
+      await expect(pollDisputes(deps())).rejects.toThrow();
+    } finally {
+      await refusal.clear();
+    }
+    expect(await disputesOf(txn.transaction_id)).toEqual([]);
+    expect(await disputesOf(won.transaction_id)).toEqual([]);
+    expect(await gw.database.query(`SELECT cursor FROM dispute_cursors WHERE connector = 'simulator'`)).toEqual(cursors);
+    // The failed worker's lease still holds the connector.
+    expect(await pollDisputes(deps())).toBe(0);
+
+    // At least these two (another test's payment may fall due in the same day).
+    expect(await pollDisputes(later(leaseMs() + 1))).toBeGreaterThanOrEqual(2);
+    for (const t of [txn, won]) {
+      expect(await disputesOf(t.transaction_id)).toHaveLength(1);
+      expect(await chargebacks(t.transaction_id)).toHaveLength(1);
+    }
+    await expectLedgerCheckClean();
+  });
+
+  it('killed after polling: another worker re-polls from the old cursor once the lease runs out, and records once', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED });
+    clock.advance(DAY);
+    // A worker that leased the cursor, polled and died before recording.
+    const held = await leaseDue(gw.database.db, DISPUTE_POLLS, lease(deps(), leaseMs(), 'dead-worker'), 1, { scope: 'simulator' });
+    expect(held).toHaveLength(1);
+    expect(await pollDisputes(deps())).toBe(0);
+    expect(await disputesOf(txn.transaction_id)).toEqual([]);
+
+    expect(await pollDisputes(later(leaseMs() + 1))).toBeGreaterThanOrEqual(1);
+    expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(1);
+    expect(await pollDisputes(later(leaseMs() + 1))).toBe(0);
+    expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
+    await expectLedgerCheckClean();
+  });
+});
+
+// One connection on PostgreSQL (PGlite has no second one to hold a lock with).
+describe.runIf(TEST_DB === 'postgres')('a poll beside a statement that locks several payments', () => {
+  it('records in payment id order, as refund batches lock, so the two wait for each other instead of deadlocking', async () => {
+    await drain();
+    const made = [await pay(shop), await pay(shop)];
+    const rows = await gw.database.query<{ id: string; connector_reference: string }>(
+      'SELECT id, connector_reference FROM payments WHERE id = ANY ($1::text[]) ORDER BY id',
+      [made.map((txn) => txn.transaction_id)],
+    );
+    const [first, next] = rows;
+    const report = (row: { id: string; connector_reference: string }): DisputeReport => ({
+      disputeId: `acq-order-${row.id}`,
+      paymentReference: row.connector_reference,
+      stage: 'opened',
+      amount: { minor: 100, currency: 'USD' },
+      reasonCode: '10.4',
+      at: clock.now(),
+    });
+    // The acquirer reports the later id first.
+    script.disputes = async (request) => ok({ reports: [report(next!), report(first!)], cursor: request.cursor ?? 'start' });
+    let polled: Promise<number> | undefined;
+    try {
+      // Another transaction holds the first payment, as a refund wave's claim would, and wants the next one.
+      await second.transaction(async (query) => {
+        await query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [first!.id]);
+        polled = pollDisputes(deps());
+        await new Promise((resolve) => setTimeout(resolve, 300)); // the poll now waits for the first payment
+        await query("SET LOCAL lock_timeout = '3s'");
+        await query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [next!.id]);
+      });
+      expect(await polled).toBe(2);
+    } finally {
+      await polled?.catch(() => {});
+      delete script.disputes;
+    }
+    for (const row of rows) expect(await disputesOf(row.id)).toHaveLength(1);
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('another merchant', () => {
+  it('sees none of it: no event, no dispute, no movement of its balance', async () => {
+    await drain();
+    const own: Txn = await pay(other);
+    expect(await pending(other)).toBe('10.00');
+    expect(await gw.database.query(`SELECT id FROM events WHERE account_id = $1 AND type LIKE 'chargeback.%'`, [other.ids.account_id])).toEqual([]);
+    expect(await gw.database.query('SELECT id FROM disputes WHERE account_id = $1 OR merchant_id = $2', [other.ids.account_id, other.ids.merchant_id])).toEqual([]);
+    expect(await eventTypes(gw, own.transaction_id)).toEqual(['payment.captured']);
+    const disputed = await gw.database.query<{ account_id: string }>('SELECT DISTINCT account_id FROM disputes');
+    expect(disputed.map((d) => d.account_id).sort()).toEqual([shop.ids.account_id, manual.ids.account_id].sort());
+  });
+});
