@@ -4,11 +4,10 @@
 // concurrent identical actions have one effect, a viewer is refused, and another merchant's
 // transaction is not found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
-import { createMember, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
+import { allowQueriesFrom, booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { anyFormKey, createMember, formKeyOf, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 let gw: TestGateway;
@@ -28,10 +27,7 @@ beforeAll(async () => {
   manual = await gw.merchant({ captureMode: 'manual' });
   other = await gw.merchant();
   receiver = await startReceiver();
-  for (const client of [shop, manual, other]) {
-    const done = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', '127.0.0.1'], gw.gateway.deps);
-    expect(done.exitCode).toBe(0);
-  }
+  await allowQueriesFrom(gw, [shop, manual, other]);
   operator = await createMember(gw, shop.ids.merchant_id, 'operator');
   staff = await signIn(gw, operator, { clock: wall });
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
@@ -47,19 +43,23 @@ async function queried(client: SignedClient, txn: Txn): Promise<Record<string, s
   return answer.body.orders_list[0];
 }
 
-/** Opens the transaction's page (for a fresh CSRF token) and posts the action's form. */
+/**
+ * Opens the transaction's page (for a fresh CSRF token and form key) and posts the action's form;
+ * a well-formed key of no page when the page has no such form (the state or the role refuses it).
+ */
 async function act(client: PortalClient, txn: Txn, action: string, fields: Record<string, string> = {}) {
-  await client.get(`/portal/transactions/${txn.transaction_id}`);
-  return client.post(`/portal/transactions/${txn.transaction_id}/${action}`, fields);
+  const path = `/portal/transactions/${txn.transaction_id}/${action}`;
+  const page = await client.get(`/portal/transactions/${txn.transaction_id}`);
+  return client.post(path, { form_key: formKeyOf(page.body, path) ?? anyFormKey(), ...fields });
 }
 
 /** Every action a transaction's page offers, with fields that would do it; `eventId` is one of its notifications. */
 const everyAction = (eventId: string) =>
   [
-    ['refund', { refund_amount: '1.00' }],
-    ['cancel', {}],
-    ['capture', { amount: '1.00' }],
-    ['review', { decision: 'approve' }],
+    ['refund', { refund_amount: '1.00', form_key: anyFormKey() }],
+    ['cancel', { form_key: anyFormKey() }],
+    ['capture', { amount: '1.00', form_key: anyFormKey() }],
+    ['review', { decision: 'approve', form_key: anyFormKey() }],
     [`notifications/${eventId}/replay`, {}],
   ] as const;
 
@@ -95,10 +95,13 @@ describe('portal refund', () => {
     expect(row!.n).toBe(0);
   });
 
-  it('20 concurrent full refunds from the portal refund once', async () => {
+  it('20 concurrent full refunds from 20 renders of the page (20 form keys) refund once', async () => {
     const txn = await pay(shop, { amount: '30.00' });
-    await staff.get(`/portal/transactions/${txn.transaction_id}`);
-    const answers = await Promise.all(Array.from({ length: 20 }, () => staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '30.00' })));
+    const path = `/portal/transactions/${txn.transaction_id}/refund`;
+    const keys: string[] = [];
+    for (let i = 0; i < 20; i++) keys.push(formKeyOf((await staff.get(`/portal/transactions/${txn.transaction_id}`)).body, path)!);
+    expect(new Set(keys).size).toBe(20);
+    const answers = await Promise.all(keys.map((form_key) => staff.post(path, { refund_amount: '30.00', form_key })));
     expect(answers.filter((a) => a.status === 303)).toHaveLength(1);
     const [row] = await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1 AND status <> 'failed'", [txn.transaction_id]);
     expect(row!.n).toBe(1);
@@ -113,10 +116,11 @@ describe('portal refund', () => {
     expect(asked.status).toBe(200);
     expect(asked.body).toContain('Confirm it is you');
     expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '0.00' });
-    const wrong = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', _reauth_password: 'not it' });
+    const form_key = /name="form_key" value="([^"]+)"/.exec(asked.body)![1]!;
+    const wrong = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', form_key, _reauth_password: 'not it' });
     expect(wrong.status).toBe(403);
     expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '0.00' });
-    const confirmed = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', _reauth_password: operator.password });
+    const confirmed = await staff.post(`/portal/transactions/${txn.transaction_id}/refund`, { refund_amount: '600.00', form_key, _reauth_password: operator.password });
     expect(confirmed.status).toBe(303);
     expect(await queried(shop, txn)).toMatchObject({ refunded_amount: '600.00' });
     // At or below the threshold no password is asked, fresh or not.

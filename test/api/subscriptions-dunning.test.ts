@@ -8,7 +8,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
 import { review } from '../support/lifecycle.ts';
-import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { chargesOf, eventsOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -106,22 +106,17 @@ describe('dunning with card 4000000000000341', () => {
 });
 
 describe('a recurring charge held for review', () => {
-  const HELD = '4000000000004954';
-  /** A subscription begun by a payment of the review card, approved on review: each of its charges is held too. */
-  async function heldSubscription(): Promise<string> {
+  const heldFromStart = () => {
     clock.set(START);
-    const body = subscribing(shop, {}, { card: HELD, notify_url: 'http://127.0.0.1:9/hook' });
-    const held = await shop.post('/v1/authorise', body);
-    expect((await review(shop, { transaction_id: held.body.transaction_id, order_no: body.order_no as string, currency: 'USD', amount: '10.00' }, '1')).review_status).toBe('1');
-    return (await shop.post('/v1/authorise', body)).body.recurring_id;
-  }
+    return heldSubscription(shop);
+  };
   const decide = async (recurringId: string, attempt: number, flag: '0' | '1') => {
     const charge = (await chargesOf(deps(), recurringId))[attempt - 1]!;
     expect((await review(shop, { transaction_id: charge.payment_id!, order_no: charge.order_no, currency: 'USD', amount: '10.00' }, flag)).review_status).toBe('1');
   };
 
   it('keeps the cycle pending, no other attempt made, until the review approves it: the cycle is paid and the next one follows on its date', async () => {
-    const recurringId = await heldSubscription();
+    const recurringId = await heldFromStart();
     clock.set('2026-02-28T10:15:00Z');
     await billLater();
     await billLater();
@@ -139,7 +134,7 @@ describe('a recurring charge held for review', () => {
   });
 
   it('fails an attempt the review rejects (dunning retries it), and rejects a hold still undecided when the next cycle falls due (3003): Unpaid', async () => {
-    const recurringId = await heldSubscription();
+    const recurringId = await heldFromStart();
     clock.set('2026-02-28T10:15:00Z');
     await billLater();
     await decide(recurringId, 1, '0');

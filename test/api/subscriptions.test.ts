@@ -66,6 +66,15 @@ describe('the subscription object’s value rules', () => {
     }
   });
 
+  // decisions.md §8 ("when any subscription field is present") and §2 (an empty leaf is as absent):
+  // a subscription object whose fields are all empty, as a form template sends them, is no subscription.
+  it.each(['json', 'form', 'xml'] as const)('takes a subscription whose every field is empty (%s) as none: the card is charged, no subscription begun', async (format) => {
+    const body = cardPayment(shop.ids, { subscription: { contract_name: '', contract_amount: '', interval: '', interval_count: '' } });
+    const answer = await shop.post('/v1/authorise', body, { format });
+    expect([answer.status, answer.body.result_info, answer.body.recurring_id ?? '']).toEqual([200, '0000:Success', '']);
+    expect(await rows('SELECT 1 FROM subscriptions WHERE order_no_base = $1', [body.order_no])).toEqual([]);
+  });
+
   it('refuses a subscription on an APM payment (not a field of it): there is no card to charge again', async () => {
     const body = { ...shop.ids, order_no: orderNo('APM'), currency: 'USD', amount: '10.00', payment_method: 'sandbox_redirect', return_url: 'https://shop.example/r', subscription: MONTHLY };
     const answer = await shop.post('/v1/authorise', body);

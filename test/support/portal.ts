@@ -9,6 +9,7 @@ import { systemClock, type Clock } from '../../src/app/context.ts';
 import { totpCode, TOTP_PERIOD_SECONDS } from '../../src/app/portal/credentials.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { Role } from '../../src/domain/members.ts';
+import { newFormKey } from '../../src/web/portal/form-keys.ts';
 import type { TestGateway } from './gateway.ts';
 
 let members = 0;
@@ -122,6 +123,20 @@ export class PortalClient {
     return this.get(answer.location);
   }
 }
+
+/**
+ * The one-time key of the page's form that posts to `action` (a path), as a browser would send it;
+ * undefined when the page has no such form.
+ */
+export function formKeyOf(page: string, action: string): string | undefined {
+  const start = page.indexOf(`action="${action}"`);
+  if (start < 0) return undefined;
+  const form = page.slice(start, page.indexOf('</form>', start));
+  return /name="form_key" value="([^"]+)"/.exec(form)?.[1];
+}
+
+/** A well-formed form key no page drew, for a post whose page has no such form: drawn as a page draws one. */
+export const anyFormKey: () => string = newFormKey;
 
 /**
  * Signs the member in over HTTP: the password, then the second factor (its enrolment for an

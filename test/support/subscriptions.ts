@@ -6,12 +6,25 @@ import { resolveUnknownPayments } from '../../src/app/payments/resolve-unknown.t
 import type { Deps } from '../../src/app/context.ts';
 import type { SignedClient } from './client.ts';
 import { cardPayment } from './fixtures.ts';
+import { review } from './lifecycle.ts';
 
 export const MONTHLY = { contract_name: 'Gold plan', contract_amount: '10.00', interval: 'month' } as const;
 
 /** A card payment that begins a subscription (approved unless overridden). */
 export function subscribing(client: SignedClient, subscription: Record<string, unknown> = {}, overrides: Record<string, unknown> = {}) {
   return cardPayment(client.ids, { amount: '10.00', subscription: { ...MONTHLY, ...subscription }, ...overrides });
+}
+
+/** The review test card: risk holds every payment of it for review, a subscription's charges included. */
+export const REVIEW_CARD = '4000000000004954';
+
+/** A subscription begun by a payment of the review card, approved on review: each of its charges is held too. */
+export async function heldSubscription(client: SignedClient): Promise<string> {
+  const body = subscribing(client, {}, { card: REVIEW_CARD, notify_url: 'http://127.0.0.1:9/hook' });
+  const held = await client.post('/v1/authorise', body);
+  const order = { transaction_id: held.body.transaction_id, order_no: body.order_no as string, currency: 'USD', amount: '10.00' };
+  expect((await review(client, order, '1')).review_status).toBe('1');
+  return (await client.post('/v1/authorise', body)).body.recurring_id;
 }
 
 /** Pays `body` and answers the subscription's id (recurring_id). */

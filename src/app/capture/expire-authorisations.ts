@@ -1,25 +1,32 @@
-// Authorisations never captured expire on their connector's schedule
+// Holds at the processor that no one ended expire on their connector's schedule
 // (`schedule.authorisationExpiryDays`; the sandbox's seven days, on the injected clock, counted
-// from the payment's created_at, which the clock stamped): the hold is voided at the connector
-// like a /v1/cancel, the payment is cancelled with 2010, its hold's journal released, and the
-// merchant notified (payment.cancelled). docs/states.md.
+// from the payment's created_at, which the clock stamped). An authorisation never captured is
+// voided at the connector like a /v1/cancel: cancelled with 2010. A payment still held for review
+// is an authorisation too, which the card network drops after the same days: the gateway rejects
+// it as its review would (expireReview: a void of origin review_expired, cancelled with 3003). Either
+// way the hold's journal is released and the merchant notified (payment.cancelled). docs/states.md.
 //
 // Each due payment is leased first (QUEUES.expiringAuthorisations, in a short statement that
 // commits before the processor is asked), so two workers never void the same one at once and a
 // crashed worker's payment is taken up when its lease runs out. The void is then claimed as a unit
-// of work under the payment's lock, exactly as /v1/cancel claims one.
+// of work under the payment's lock, exactly as /v1/cancel (or /v1/review) claims one; a void left
+// pending (the answer lost, the worker killed) is settled by resolvePendingOperations. A recurring
+// charge held for review also ends at its cycle's window (bill.ts), whichever comes first: both
+// paths claim under the same lock and status check, so only one of them releases it.
 import { scheduleOf } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
+import { accountById } from '../../db/repositories/checkout.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
 import { leaseDuePayments, lockPayment } from '../../db/repositories/payments.ts';
 import type { PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
+import { expireReview } from '../review/review.ts';
 import { claimOperation, executeOperation } from './operation.ts';
 
 const DAY_MS = 86_400_000;
 
-/** One round; answers how many authorisations it released. */
+/** One round; answers how many holds (authorisations and payments held for review) it released. */
 export async function expireAuthorisations(deps: Deps, limit = 50): Promise<number> {
   const connectors = await deps.database.query<{ connector: string }>(`SELECT DISTINCT connector FROM accounts`);
   let released = 0;
@@ -29,14 +36,33 @@ export async function expireAuthorisations(deps: Deps, limit = 50): Promise<numb
     const now = deps.clock.now();
     const dueBy = new Date(now.getTime() - scheduleOf(connector).authorisationExpiryDays * DAY_MS);
     const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, deps, limit, deps.config.processor.leaseMs, { dueBy, scope: name });
-    for (const leased of due) {
-      const claimed = await claimExpiry(deps, leased);
-      if (!claimed) continue;
-      const result = await executeOperation(deps, claimed.operation, claimed.payment);
-      if (result.status === 'succeeded') released += 1;
-    }
+    for (const leased of due) if (await release(deps, leased)) released += 1;
   }
   return released;
+}
+
+/** Ends one leased hold; answers whether the processor released it now. */
+async function release(deps: Deps, leased: PaymentRow): Promise<boolean> {
+  if (leased.status === 'pending_review') return releaseReview(deps, leased);
+  const claimed = await claimExpiry(deps, leased);
+  if (!claimed) return false;
+  return (await executeOperation(deps, claimed.operation, claimed.payment)).status === 'succeeded';
+}
+
+/**
+ * Rejects a leased payment still held for review (3003). Refused when it was decided meanwhile (a
+ * reviewer, a /v1/cancel, its subscription's own deadline) or a void of it is in progress: its
+ * state then stands, and the pending void is the sweeper's.
+ */
+async function releaseReview(deps: Deps, leased: PaymentRow): Promise<boolean> {
+  const account = await accountById(deps.database.db, leased.accountId);
+  if (!account) return false;
+  try {
+    return (await expireReview(deps, account, leased)).status === 'succeeded';
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
 }
 
 type Claimed = { readonly payment: PaymentRow; readonly operation: PaymentOperationRow };

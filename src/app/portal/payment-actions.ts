@@ -3,8 +3,13 @@
 // transaction's own row (found under the member's merchant) and calls that same use case, so the
 // rules and the refusals are the API's: no second path to money. A refusal keeps its catalogue
 // code and message, as the API would answer it.
+//
+// A refund, capture, cancel or review decision is sent from a form that carries a one-time key
+// (src/web/portal/form-keys.ts); the use case claims under it, as under an API request's
+// Idempotency-Key, so the same form sent twice moves the money once and its repeat answers what
+// the first sending did.
 import { codeText } from '../../domain/errors.ts';
-import { exponentOf } from '../../domain/money.ts';
+import { exponentOf, formatAmount } from '../../domain/money.ts';
 import { merchantEvent } from '../../db/repositories/portal-transactions.ts';
 import type { PaymentRow } from '../../db/schema.ts';
 import type { OrderRef } from '../batch/orders.ts';
@@ -33,8 +38,40 @@ export interface ActionOutcome {
   readonly message: string;
 }
 
-function orderOf(payment: PaymentRow): OrderRef {
-  return { transactionId: payment.id, orderNo: payment.orderNo, currency: payment.currency, amount: payment.amount };
+/** Who sends a transaction's form: a member of a merchant, with the one-time key the page wrote into the form. */
+export interface FormSending {
+  readonly merchantId: string;
+  readonly userId: string;
+  readonly formKey: string;
+}
+
+/** What a form does; a review's two decisions are two, so approving cannot be answered as a rejection. */
+type FormAction = 'refund' | 'capture' | 'cancel' | 'approve' | 'reject';
+
+/**
+ * The order key (OrderRef.requestKey) a form's sending claims under: the form's key, namespaced by
+ * the member, the action and the transaction, so that a key sent by anyone else, to another action
+ * or on another transaction is another claim, never an answer to this one. It cannot be an API
+ * order key either: those are `<scope>:<position>`, the scope 16 base64url (or, from before
+ * migration 0019, 32 hex) characters with no colon, while this one's first colon is its 7th character.
+ */
+function formRequestKey(sending: FormSending, action: FormAction, transactionId: string): string {
+  return `portal:${sending.userId}:${action}:${transactionId}:${sending.formKey}`;
+}
+
+function orderOf(payment: PaymentRow, sending: FormSending, action: FormAction): OrderRef {
+  return { transactionId: payment.id, orderNo: payment.orderNo, currency: payment.currency, amount: payment.amount, requestKey: formRequestKey(sending, action, payment.id) };
+}
+
+/**
+ * The form was sent before with another amount (the page kept, its amount changed): its key is
+ * spent, and this sending is refused rather than answered with what the first one did.
+ */
+function keySpent(what: string, minor: number, currency: string): PortalRefusal {
+  return new PortalRefusal(`This form was sent before, for ${what} of ${formatAmount(minor, currency)} ${currency}: open the transaction again to send another.`, {
+    field: 'form_key',
+    status: 409,
+  });
 }
 
 function outcomeText(status: ActionOutcome['status'], reason?: string): ActionOutcome {
@@ -42,29 +79,35 @@ function outcomeText(status: ActionOutcome['status'], reason?: string): ActionOu
   return { status, message };
 }
 
-export async function refundTransaction(deps: Deps, merchantId: string, order: { transactionId: string; refundAmount: number; reason?: string }): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, merchantId, order.transactionId);
-  const row = await asRefusal(() => refund(deps, account, { ...orderOf(payment), refundAmount: order.refundAmount, ...(order.reason ? { reason: order.reason } : {}) }));
+export async function refundTransaction(deps: Deps, sending: FormSending, order: { transactionId: string; refundAmount: number; reason?: string }): Promise<ActionOutcome> {
+  const { payment, account } = await merchantTransaction(deps, sending.merchantId, order.transactionId);
+  const row = await asRefusal(() => refund(deps, account, { ...orderOf(payment, sending, 'refund'), refundAmount: order.refundAmount, ...(order.reason ? { reason: order.reason } : {}) }));
+  // A refund claimed under this form's key before: only its amount can differ from what was asked now.
+  if (row.amount !== order.refundAmount) throw keySpent('a refund', row.amount, row.currency);
   if (row.status === 'failed') return { status: 'failed', message: `${row.resultCode ?? ''}:${row.resultMessage ?? ''}` };
   return outcomeText(row.status);
 }
 
-export async function cancelTransaction(deps: Deps, merchantId: string, transactionId: string): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, merchantId, transactionId);
-  const outcome = outcomeOf(await asRefusal(() => cancel(deps, account, orderOf(payment))));
+export async function cancelTransaction(deps: Deps, sending: FormSending, transactionId: string): Promise<ActionOutcome> {
+  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const outcome = outcomeOf(await asRefusal(() => cancel(deps, account, orderOf(payment, sending, 'cancel'))));
   return outcomeText(outcome.status, outcome.reason);
 }
 
 /** Captures `amount` (minor units; the whole authorisation when absent). */
-export async function captureTransaction(deps: Deps, merchantId: string, transactionId: string, amount?: number): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, merchantId, transactionId);
-  const outcome = outcomeOf(await asRefusal(() => capture(deps, account, { ...orderOf(payment), amount: amount ?? payment.amount })));
+export async function captureTransaction(deps: Deps, sending: FormSending, transactionId: string, amount?: number): Promise<ActionOutcome> {
+  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const asked = amount ?? payment.amount;
+  const result = await asRefusal(() => capture(deps, account, { ...orderOf(payment, sending, 'capture'), amount: asked }));
+  // A capture claimed under this form's key before: only its amount can differ from what was asked now.
+  if (result.operation.amount !== asked) throw keySpent('a capture', result.operation.amount, result.operation.currency);
+  const outcome = outcomeOf(result);
   return outcomeText(outcome.status, outcome.reason);
 }
 
-export async function reviewTransaction(deps: Deps, merchantId: string, transactionId: string, approve: boolean): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, merchantId, transactionId);
-  const outcome = await asRefusal(() => review(deps, account, { ...orderOf(payment), approve }));
+export async function reviewTransaction(deps: Deps, sending: FormSending, transactionId: string, approve: boolean): Promise<ActionOutcome> {
+  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const outcome = await asRefusal(() => review(deps, account, { ...orderOf(payment, sending, approve ? 'approve' : 'reject'), approve }));
   return outcomeText(outcome.status, outcome.reason);
 }
 

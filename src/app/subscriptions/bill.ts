@@ -10,7 +10,8 @@
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
 // one only after it is paid: every missed cycle is taken, in order. A charge that risk holds for
 // review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
-// decides it, or until its cycle's window closes (the next cycle's due time): then the gateway
+// decides it, or until its cycle's window closes (the next cycle's due time) or its authorisation
+// expires at the connector (expire-authorisations.ts), whichever comes first: then the gateway
 // rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge).
 import { AppError } from '../../domain/errors.ts';
 import { amountOfCycle, cycleWindowEnd, dueAt } from '../../domain/subscriptions/schedule.ts';

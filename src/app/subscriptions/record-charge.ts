@@ -4,9 +4,10 @@
 // a declined one schedules the account's next retry before the next cycle (or, after the last,
 // leaves the subscription Unpaid); a payment whose outcome is not known yet, or that risk holds
 // for review, leaves the attempt pending, to be asked about again. A review's rejection fails the
-// attempt like a decline; the gateway's own rejection of a hold left undecided until the cycle's
-// window closed (3003) leaves no time for a retry: the subscription is Unpaid. A cancel that came meanwhile is kept: the charge is recorded,
-// nothing is scheduled after it.
+// attempt like a decline; the gateway's own rejection of a hold left undecided (3003: the cycle's
+// window closed, or, sooner, the authorisation expired at the connector) is not retried, the
+// decision being the merchant's to make: the subscription is Unpaid. A cancel that came meanwhile
+// is kept: the charge is recorded, nothing is scheduled after it.
 import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
@@ -132,7 +133,7 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
     };
   }
   const retries = retryTimes(charge.dueAt, nextDue, dunningPolicy(account.dunning, subscription.interval, subscription.intervalCount));
-  // A hold for review that no one decided in the cycle's window (3003) spent the window: no retry.
+  // A hold for review that no one decided in time (3003) is not retried: the review was the merchant's to make.
   const retryAt = code.resultCode === CODES.review_expired.code ? undefined : retries[charge.attempt - 1];
   return {
     change: {

@@ -1,7 +1,9 @@
 // The forms of a transaction's page: refund (re-authenticate above the threshold), cancel,
 // capture, review, replay a notification. Each reads its fields, calls the use case the merchant
 // API calls (src/app/portal/payment-actions.ts) and sends the member back to the transaction's
-// page with the outcome; a refusal shows the API's code and message.
+// page with the outcome; a refusal shows the API's code and message. The forms that move money
+// carry the page's one-time key (form-keys.ts), read first: the same form sent twice answers what
+// its first sending did.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import {
@@ -12,17 +14,24 @@ import {
   replayTransactionNotification,
   reviewTransaction,
   type ActionOutcome,
+  type FormSending,
 } from '../../../app/portal/payment-actions.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { merchantTransaction } from '../../../app/portal/transactions.ts';
+import { readFormKey } from '../form-keys.ts';
 import { amountField, choiceField, textField } from '../forms.ts';
-import { formOf, portalAction, type ActionResult } from '../guard.ts';
+import { formOf, portalAction, type ActionResult, type PortalContext } from '../guard.ts';
 import { transactionPath } from './transaction.ts';
 
 type Params = { Params: { id: string } };
 
 function done(id: string, what: string, outcome: ActionOutcome): ActionResult {
   return { redirect: `${transactionPath(id)}?done=${what}&outcome=${outcome.status}`, target: id };
+}
+
+/** The member sending the form, and the form's one-time key (refused when missing or malformed). */
+function sendingOf(context: PortalContext, request: FastifyRequest): FormSending {
+  return { merchantId: context.member.merchantId, userId: context.member.userId, formKey: readFormKey(formOf(request)) };
 }
 
 /** The refund's amount in the transaction's currency; the transaction is the member's merchant's or not found. */
@@ -39,16 +48,18 @@ export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void 
     permission: 'transactions.refund',
     async reauth(request, context) {
       try {
+        readFormKey(formOf(request));
         const { payment } = await merchantTransaction(deps, context.member.merchantId, request.params.id);
         return refundNeedsReauth(await refundAmountOf(deps, context.member.merchantId, request), payment.currency);
       } catch {
-        return false; // an unknown transaction or a bad amount is refused by the action itself, without asking for the password first
+        return false; // an unknown transaction, a bad amount or form key is refused by the action itself, without asking for the password first
       }
     },
     async handle(context, request) {
+      const sending = sendingOf(context, request);
       const refundAmount = await refundAmountOf(deps, context.member.merchantId, request);
       const reason = textField(formOf(request), 'refund_reason', { max: 256, hint: 'at most 256 characters' });
-      const outcome = await refundTransaction(deps, context.member.merchantId, { transactionId: request.params.id, refundAmount, ...(reason ? { reason } : {}) });
+      const outcome = await refundTransaction(deps, sending, { transactionId: request.params.id, refundAmount, ...(reason ? { reason } : {}) });
       return done(request.params.id, 'refund', outcome);
     },
   });
@@ -57,7 +68,8 @@ export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void 
     path: '/transactions/:id/cancel',
     permission: 'transactions.cancel',
     async handle(context, request) {
-      return done(request.params.id, 'cancel', await cancelTransaction(deps, context.member.merchantId, request.params.id));
+      const sending = sendingOf(context, request);
+      return done(request.params.id, 'cancel', await cancelTransaction(deps, sending, request.params.id));
     },
   });
 
@@ -65,9 +77,10 @@ export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void 
     path: '/transactions/:id/capture',
     permission: 'transactions.capture',
     async handle(context, request) {
+      const sending = sendingOf(context, request);
       const { payment } = await merchantTransaction(deps, context.member.merchantId, request.params.id);
       const amount = amountField(formOf(request), 'amount', payment.currency);
-      return done(request.params.id, 'capture', await captureTransaction(deps, context.member.merchantId, request.params.id, amount));
+      return done(request.params.id, 'capture', await captureTransaction(deps, sending, request.params.id, amount));
     },
   });
 
@@ -75,9 +88,10 @@ export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void 
     path: '/transactions/:id/review',
     permission: 'transactions.review',
     async handle(context, request) {
+      const sending = sendingOf(context, request);
       const decision = choiceField(formOf(request), 'decision', ['approve', 'reject'] as const);
       if (!decision) throw new PortalRefusal('decision is missing: approve or reject', { field: 'decision' });
-      return done(request.params.id, decision, await reviewTransaction(deps, context.member.merchantId, request.params.id, decision === 'approve'));
+      return done(request.params.id, decision, await reviewTransaction(deps, sending, request.params.id, decision === 'approve'));
     },
   });
 
