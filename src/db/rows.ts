@@ -1,5 +1,7 @@
 // Maps raw rows (snake_case, driver types) to the shapes Drizzle's schema declares, with the
-// schema's own column mappers, for the few statements sent as raw SQL.
+// schema's own column mappers, for the few statements sent as raw SQL. A row read as one JSON value
+// (`row_to_json`) maps the same way: its keys are the column names, and the mappers take JSON's
+// values (a timestamp's ISO text, a bigint's number, a jsonb's object) as they take the drivers'.
 import { getTableColumns, type InferSelectModel, type Table } from 'drizzle-orm';
 
 // `prefix`: the raw row names the table's columns `<prefix><column>` (a join read with its columns

@@ -3,7 +3,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
+import { refund } from '../../src/app/refund/refund.ts';
+import { paymentsByIds, paymentsByOrderNos } from '../../src/db/repositories/payment-lookup.ts';
 import { claimPayment, findPayment, hotPath } from '../../src/db/repositories/payments.ts';
+import { lockRefundsAndPayments, refundsByIds } from '../../src/db/repositories/refunds.ts';
 import type { AccountRow } from '../../src/db/schema.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -50,6 +53,35 @@ describe('rows the coalesced authorisations return', () => {
     const after = hotPath(gw.database).outcome.stats;
     expect(after.statements - before.statements).toBeLessThan(after.requests - before.requests);
     for (const payment of returned) expect(payment).toEqual(await findPayment(gw.database.db, account.id, payment.id));
+  });
+});
+
+// The query's reads and the refund's claim, settlement and lock read each row as one JSON value
+// (row_to_json), mapped by the schema's column mappers: they must give what the query builder
+// reads, column for column (timestamps as dates to the millisecond, amounts as numbers, jsonb as
+// objects).
+describe('rows read as one JSON value', () => {
+  it('equal the rows the query builder reads: payments by id and by order number, a refund claimed, settled and locked with its payment', async () => {
+    const shop = await gw.merchant();
+    const account = await accountOf(shop);
+    const authorised = [];
+    for (const [, card, extra] of KINDS) authorised.push(await authorise(shop, account, card, extra));
+    const stored = await Promise.all(authorised.map((p) => findPayment(gw.database.db, account.id, p.id)));
+    const byId = (rows: { id: string }[]) => new Map(rows.map((row) => [row.id, row]));
+    const byIds = byId(await paymentsByIds(gw.database, account.id, authorised.map((p) => p.id)));
+    const byOrderNos = byId(await paymentsByOrderNos(gw.database, account.id, authorised.map((p) => p.orderNo)));
+    for (const row of stored) {
+      expect(byIds.get(row!.id)).toEqual(row);
+      expect(byOrderNos.get(row!.id)).toEqual(row);
+    }
+
+    const captured = authorised[0]!;
+    const order = { transactionId: captured.id, orderNo: captured.orderNo, currency: captured.currency, amount: captured.amount, refundAmount: 100, reason: 'a reason' };
+    const refunded = await refund(gw.gateway.deps, account, order);
+    const locked = await gw.database.transaction((query) => lockRefundsAndPayments(query, [refunded.id]));
+    const [read] = await refundsByIds(gw.database.db, account.id, [refunded.id]);
+    expect(refunded).toEqual(read!.refund); // as claimed, then settled: both statements' rows are read as JSON
+    expect(locked.get(refunded.id)).toEqual({ refund: read!.refund, payment: read!.payment, subscription: null });
   });
 });
 

@@ -72,10 +72,6 @@ export const claimStatement = byAskedVelocity(
   SELECT claimed.*, ${columns} FROM claimed`,
 );
 
-/**
- * Inserts the claim row (status processing) and reads the risk facts; null when the order_no is
- * already claimed on this account.
- */
 /** claimStatement's parameters, in its order (also what npm run bench sends raw). */
 export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
   return [
@@ -105,6 +101,10 @@ export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
   ];
 }
 
+/**
+ * Inserts the claim row (status processing) and reads the risk facts; null when the order_no is
+ * already claimed on this account.
+ */
 export async function claimPayment(database: Database, claim: Claim, probe: RiskProbe): Promise<{ payment: PaymentRow; facts: RiskRecord } | null> {
   const row = await hotPath(database).claim(claimParams(claim, probe));
   return row ? { payment: claimedRow(claim, row), facts: riskRecordOf(row) } : null;
