@@ -32,6 +32,8 @@ export interface Messages {
   readonly payButton: string;
   readonly paying: string;
   readonly cancel: string;
+  /** The cancel button when the merchant gave nowhere to return to. */
+  readonly cancelPayment: string;
   readonly secureNote: string;
   readonly sandboxBanner: string;
   readonly errSummary: string;
@@ -63,6 +65,15 @@ export interface Messages {
   readonly doneText: string;
   readonly closedTitle: string;
   readonly closedText: string;
+  readonly outcomePaidTitle: string;
+  readonly outcomePaidText: string;
+  readonly outcomeDeclinedTitle: string;
+  readonly outcomeDeclinedText: string;
+  readonly outcomeAbandonedTitle: string;
+  readonly outcomeAbandonedText: string;
+  readonly outcomePendingTitle: string;
+  readonly outcomePendingText: string;
+  readonly closeWindow: string;
   readonly errorTitle: string;
   readonly errorText: string;
 }
@@ -91,6 +102,7 @@ const en: Messages = {
   payButton: 'Pay {amount}',
   paying: 'Processing…',
   cancel: 'Cancel and return to the store',
+  cancelPayment: 'Cancel payment',
   secureNote: 'Your card details go encrypted to the payment gateway, never to the store.',
   sandboxBanner: 'Sandbox: test cards only, no real money moves.',
   errSummary: 'Please correct the fields marked below.',
@@ -122,6 +134,15 @@ const en: Messages = {
   doneText: 'You can close this window and return to the store.',
   closedTitle: 'This payment page is closed',
   closedText: 'The payment already has its outcome. You can close this window and return to the store.',
+  outcomePaidTitle: 'Payment successful',
+  outcomePaidText: 'Your payment was approved.',
+  outcomeDeclinedTitle: 'Payment not completed',
+  outcomeDeclinedText: 'Nothing was charged. To try again, start over from the store.',
+  outcomeAbandonedTitle: 'Payment cancelled',
+  outcomeAbandonedText: 'Nothing was charged.',
+  outcomePendingTitle: 'Payment being confirmed',
+  outcomePendingText: 'Your payment is not confirmed yet. The store will be told the outcome, so there is no need to pay again.',
+  closeWindow: 'You can close this window now.',
   errorTitle: 'Something went wrong',
   errorText: 'Nothing was charged. Please try again in a moment.',
 };
@@ -150,6 +171,7 @@ const es: Messages = {
   payButton: 'Pagar {amount}',
   paying: 'Procesando…',
   cancel: 'Cancelar y volver a la tienda',
+  cancelPayment: 'Cancelar el pago',
   secureNote: 'Los datos de su tarjeta viajan cifrados a la pasarela de pago, nunca a la tienda.',
   sandboxBanner: 'Entorno de pruebas: solo tarjetas de prueba, no se mueve dinero real.',
   errSummary: 'Corrija los campos señalados.',
@@ -181,6 +203,15 @@ const es: Messages = {
   doneText: 'Puede cerrar esta ventana y volver a la tienda.',
   closedTitle: 'Esta página de pago está cerrada',
   closedText: 'El pago ya tiene su resultado. Puede cerrar esta ventana y volver a la tienda.',
+  outcomePaidTitle: 'Pago realizado',
+  outcomePaidText: 'Su pago ha sido aprobado.',
+  outcomeDeclinedTitle: 'Pago no completado',
+  outcomeDeclinedText: 'No se ha cobrado nada. Para intentarlo de nuevo, empiece otra vez desde la tienda.',
+  outcomeAbandonedTitle: 'Pago cancelado',
+  outcomeAbandonedText: 'No se ha cobrado nada.',
+  outcomePendingTitle: 'Pago pendiente de confirmación',
+  outcomePendingText: 'Su pago aún no está confirmado. La tienda recibirá el resultado, así que no hace falta pagar de nuevo.',
+  closeWindow: 'Ya puede cerrar esta ventana.',
   errorTitle: 'Algo ha fallado',
   errorText: 'No se ha cobrado nada. Inténtelo de nuevo en un momento.',
 };
@@ -209,6 +240,7 @@ const pt: Messages = {
   payButton: 'Pagar {amount}',
   paying: 'Processando…',
   cancel: 'Cancelar e voltar à loja',
+  cancelPayment: 'Cancelar pagamento',
   secureNote: 'Os dados do seu cartão vão criptografados para o gateway de pagamento, nunca para a loja.',
   sandboxBanner: 'Sandbox: apenas cartões de teste, nenhum dinheiro real é movimentado.',
   errSummary: 'Corrija os campos indicados.',
@@ -240,6 +272,15 @@ const pt: Messages = {
   doneText: 'Você pode fechar esta janela e voltar à loja.',
   closedTitle: 'Esta página de pagamento está encerrada',
   closedText: 'O pagamento já tem seu resultado. Você pode fechar esta janela e voltar à loja.',
+  outcomePaidTitle: 'Pagamento concluído',
+  outcomePaidText: 'Seu pagamento foi aprovado.',
+  outcomeDeclinedTitle: 'Pagamento não concluído',
+  outcomeDeclinedText: 'Nada foi cobrado. Para tentar novamente, recomece pela loja.',
+  outcomeAbandonedTitle: 'Pagamento cancelado',
+  outcomeAbandonedText: 'Nada foi cobrado.',
+  outcomePendingTitle: 'Pagamento em confirmação',
+  outcomePendingText: 'Seu pagamento ainda não foi confirmado. A loja será informada do resultado, então não é preciso pagar de novo.',
+  closeWindow: 'Você já pode fechar esta janela.',
   errorTitle: 'Algo deu errado',
   errorText: 'Nada foi cobrado. Tente novamente em instantes.',
 };
@@ -268,6 +309,7 @@ const zh: Messages = {
   payButton: '支付 {amount}',
   paying: '处理中…',
   cancel: '取消并返回商店',
+  cancelPayment: '取消付款',
   secureNote: '您的卡信息加密发送至支付网关，不会发送给商店。',
   sandboxBanner: '沙盒环境：仅限测试卡，不会产生真实资金流动。',
   errSummary: '请更正下方标出的字段。',
@@ -299,6 +341,15 @@ const zh: Messages = {
   doneText: '您可以关闭此窗口并返回商店。',
   closedTitle: '此支付页面已关闭',
   closedText: '该付款已有结果。您可以关闭此窗口并返回商店。',
+  outcomePaidTitle: '支付成功',
+  outcomePaidText: '您的付款已获批准。',
+  outcomeDeclinedTitle: '支付未完成',
+  outcomeDeclinedText: '未产生任何扣款。如需重试，请返回商店重新开始。',
+  outcomeAbandonedTitle: '支付已取消',
+  outcomeAbandonedText: '未产生任何扣款。',
+  outcomePendingTitle: '付款确认中',
+  outcomePendingText: '您的付款尚未确认。商店会收到付款结果，无需重复支付。',
+  closeWindow: '您现在可以关闭此窗口。',
   errorTitle: '出现问题',
   errorText: '未产生任何扣款。请稍后重试。',
 };

@@ -4,10 +4,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/http/encoders/handoff.ts';
 import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
-import { hiddenFields, returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
+import { hiddenFields, returnedOutcome, shopper, type PageAnswer, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -42,6 +43,21 @@ async function openPage(client: SignedClient = shop, overrides: Record<string, u
 async function paymentOf(order: unknown) {
   const [row] = await rows('SELECT * FROM payments WHERE order_no = $1', [order]);
   return row!;
+}
+
+
+/**
+ * Runs the unknown-outcome sweeper once the payments' answers count as lost, then puts the clock
+ * back. The sweeper compares the row's update time (the database's clock) with the gateway's.
+ */
+async function askAgainAfterUnknownWindow(): Promise<void> {
+  const before = clock.now();
+  clock.set(new Date(Date.now() + UNKNOWN_AFTER_MS + 1_000));
+  try {
+    expect(await resolveUnknownPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+  } finally {
+    clock.set(before);
+  }
 }
 
 describe('the hand-off page (redirect payment response)', () => {
@@ -211,10 +227,15 @@ describe('the hand-off page (redirect payment response)', () => {
 
 describe('refusals before the hand-off answer in XML respon, and store nothing', () => {
   it.each([
-    ['no return_url', { return_url: undefined }, 400, /^4001:return_url is required$/],
     ['a card number', { card: '4111111111111111' }, 400, /^4002:card is invalid: expected no card in \/v1\/checkout/],
     ['a token_id', { token_id: 'TK00000000000000000000000000' }, 400, /^4002:token_id is invalid/],
     ['a javascript: return_url', { return_url: 'javascript:alert(1)' }, 400, /^4002:return_url is invalid/],
+    ['a return_url giving a query name twice', { return_url: 'https://shop.example/return?tag=a&tag=b' }, 400, /^4002:return_url is invalid: expected each query name once \(tag is given twice\)$/],
+    ['a cancel_url giving a query name twice', { cancel_url: 'https://shop.example/cancel?x=1&x=1' }, 400, /^4002:cancel_url is invalid: expected each query name once \(x is given twice\)$/],
+    ['a return_url no URL parser reads', { return_url: 'https://[shop/return' }, 400, /^4002:return_url is invalid: expected an http\(s\) URL$/],
+    ['an ftp: return_url', { return_url: 'ftp://shop.example/return' }, 400, /^4002:return_url is invalid/],
+    ['a return_url that is no URL', { return_url: 'shop.example/return' }, 400, /^4002:return_url is invalid/],
+    ['a javascript: cancel_url without return_url', { return_url: undefined, cancel_url: 'javascript:alert(1)' }, 400, /^4002:cancel_url is invalid/],
     ['a bad amount', { amount: '1.234' }, 400, /^4003:/],
     ['a storefront domain the account did not declare', { storefront_domains: 'https://evil.example' }, 400, /^4002:storefront_domains/],
   ])('%s', async (_case, overrides, status, info) => {
@@ -356,6 +377,46 @@ describe('the hosted payment page', () => {
     expect(returnedOutcome(tampered.href, shop.secret).signed).toBe(false);
   });
 
+  it('returns a payment held for review with order_status 3, every documented field, and the time it was sent', async () => {
+    const { body, pageUrl } = await openPage();
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000 0000 0000 4954' });
+    const back = await browser.get(pageUrl);
+    const outcome = returnedOutcome(back.location!, shop.secret);
+    expect(outcome.signed).toBe(true);
+    const payment = await paymentOf(body.order_no);
+    expect(outcome.fields).toEqual({
+      merchant_id: shop.ids.merchant_id,
+      account_id: shop.ids.account_id,
+      order_no: body.order_no,
+      transaction_id: payment.id,
+      amount: '25.00',
+      currency: 'USD',
+      order_status: '3',
+      result_info: '1003:Held for review',
+      payment_method: 'card',
+      card: '400000******4954',
+      token_id: '',
+      threeds_result: '',
+      contract_name: '',
+      recurring_id: '',
+      recurring_deduction_period: '',
+      recurring_deduction_time: '',
+      return_time: String(Math.floor(clock.now().getTime() / 1000)),
+      encryption_data: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+  });
+
+  it('signs the return with the account’s current key: after a rotation, the new one', async () => {
+    const rotating = await gw.merchant();
+    const { pageUrl } = await openPage(rotating);
+    const rotated = await runCommand(['keys', 'rotate', '--merchant-id', rotating.ids.merchant_id, '--account-id', rotating.ids.account_id, '--json'], gw.gateway.deps);
+    expect(rotated.exitCode).toBe(0);
+    const newSecret = (JSON.parse(rotated.stdout) as { secret_key: string }).secret_key;
+    await browser.post(`${pageUrl}/pay`, CARD);
+    const back = (await browser.get(pageUrl)).location!;
+    expect([returnedOutcome(back, newSecret).signed, returnedOutcome(back, rotating.secret).signed]).toEqual([true, false]);
+  });
+
   it('shows a declined card with the reason and lets the shopper try again; the merchant hears only the outcome', async () => {
     const { body, pageUrl } = await openPage();
     await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000009995' });
@@ -395,14 +456,7 @@ describe('the hosted payment page', () => {
     await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000259' });
     const back = await browser.get(pageUrl);
     expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '2', result_info: '1000:Pending: awaiting the processor' });
-    // The sweeper compares the row's update time (the database's clock) with the gateway's.
-    const before = clock.now();
-    clock.set(new Date(Date.now() + UNKNOWN_AFTER_MS + 1_000));
-    try {
-      expect(await resolveUnknownPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
-    } finally {
-      clock.set(before);
-    }
+    await askAgainAfterUnknownWindow();
     expect((await paymentOf(body.order_no)).status).toBe('captured');
     expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields.order_status).toBe('1');
   });
@@ -487,6 +541,128 @@ describe('the hosted payment page', () => {
     const page = await browser.get(narrowed.pageUrl);
     expect(String(page.headers['content-security-policy'])).toContain("frame-ancestors https://m.shop.example;");
     expect(page.headers['x-frame-options']).toBeUndefined();
+  });
+});
+
+describe('a hosted page without return_url shows the shopper the outcome itself', () => {
+  const NO_RETURN = { return_url: undefined, notify_url: 'https://shop.example/notify' };
+
+  /** A page of the gateway's own, 200, that sends the shopper nowhere: no redirect, link or form. */
+  function expectOutcome(page: PageAnswer, orderNo: string, title: string) {
+    expect(page.status).toBe(200);
+    expect(page.location).toBeUndefined();
+    expect(page.body).toContain(`<h1 id="outcome-title">${title}</h1>`);
+    expect(page.body).toContain(`<dd id="outcome-order">${orderNo}</dd>`);
+    expect(page.body).toContain('<dd class="grand" id="outcome-amount">$25.00</dd>');
+    expect(page.body).toContain('You can close this window now.');
+    expect(page.body).not.toMatch(/<a |<form|<script/);
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'none'; style-src http://gateway.test/assets/pages.css; img-src http://gateway.test data:; form-action http://gateway.test; frame-ancestors 'none'; base-uri 'none'",
+    );
+  }
+
+  async function eventsOf(order: unknown) {
+    const payment = await paymentOf(order);
+    return rows('SELECT type, notify_url FROM events WHERE payment_id = $1 ORDER BY created_at', [payment.id]);
+  }
+
+  it('is accepted: the hand-off leaves the return fields empty and opens the card form', async () => {
+    const { body, fields, pageUrl } = await openPage(shop, NO_RETURN);
+    expect(['return_url', 'returnUrl', 'cancel_url', 'cancelUrl'].map((name) => fields.get(name))).toEqual(['', '', '', '']);
+    expect(fields.get('allParams')).toContain('&returnUrl=&cancelUrl=&return_url=&cancel_url=&');
+    const payment = await paymentOf(body.order_no);
+    expect(payment).toMatchObject({ kind: 'checkout', status: 'requires_redirect' });
+    expect(payment.request.return_url).toBeUndefined();
+    const page = await browser.get(pageUrl);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<form id="card-form" method="post"');
+    expect(String(page.headers['content-security-policy'])).toContain('form-action http://gateway.test;');
+    // There is no store to return to: the cancel button says what it does.
+    expect(page.body).toContain('<button type="submit" class="linklike">Cancel payment</button>');
+    expect(page.body).not.toContain('return to the store');
+  });
+
+  it('pays with an approved card: the page answers 200 with the paid outcome, and the merchant is notified', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    const paid = await browser.post(`${pageUrl}/pay`, CARD);
+    expect([paid.status, paid.location]).toEqual([303, pageUrl]);
+    const page = await browser.get(pageUrl);
+    expectOutcome(page, body.order_no as string, 'Payment successful');
+    expect(page.body).toContain('<div class="panel outcome outcome-paid" role="status">');
+    expect(page.body).toContain('Your payment was approved.');
+    expect(await eventsOf(body.order_no)).toEqual([{ type: 'payment.captured', notify_url: 'https://shop.example/notify' }]);
+    // Seen again (a reload), the same page.
+    expect((await browser.get(pageUrl)).body).toBe(page.body);
+  });
+
+  it('fails after the fifth declined card: 200 with the reason the form gave, and the merchant is notified', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    for (let i = 0; i < 5; i++) await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000009995' });
+    const page = await browser.get(pageUrl);
+    expectOutcome(page, body.order_no as string, 'Payment not completed');
+    expect(page.body).toContain('<p id="outcome-reason">The card has insufficient funds. Try another card.</p>');
+    expect(page.body).toContain('Nothing was charged. To try again, start over from the store.');
+    expect((await paymentOf(body.order_no)).status).toBe('failed');
+    expect(await eventsOf(body.order_no)).toEqual([{ type: 'payment.failed', notify_url: 'https://shop.example/notify' }]);
+  });
+
+  it('shows a payment the processor has not answered as pending, then its outcome once known', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000259' });
+    const pending = await browser.get(pageUrl);
+    expectOutcome(pending, body.order_no as string, 'Payment being confirmed');
+    expect(pending.body).toContain('<meta http-equiv="refresh" content="10">'); // it looks again by itself
+    await askAgainAfterUnknownWindow();
+    const settled = await browser.get(pageUrl);
+    expectOutcome(settled, body.order_no as string, 'Payment successful');
+    expect(settled.body).not.toContain('http-equiv="refresh"');
+  });
+
+  it('after a 3-D Secure challenge, brings the shopper back to the hosted page’s outcome', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000003220' });
+    const acsUrl = (await browser.get(pageUrl)).location!;
+    expect(acsUrl).toMatch(/\/sandbox\/acs\//);
+    const verified = await browser.answer(acsUrl, { code: '1234', action: 'verify' });
+    expect([verified.status, verified.location]).toEqual([303, pageUrl]);
+    expectOutcome(await browser.get(pageUrl), body.order_no as string, 'Payment successful');
+    expect((await paymentOf(body.order_no)).status).toBe('captured');
+  });
+
+  it('shows a shopper who cancels, with no cancel_url either, that the payment is cancelled', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    const cancelled = await browser.post(`${pageUrl}/cancel`, {});
+    expect([cancelled.status, cancelled.location]).toEqual([303, pageUrl]);
+    const page = await browser.get(pageUrl);
+    expectOutcome(page, body.order_no as string, 'Payment cancelled');
+    expect(page.body).not.toContain('outcome-reason');
+    expect(await eventsOf(body.order_no)).toEqual([{ type: 'payment.failed', notify_url: 'https://shop.example/notify' }]);
+  });
+
+  it('expires after an hour with no link back', async () => {
+    const { pageUrl } = await openPage(shop, NO_RETURN);
+    clock.advance(60 * 60_000 + 1000);
+    try {
+      const page = await browser.get(pageUrl);
+      expect(page.status).toBe(410);
+      expect(page.body).toContain('This payment page has expired');
+      expect(page.body).not.toContain('<a ');
+    } finally {
+      clock.advance(-(60 * 60_000 + 1000));
+    }
+  });
+
+  it('speaks the shopper’s language and escapes the order number', async () => {
+    const order = `X"><img/src=x/onerror=alert(1)>${Date.now()}`;
+    const { pageUrl } = await openPage(shop, { ...NO_RETURN, order_no: order, browser_lang: 'pt-BR', currency: 'BRL' });
+    await browser.post(`${pageUrl}/pay`, CARD);
+    const page = await browser.get(pageUrl);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<html lang="pt">');
+    expect(page.body).toContain('<h1 id="outcome-title">Pagamento concluído</h1>');
+    expect(page.body).toContain(`<dd class="grand" id="outcome-amount">${new Intl.NumberFormat('pt-BR', { style: 'currency', currency: 'BRL' }).format(25)}</dd>`);
+    expect(page.body).toContain(`<dd id="outcome-order">X&quot;&gt;&lt;img/src=x/onerror=alert(1)&gt;`);
+    expect(page.body).not.toMatch(/<img/);
   });
 });
 

@@ -1,6 +1,7 @@
 // The hosted payment page in a real browser: hand-off, card form, refusal and retry, 3-D Secure
 // on the page, no-JavaScript shoppers, the iFrame on allowed and other origins, and the shopper's
-// landing on return_url with an outcome the merchant can verify.
+// landing on return_url with an outcome the merchant can verify (or, without return_url, on the
+// gateway's own outcome page).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { orderNo } from '../support/fixtures.ts';
@@ -203,6 +204,32 @@ describe('the hosted payment page in Chromium', () => {
     await page.getByRole('button', { name: 'Cancel and return to the store' }).click();
     await page.waitForURL(`${site.url}/cancel?**`);
     expect(lastReturn()).toMatchObject({ path: '/cancel', verified: true, fields: { order_no: body.order_no, order_status: '0', result_info: '2009:Shopper abandoned or let the payment expire' } });
+  });
+
+  it('shows the outcome on the gateway’s own page, in the shopper’s language, when the merchant gave no return_url', async () => {
+    const { return_url: _return, cancel_url: _cancel, ...body } = order({ browser_lang: 'es-ES' });
+    const returnsBefore = site.returns.length;
+    const page = await openTab();
+    await page.goto(await site.startCheckout(body));
+    await page.waitForURL(`${gw.url}/checkout/**`);
+    const pageUrl = page.url();
+    await page.getByLabel('Nombre en la tarjeta').fill('Ana Lima');
+    await page.getByLabel('Número de tarjeta').pressSequentially('4111111111111111');
+    await page.getByLabel('Fecha de caducidad').pressSequentially('1230');
+    await page.getByLabel('Código de seguridad').fill('123');
+    await page.getByRole('button', { name: /^Pagar / }).click();
+    await expect.poll(() => page.title()).toBe('Pago realizado');
+    expect(page.url()).toBe(pageUrl);
+    expect(await page.locator('html').getAttribute('lang')).toBe('es');
+    expect(await page.getByRole('status').locator('h1').textContent()).toBe('Pago realizado');
+    expect(await page.locator('#outcome-order').textContent()).toBe(body.order_no);
+    expect(await page.locator('#outcome-amount').textContent()).toBe(new Intl.NumberFormat('es-ES', { style: 'currency', currency: 'USD' }).format(42.5));
+    expect(await page.getByText('Ya puede cerrar esta ventana.').isVisible()).toBe(true);
+    expect(await page.locator('a, form').count()).toBe(0);
+    expect(site.returns.length).toBe(returnsBefore);
+    const [row] = await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE order_no = $1', [body.order_no]);
+    expect(row?.status).toBe('captured');
+    expect(problems).toEqual([]);
   });
 
   it('runs inside the storefront’s iFrame on an allowed origin', async () => {

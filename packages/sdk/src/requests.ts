@@ -189,7 +189,8 @@ export interface ApmPayment extends OrderFields {
 
 /** A payment on the hosted page (docs/api/checkout.md): no card fields, the shopper types them. */
 export interface CheckoutOrder extends CardOrderFields {
-  readonly return_url: string;
+  /** Without it the hosted page shows the shopper the outcome; the notification tells you. */
+  readonly return_url?: string;
   readonly cancel_url?: string;
   readonly default_lang?: string;
 }

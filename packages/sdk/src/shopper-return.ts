@@ -22,9 +22,14 @@ export interface ReturnCheck {
   readonly maxAgeSeconds?: number;
 }
 
+// A name given twice is refused, not read as its last value: the signature covers one value per
+// name, and a page that read the first (as many web frameworks do) would act on a value the
+// shopper slipped in before the signed one (`?order_status=1&…&order_status=0&…`). The gateway
+// never sends a name twice (return_url and cancel_url may not repeat one).
 function parameters(query: ReturnQuery): Record<string, string> {
   const fields: Record<string, string> = {};
   const add = (value: string, name: string) => {
+    if (Object.hasOwn(fields, name)) throw new Error(`${name} given twice`);
     fields[name] = value;
   };
   if (typeof query === 'string') {
@@ -41,21 +46,26 @@ function parameters(query: ReturnQuery): Record<string, string> {
   } else if ('forEach' in query && typeof query.forEach === 'function') {
     (query as SearchParamsLike).forEach(add);
   } else {
-    for (const [name, value] of Object.entries(query)) if (typeof value === 'string') add(value, name);
+    // A framework's parsed query holds a name given twice as a list: refused like the string's.
+    for (const [name, value] of Object.entries(query)) {
+      if (typeof value !== 'string') throw new Error(`${name} is not one value`);
+      add(value, name);
+    }
   }
   return fields;
 }
 
 /**
  * The signed outcome of the shopper's return, or null when it does not verify with the secret
- * key (or one of the keys), or is older than `maxAgeSeconds` when that is given.
+ * key (or one of the keys), gives a name twice, or is older than `maxAgeSeconds` when that is
+ * given. Read the outcome from what this answers, not from the framework's own parse.
  */
 export function verifyReturn(query: ReturnQuery, secretKey: string | readonly string[], options: ReturnCheck = {}): ShopperReturn | null {
   let fields: Record<string, string>;
   try {
     fields = parameters(query);
   } catch {
-    return null; // a malformed percent-escape
+    return null; // a malformed percent-escape, or a name given twice
   }
   if (!verify(fields, secretKey)) return null;
   if (options.maxAgeSeconds !== undefined) {

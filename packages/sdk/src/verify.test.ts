@@ -68,6 +68,15 @@ describe('verifyReturn', () => {
     expect(verifyReturn(`${url.href}&extra=1`, SECRET)).toBeNull();
     expect(verifyReturn('?a=%E0%A4%A', SECRET)).toBeNull();
     expect(verifyReturn(url, SECRET, { now, maxAgeSeconds: 60 })).not.toBeNull();
+  });
+
+  it('refuses a name given twice: a value slipped in before the signed one, which a framework reading the first would act on', () => {
+    const slipped = url.href.replace('?', '?amount=4250.00&');
+    expect(new URL(slipped).searchParams.get('amount')).toBe('4250.00'); // what a first-value reader sees
+    expect(verifyReturn(slipped, SECRET)).toBeNull();
+    expect(verifyReturn(new URL(slipped), SECRET)).toBeNull();
+    expect(verifyReturn(new URL(slipped).searchParams, SECRET)).toBeNull();
+    expect(verifyReturn({ ...Object.fromEntries(url.searchParams), amount: ['4250.00', '42.50'] } as never, SECRET)).toBeNull();
     expect(verifyReturn(url, SECRET, { now: new Date(now.getTime() + 120_000), maxAgeSeconds: 60 })).toBeNull();
   });
 });

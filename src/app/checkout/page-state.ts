@@ -1,8 +1,10 @@
 // What the hosted page URL shows, from the payment's state: the card form while it waits for the
 // shopper, a short wait while an attempt is with the processor, the 3-D Secure challenge, or the
-// way back to the merchant once there is an outcome. Every step of the flow comes back here.
+// way back to the merchant once there is an outcome (or, when the merchant gave no return_url,
+// the outcome itself). Every step of the flow comes back here.
 import { CODES } from '../../domain/errors.ts';
 import { parseAmount, type Money } from '../../domain/money.ts';
+import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
 import { accountById, merchantName, paymentById } from '../../db/repositories/checkout.ts';
 import type { AccountRow, CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { AccountDirectory } from '../accounts/directory.ts';
@@ -30,11 +32,28 @@ export interface HostedOrder {
   readonly request: Readonly<Record<string, unknown>>;
 }
 
+/**
+ * What the shopper is told when the page shows the outcome itself: order_status's answers as a
+ * shopper reads them (held for review is pending to them), a shopper's own cancel apart.
+ */
+export type Outcome = 'paid' | 'declined' | 'abandoned' | 'pending';
+
+export function outcomeOf(payment: PaymentRow): Outcome {
+  switch (orderStatus(payment.status as PaymentStatus)) {
+    case '1':
+      return 'paid';
+    case '0':
+      return payment.resultCode === CODES.payment_abandoned.code ? 'abandoned' : 'declined';
+    default:
+      return 'pending';
+  }
+}
+
 export type PageState =
   | { readonly kind: 'form'; readonly order: HostedOrder; readonly attemptsLeft: number; readonly lastResultCode?: string }
   | { readonly kind: 'processing'; readonly order: HostedOrder }
   | { readonly kind: 'authenticate'; readonly url: string }
-  | { readonly kind: 'return'; readonly order: HostedOrder; readonly url: string | undefined }
+  | { readonly kind: 'return'; readonly order: HostedOrder; readonly outcome: Outcome; readonly url: string | undefined }
   | { readonly kind: 'expired'; readonly order: HostedOrder; readonly url: string | undefined };
 
 export async function hostedPageState(deps: Deps, directory: AccountDirectory, session: CheckoutSessionRow): Promise<PageState> {
@@ -58,7 +77,7 @@ export async function hostedPageState(deps: Deps, directory: AccountDirectory, s
   if (payment.status === 'requires_authentication' && payment.actionUrl) return { kind: 'authenticate', url: payment.actionUrl };
   // Processing with no answer yet is an attempt in flight; "pending" is the processor's own word.
   if (payment.status === 'processing' && payment.resultCode !== CODES.pending.code) return { kind: 'processing', order };
-  return { kind: 'return', order, url: await returnUrlOf(deps, directory, payment) };
+  return { kind: 'return', order, outcome: outcomeOf(payment), url: await returnUrlOf(deps, directory, payment) };
 }
 
 async function orderOf(deps: Deps, account: AccountRow, payment: PaymentRow): Promise<HostedOrder> {

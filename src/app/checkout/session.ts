@@ -24,7 +24,8 @@ export const SESSION_TTL_MS = 60 * 60_000;
 /** A hosted-page order, built by its adapter (src/http/requests/checkout.ts parses /v1/checkout into one). */
 export interface CheckoutCommand {
   readonly order: OrderDetails;
-  readonly returnUrl: string;
+  /** Absent: the hosted page shows the outcome itself (src/app/checkout/page-state.ts). */
+  readonly returnUrl?: string;
   readonly cancelUrl?: string;
   /** CSP host-sources that may frame the hosted page. */
   readonly frameAncestors: readonly string[];

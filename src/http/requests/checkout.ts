@@ -1,6 +1,8 @@
 // The redirect / iFrame payment request (/v1/checkout, docs/api/checkout.md): the direct payment's fields less
 // the card group and accept, plus where the shopper goes afterwards (return_url, cancel_url) and
 // the page's language (default_lang). The card is typed on the hosted page, never sent here.
+// return_url is optional (decisions.md §4 requires it only of APM payments): without it the
+// hosted page itself shows the shopper the outcome, and the merchant learns it from notify_url.
 import Type, { type Static } from 'typebox';
 import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
 import type { CheckoutCommand } from '../../app/checkout/session.ts';
@@ -14,7 +16,7 @@ export const LanguageTag = Text({ max: 35, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0
 
 export const CheckoutRequest = Type.Object({
   ...OrderFields,
-  return_url: Url,
+  return_url: Type.Optional(Url),
   cancel_url: Type.Optional(Url),
   default_lang: Type.Optional(LanguageTag),
 });
@@ -42,7 +44,7 @@ export function checkoutCommand(body: Record<string, unknown>, account: AccountR
     identity: `checkout\n${canonicalString(body as SignedBody)}`,
     // The checkout body's fields as checked (the card group is refused above), and the order.
     record: { ...Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))), order: storedOrder(order) },
-    returnUrl: parsed.return_url,
+    ...(parsed.return_url ? { returnUrl: parsed.return_url } : {}),
     ...(parsed.cancel_url ? { cancelUrl: parsed.cancel_url } : {}),
     frameAncestors: frameAncestors(account, parsed.storefront_domains, true),
   };

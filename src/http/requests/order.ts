@@ -13,6 +13,7 @@ import {
   checkCountry,
   checkCurrency,
   checkIp,
+  checkReturnTarget,
   Country,
   CurrencyCode,
   Decimal,
@@ -193,6 +194,12 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
   if (body.billing_country) checkCountry(body.billing_country, 'billing_country');
   if (body.delivery_country) checkCountry(body.delivery_country, 'delivery_country');
   if (body.birth_date) checkBirthDate(body.birth_date, now);
+  // Card, APM and hosted payments: where the shopper comes back with the signed outcome.
+  const targets = body as { return_url?: string; cancel_url?: string };
+  for (const field of ['return_url', 'cancel_url'] as const) {
+    const url = targets[field];
+    if (url !== undefined) checkReturnTarget(url, field);
+  }
   body.cart_items?.forEach((item, i) => {
     const code = item.basic_item_data.price?.currency;
     if (code) checkCurrency(code, `cart_items[${i}].basic_item_data.price.currency`);
@@ -202,7 +209,9 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
     if (owner.registration_ip) checkIp(owner.registration_ip, `account_owner[${i}].registration_ip`);
   });
   const mpi = body.additional_information?.find((info) => info.mpi_info?.cavv)?.mpi_info;
-  const subscription = body.subscription ? subscriptionTerms(body.subscription, currency, now) : undefined;
+  // Empty leaves are dropped as the signature drops them: a subscription whose every field was
+  // empty is no subscription (docs/subscriptions.md: any field present makes one).
+  const subscription = body.subscription && Object.keys(body.subscription).length > 0 ? subscriptionTerms(body.subscription, currency, now) : undefined;
   return {
     merchantId: body.merchant_id,
     accountId: body.account_id,

@@ -97,6 +97,23 @@ export function invalid(field: string, expected: string): AppError {
   return new AppError('invalid_field', `${field} is invalid: expected ${expected}`, { field });
 }
 
+/**
+ * A URL the shopper is sent back to with the signed outcome added to its query (return_url,
+ * cancel_url): one the URL parser reads, each query name in it at most once. The signature covers
+ * one value per name, and the SDK refuses a return that gives a name twice (a value slipped in
+ * before the signed one would fool a page that reads the first), so such a URL could never verify.
+ */
+export function checkReturnTarget(url: string, field: string): void {
+  let names: string[];
+  try {
+    names = [...new URL(url).searchParams.keys()];
+  } catch {
+    throw invalid(field, 'an http(s) URL');
+  }
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw invalid(field, `each query name once (${twice} is given twice)`);
+}
+
 export function checkCurrency(code: string, field = 'currency'): string {
   if (!isCurrency(code)) throw new AppError('invalid_currency', `${field} ${code} is not a supported ISO 4217 currency`, { field });
   return code;

@@ -17,6 +17,7 @@ import type { CheckoutSessionRow } from '../../db/schema.ts';
 import { handOffPage } from '../../web/pages/handoff.ts';
 import { hostedPage } from '../../web/pages/hosted.ts';
 import { messagePage } from '../../web/pages/message.ts';
+import { outcomePage } from '../../web/pages/outcome.ts';
 import { originOf } from '../../web/security.ts';
 import { paymentRefusal } from '../encoders/payment.ts';
 import type { Operation } from '../operation.ts';
@@ -120,9 +121,11 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     const order: HostedOrder = state.order;
     const language = languageOf(request, order.request);
     const common = { baseUrl, lang: language.lang, merchantName: order.merchantName, frameAncestors: order.frameAncestors, sandbox };
+    const orderPage = { baseUrl, language, sandbox, merchantName: order.merchantName, orderNo: order.payment.orderNo, total: order.total, frameAncestors: order.frameAncestors };
     if (state.kind === 'return') {
       if (state.url) return redirect(reply, state.url);
-      return sendPage(reply, messagePage({ ...common, status: 200, title: 'doneTitle', text: 'doneText' }));
+      // No return_url (nor cancel_url): the outcome is shown here; the merchant has the notification.
+      return sendPage(reply, outcomePage({ ...orderPage, outcome: state.outcome, resultCode: order.payment.resultCode ?? '' }));
     }
     if (state.kind === 'expired') {
       return sendPage(reply, messagePage({ ...common, status: 410, title: 'expiredTitle', text: 'expiredText', ...(state.url ? { returnUrl: state.url } : {}) }));
@@ -135,17 +138,11 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     return sendPage(
       reply,
       hostedPage({
-        baseUrl,
-        language,
-        sandbox,
-        merchantName: order.merchantName,
-        orderNo: order.payment.orderNo,
-        total: order.total,
+        ...orderPage,
         lines: order.lines,
         breakdown: order.breakdown,
         payUrl: `${pageUrl}/pay`,
         cancelUrl: `${pageUrl}/cancel`,
-        frameAncestors: order.frameAncestors,
         formTargets: returnOrigins,
         ...(state.lastResultCode ? { refusal: { code: state.lastResultCode, attemptsLeft: state.attemptsLeft } } : {}),
         ...(invalid ? { problems: invalid.problems, holderName: invalid.holderName, status: 400 } : {}),

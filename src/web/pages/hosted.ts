@@ -10,18 +10,22 @@ import { fill, formatMoney, messages, type Language, type Messages } from '../i1
 import { layout, type Page } from '../layout.ts';
 
 
-export interface HostedView {
+/** What every page about one hosted order shows: the card form (HostedView) and the outcome (outcome.ts). */
+export interface OrderPageView {
   readonly baseUrl: string;
   readonly language: Language;
   readonly sandbox: boolean;
   readonly merchantName: string;
   readonly orderNo: string;
   readonly total: { readonly minor: number; readonly currency: string };
+  readonly frameAncestors: readonly string[];
+}
+
+export interface HostedView extends OrderPageView {
   readonly lines: readonly { readonly name: string; readonly quantity: number; readonly amount?: number }[];
   readonly breakdown: readonly { readonly label: 'subtotal' | 'shipping' | 'tax' | 'discount'; readonly minor: number }[];
   readonly payUrl: string;
   readonly cancelUrl: string;
-  readonly frameAncestors: readonly string[];
   /** Origins the shopper may be sent to after a post (return_url, cancel_url). */
   readonly formTargets: readonly string[];
   /** The code of the last refused attempt, and how many remain. */
@@ -33,7 +37,7 @@ export interface HostedView {
 }
 
 /** What the shopper is told of a refusal: no more than a shopper should know (no fraud verdicts). */
-function refusalText(t: Messages, code: string): string {
+export function refusalText(t: Messages, code: string): string {
   switch (code) {
     case CODES.insufficient_funds.code:
       return t.declFunds;
@@ -165,7 +169,7 @@ ${field({ id: 'security_code', field: 'cvc', label: t.cvcLabel, hint: t.cvcHint,
 <button type="submit" class="button" id="pay-button">${fill(t.payButton, { amount: total })}</button>
 </form>
 <form class="cancel-form" method="post" action="${view.cancelUrl}" data-submit-once>
-<button type="submit" class="linklike">${t.cancel}</button>
+<button type="submit" class="linklike">${view.formTargets.length > 0 ? t.cancel : t.cancelPayment}</button>
 </form>
 <p class="secure-note">${t.secureNote}</p>
 </section>
