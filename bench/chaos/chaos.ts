@@ -2,9 +2,6 @@
 // the actors' mixed load through both gateways, and a killer that SIGKILLs a random process at
 // random moments and starts it again. Then the workers drain what is waiting, the sweepers finish
 // it, and the database is compared with what clients were told. docs/reliability.md.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createMerchant } from '../../src/app/merchants/credentials.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -13,6 +10,7 @@ import { createDeps, releaseDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logging.ts';
 import { openTestDatabase } from '../../test/support/gateway.ts';
 import { postSigned } from '../../test/support/signed-fetch.ts';
+import { tempDir } from '../../test/support/temp.ts';
 import { ACTORS, Book, pickActor, type Actor, type ActorContext, type Answered, type Merchants } from './actors.ts';
 import { findAnomalies, sweep, total, waitingOnProcessor } from './checks.ts';
 import { Fleet, type KillFigures } from './fleet.ts';
@@ -74,7 +72,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     ACQUIRO_BUSY_IN_FLIGHT: '100000',
     ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '100000',
   };
-  const logDir = mkdtempSync(join(tmpdir(), 'acquiro-chaos-'));
+  // The processes' logs: kept after `npm run chaos` for reading; removed with the test run's directory in `npm test`.
+  const logDir = tempDir('acquiro-chaos-');
   // This process's own handle on the database: the migrations (before the processes start, so
   // none waits for another's), the merchants, the final sweep and the ledger check.
   const deps = await createDeps({ config: loadConfig(env), database: testDb.database, log: createLogger('silent') });

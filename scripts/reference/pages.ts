@@ -32,6 +32,7 @@ function cardOutcome(card: TestCard): string {
     case 'approve':
     case 'approve_first':
     case 'slow_later':
+    case 'dispute':
       return `\`1\` ${code('success')}`;
     case 'decline':
       return `\`0\` ${code(DECLINE_CODES[card.behaviour.reason])}`;

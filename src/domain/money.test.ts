@@ -17,6 +17,8 @@ describe('money in minor units', () => {
   it('refuses codes that are not tender', () => {
     expect(isCurrency('XAU')).toBe(false);
     expect(isCurrency('XTS')).toBe(false);
+    expect(isCurrency('CLF')).toBe(false); // a fund code: a unit of account, not money
+    expect(isCurrency('USN')).toBe(false);
     expect(isCurrency('ABC')).toBe(false);
     expect(isCurrency('XOF')).toBe(true);
   });

@@ -7,8 +7,13 @@ export interface Money {
   readonly currency: string;
 }
 
-// ISO 4217 codes that are not money a card or wallet can move (precious metals, funds, test codes).
-const NOT_TENDER = new Set(['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX']);
+// ISO 4217 codes that are not money a card or wallet can move: precious metals, bond-market and
+// drawing-right units, test codes, and the fund codes (units of account such as Chile's CLF or the
+// next-day dollar USN), which no card network settles.
+const NOT_TENDER = new Set([
+  ...['XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX'],
+  ...['BOV', 'CHE', 'CHW', 'CLF', 'COU', 'MXV', 'USN', 'UYI', 'UYW'],
+]);
 
 const EXPONENTS: ReadonlyMap<string, number> = new Map(
   cc

@@ -4,6 +4,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
 import type { SigningAccount } from '../app/accounts/directory.ts';
+import type { AccountRow } from '../db/schema.ts';
 import type { AppError } from '../domain/errors.ts';
 import { sign } from '../domain/signature.ts';
 import { toXml } from './encoders/xml.ts';
@@ -18,9 +19,11 @@ export interface Operation {
   /**
    * The request's fields, at every depth: a signed body with a key this schema does not define is
    * refused before the handler runs (src/http/plugins/request-fields.ts). A function when the
-   * fields depend on the body (/v1/authorise: card or APM payment).
+   * fields depend on the body and the account that signed it (/v1/authorise: card or APM
+   * payment, by the methods the account's connector offers); without an account, the catalogue's
+   * view of the operation.
    */
-  readonly schema: TSchema | ((body: Record<string, unknown>) => TSchema);
+  readonly schema: TSchema | ((body: Record<string, unknown>, account?: AccountRow) => TSchema);
   /** Accepts an Idempotency-Key header (operations that move money and have no order_no to key on). */
   readonly idempotencyKey?: boolean;
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */

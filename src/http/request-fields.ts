@@ -30,6 +30,11 @@ export function admitFields(body: Record<string, unknown>, schema: TSchema): voi
   admitObject(body, schema as SchemaNode, '');
 }
 
+/** The refusals of admitFields without its masking: for the body as sent, empty fields included. */
+export function admitNames(body: Record<string, unknown>, schema: TSchema): void {
+  admitObject(structuredClone(body), schema as SchemaNode, '');
+}
+
 function admitObject(node: Record<string, unknown>, schema: SchemaNode | undefined, path: string): void {
   const properties = schema?.type === 'object' ? (schema.properties ?? {}) : undefined;
   for (const key of Object.keys(node)) {

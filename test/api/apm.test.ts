@@ -205,6 +205,16 @@ describe('refusals', () => {
     expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(0);
   });
 
+  // decisions.md §4: an APM payment when payment_method is present and names an APM; otherwise a
+  // card payment. A name that is no APM beside the card group is charged as the card it carries.
+  it.each(['credit_card', 'CARD', 'visa'])('charges the card of a card payment whose payment_method %s names no APM', async (name) => {
+    const body = cardPayment(shop.ids, { payment_method: name });
+    const answer = await shop.post('/v1/authorise', body);
+    expect([answer.status, answer.body.result_info, answer.body.order_status]).toEqual([200, '0000:Success', '1']);
+    expect(answer.body.issuer_url).toBeUndefined();
+    expect(await rows('SELECT status FROM payments WHERE order_no = $1', [body.order_no])).toEqual([{ status: 'captured' }]);
+  });
+
   it('keeps order_no idempotent: same fields → same payment, ten at once → one; other fields → 4009', async () => {
     const body = apm(shop.ids);
     const answers = await Promise.all(Array.from({ length: 10 }, () => shop.post('/v1/authorise', body)));

@@ -32,6 +32,8 @@ describe('test cards (docs/api/authorise.md)', () => {
     ['4000000000000259', '123', '2', '1000:Pending: awaiting the processor', 'accept', 'processing'],
     ['4100000000000019', '123', '0', '3001:Rejected by risk', 'reject', 'failed'],
     ['4000000000004954', '123', '3', '1003:Held for review', 'review', 'pending_review'],
+    ['4000000000000267', '123', '1', '0000:Success', 'accept', 'captured'],
+    ['4000000000002685', '123', '1', '0000:Success', 'accept', 'captured'],
   ])('%s answers order_status %s, %s', async (card, cvc, status, info, riskAction, stored) => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card, security_code: cvc }));
     expect(answer.status).toBe(200);
@@ -42,7 +44,7 @@ describe('test cards (docs/api/authorise.md)', () => {
   });
 
   it('covers every card the simulator documents', () => {
-    expect(TEST_CARDS.length).toBe(15);
+    expect(TEST_CARDS.length).toBe(17);
   });
 
   it('answers the 3-D Secure card with a URL for the shopper', async () => {

@@ -4,13 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { merchantInitiatedCharge } from '../../src/app/payments/command.ts';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { AuthoriseRequest, Connector } from '../../src/connectors/port.ts';
 import { createSimulator } from '../../src/connectors/simulator/index.ts';
 import type { AccountRow } from '../../src/db/schema.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { allowQueriesFrom } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -33,8 +33,7 @@ beforeAll(async () => {
   gw = await startTestGateway({ connectors: { get: (name) => (name === 'simulator' ? recording : undefined), names: () => ['simulator'] } });
   shop = await gw.merchant();
   stranger = await gw.merchant();
-  const ips = ['ips', 'add', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--cidr', '127.0.0.1'];
-  expect((await runCommand(ips, gw.gateway.deps)).exitCode).toBe(0);
+  await allowQueriesFrom(gw, [shop]);
   account = (await gw.gateway.server.directory.find(shop.ids.merchant_id, shop.ids.account_id))!.account;
 });
 afterAll(() => gw?.close());

@@ -8,8 +8,9 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deliverDueNotifications, type DeliveryDeps } from '../../src/app/notifications/deliver.ts';
 import { networkTransport, type HttpAnswer, type PinnedTarget, type Transport } from '../../src/app/notifications/transport.ts';
 import type { SignedClient } from '../support/client.ts';
-import { cardPayment } from '../support/fixtures.ts';
+import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { payoutBody } from '../support/payouts.ts';
 import { startReceiver } from '../support/receiver.ts';
 
 let gw: TestGateway;
@@ -192,6 +193,26 @@ describe('at submission', () => {
     expect(answer.status).toBe(400);
     expect(answer.body.result_info).toBe(`4002:notify_url is invalid: expected ${expected}`);
     const stored = await liveGw.database.query('SELECT 1 FROM payments WHERE account_id = $1', [liveShop.ids.account_id]);
+    expect(stored).toEqual([]);
+  });
+
+  it.each([
+    ['/v1/checkout', (ids: SignedClient['ids']) => ({ ...ids, order_no: orderNo('CO'), currency: 'USD', amount: '25.00', return_url: 'https://shop.example/return' }), 'result_info'],
+    ['/v1/payout', (ids: SignedClient['ids']) => payoutBody({ ids }), 'return_message'],
+  ])('live mode refuses an internal notify_url on %s too, storing nothing', async (path, body, field) => {
+    // (The APM payment checks it the same way; live mode offers no sandbox method to try it with.)
+    for (const [notifyUrl, expected] of [
+      ['https://10.0.0.1/notify', 'a public address (10.0.0.1 is a private address)'],
+      ['https://[::1]/notify', 'a public address (::1 is a loopback address)'],
+      ['https://169.254.169.254/notify', 'a public address (169.254.169.254 is a link-local address)'],
+    ]) {
+      const answer = await liveShop.post(path, { ...body(liveShop.ids), notify_url: notifyUrl });
+      expect([path, answer.status, answer.body[field]]).toEqual([path, 400, `4002:notify_url is invalid: expected ${expected}`]);
+    }
+    const stored = await liveGw.database.query(
+      'SELECT 1 FROM payments WHERE account_id = $1 UNION ALL SELECT 1 FROM payouts WHERE account_id = $1 UNION ALL SELECT 1 FROM events WHERE account_id = $1',
+      [liveShop.ids.account_id],
+    );
     expect(stored).toEqual([]);
   });
 

@@ -3,6 +3,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { claimDue } from '../../src/db/repositories/notifications.ts';
 import { verify } from '../../src/domain/signature.ts';
 import { verifyNotification } from '../../packages/sdk/src/index.ts';
@@ -108,6 +109,16 @@ describe('delivery', () => {
     expect([verify(a!.body, shop.secret), verify(a!.body, other.secret)]).toEqual([true, false]);
     expect([verify(b!.body, other.secret), verify(b!.body, shop.secret)]).toEqual([true, false]);
     expect(b!.body.merchant_id).toBe(other.ids.merchant_id);
+  });
+
+  it('signs with the account’s current key: an event recorded before a rotation is sent signed with the new one', async () => {
+    const rotating = await gw.merchant();
+    const { notifyId } = await pay(receiver.url, {}, rotating);
+    const rotated = await runCommand(['keys', 'rotate', '--merchant-id', rotating.ids.merchant_id, '--account-id', rotating.ids.account_id, '--json'], gw.gateway.deps);
+    const newSecret = (JSON.parse(rotated.stdout) as { secret_key: string }).secret_key;
+    await deliver();
+    const [got] = receivedFor(notifyId);
+    expect([verify(got!.body, newSecret), verify(got!.body, rotating.secret)]).toEqual([true, false]);
   });
 
   it('records an event without notify_url and sends nothing for it', async () => {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
-import { balanceOf, driveRail, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
+import { ACH_BENEFICIARY, balanceOf, driveRail, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
 
 let gw: TestGateway;
 const clock = new FakeClock('2026-11-22T10:15:00Z');
@@ -57,6 +57,54 @@ describe('/v1/payout', () => {
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '0.00' });
     expect(await payoutCount(gw, shop)).toBe(1);
     await expectLedgerBalanced(gw);
+  });
+
+  it('echoes every field the interface defines for the request, nested ones included, and adds only the documented ones', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const body = payoutBody(shop, {
+      beneficiary_id: 'BEN-7',
+      client_data: 'order batch 12',
+      fund_source: 'SALES',
+      fee_paid_by: 'BENEFICIARY',
+      payment_date: '2026-11-22',
+      source_currency: 'USD',
+      notify_url: 'http://127.0.0.1:9/hook',
+      payer: {
+        entity_type: 'COMPANY',
+        company_name: 'Shop Ltd',
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        date_of_birth: '1970-01-02',
+        address: { city: 'Austin', country_code: 'US', postcode: '73301', state: 'TX', street_address: '1 Main St' },
+        additional_info: { business_registration_number: 'BR1', business_registration_type: 'LLC', external_id: 'X1', personal_email: 'grace@shop.example', personal_id_number: 'ID1', job: 'CFO' },
+      },
+      beneficiary: {
+        ...ACH_BENEFICIARY,
+        company_name: 'Lovelace Analytical',
+        date_of_birth: '1980-12-10',
+        address: { city: 'Boston', country_code: 'US', postcode: '02101', state: 'MA', street: 'Main St', number: '12', street_address: '12 Main St', complement: 'Apt 3' },
+        additional_info: {
+          business_area: 'Engineering', business_phone_number: '+1 555 0100', business_registration_number: 'BRN2', personal_email: 'ada@example.com', personal_id_number: 'P123',
+          personal_id_type: 'PASSPORT', personal_mobile_number: '+1 555 0101', personal_net_monthly_average_income: '5000', personal_phone_country_code: '1', personal_phone_area_code: '617', personal_fiscal_country: 'US',
+        },
+        person_documents: [{ file_type: 'ID', file_url: 'https://files.example.com/id.pdf', labels: ['front', 'back'] }],
+        bank_details: {
+          ...ACH_BENEFICIARY.bank_details,
+          owner_document_number: 'DOC1', bank_account_category: 'CHECKING', bank_branch: '001', bank_name: 'First Bank', bank_street_address: '1 Bank Sq',
+          binding_mobile_number: '+1 555 0102', transaction_reference: 'TR-1',
+        },
+      },
+    });
+    const answer = await shop.post('/v1/payout', body);
+    expect(answer.status, answer.raw).toBe(200);
+    const { encryption_data: _signature, ...sent } = body as Record<string, any>;
+    const { bank_code: _code, ...bankDetails } = sent.beneficiary.bank_details;
+    const added = ['source_amount', 'fx_rate', 'amount_beneficiary_receives', 'amount_payer_pays', 'fee_amount', 'fee_currency', 'created_at', 'last_updated_at', 'failure_reason', 'failure_type', 'payer_id', 'transaction_id', 'short_reference_id', 'status', 'encryption_data'];
+    const echoed = Object.fromEntries(Object.entries(answer.body as Record<string, unknown>).filter(([key]) => !added.includes(key)));
+    expect(echoed).toEqual({ ...sent, beneficiary: { ...sent.beneficiary, bank_details: { ...bankDetails, local_clearing_system: 'ACH' } } });
+    expect(Object.keys(answer.body).filter((key) => !(key in sent)).sort()).toEqual(added.sort());
+    expect(answer.body).toMatchObject({ payer_id: shop.ids.account_id, status: 'PROCESSING', failure_type: '', failure_reason: '' });
   });
 
   it('pays EUR by SEPA from a USD balance at the rate of the table', async () => {

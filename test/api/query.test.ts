@@ -2,19 +2,15 @@
 // address included), selection by order_no, transaction_id or a paged time window, every field
 // of the documented query record, and nothing of another account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { cancel, orderOf, pay, refund, type Txn } from '../support/lifecycle.ts';
+import { allowQueriesFrom, cancel, orderOf, pay, refund, type Txn } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
 let stranger: SignedClient;
 
-async function registerIp(gateway: TestGateway, client: SignedClient, cidr: string): Promise<void> {
-  const result = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', cidr], gateway.gateway.deps);
-  expect(result.exitCode).toBe(0);
-}
+const registerIp = (gateway: TestGateway, client: SignedClient, cidr: string) => allowQueriesFrom(gateway, [client], cidr);
 
 const query = (client: SignedClient, selection: Record<string, unknown>, options: { remoteAddress?: string; headers?: Record<string, string> } = {}) =>
   client.post('/v1/retrievalTrans', { ...client.ids, ...selection }, { format: 'form', ...options });

@@ -2,10 +2,9 @@
 // the transaction_id or order_no they refund, or by time window; registered IPs only.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { pay, refund, type Txn } from '../support/lifecycle.ts';
+import { allowQueriesFrom, pay, refund, type Txn } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -27,10 +26,7 @@ beforeAll(async () => {
   gw = await startTestGateway();
   shop = await gw.merchant();
   stranger = await gw.merchant();
-  for (const client of [shop, stranger]) {
-    const added = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', '127.0.0.1'], gw.gateway.deps);
-    expect(added.exitCode).toBe(0);
-  }
+  await allowQueriesFrom(gw, [shop, stranger]);
   startedAt = new Date(Date.now() - 1000);
   twice = await pay(shop);
   declined = await pay(shop);

@@ -106,6 +106,25 @@ describe('a signed body cannot be rearranged (issue 8, item 1)', () => {
     expect(payment!.request).toMatchObject({ note: 'fish & chips = 100% tasty', custom: 'a=b&c=d%26', account_owner: [{ last_name: 'Smith&Jones' }] });
   });
 
+  // decisions.md §2: values are the text as sent. In XML that is an element's text exactly: spaces
+  // at either end kept, a CDATA section taken literally; only the indentation between elements
+  // is no field's text.
+  it('reads an XML value as sent: spaces at its ends kept, CDATA literal, indentation between elements ignored', async () => {
+    const order = orderNo('XML');
+    const fields = { ...cardPayment(shop.ids, { order_no: order }), note: '  two spaces each side  ', custom: 'a &amp; <b> stays &amp;' };
+    const leaves = Object.entries(fields)
+      .filter(([name]) => name !== 'custom')
+      .map(([name, value]) => `  <${name}>${String(value).replace(/&/g, '&amp;')}</${name}>`)
+      .join('\n');
+    const xml = `<?xml version="1.0"?>\n<request>\n${leaves}\n  <custom><![CDATA[a &amp; <b> stays &amp;]]></custom>\n  <encryption_data>${merchantSignature(fields, shop.secret)}</encryption_data>\n</request>\n`;
+    const answer = await shop.postRaw('/v1/authorise', xml, 'application/xml');
+    expect([answer.status, answer.body.result_info]).toEqual([200, '0000:Success']);
+    // The answer echoes the note as sent, and signs it so.
+    expect([answer.body.note, answer.signed]).toEqual(['  two spaces each side  ', true]);
+    const [payment] = await rows('SELECT request FROM payments WHERE order_no = $1', [order]);
+    expect(payment!.request).toMatchObject({ note: '  two spaces each side  ', custom: 'a &amp; <b> stays &amp;' });
+  });
+
   it('signs the return to return_url by the same rule, the merchant\'s own parameters holding & and = included', async () => {
     const page = await shop.post('/v1/checkout', checkout({ return_url: 'https://shop.example/return?next=%2Fcart%3Fstep%3D2%26gift%3D1' }));
     const opened = await gw.gateway.server.app.inject({
@@ -143,6 +162,22 @@ describe('only the fields an operation defines (issue 8, item 1)', () => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, extra));
     expect([answer.status, answer.body.result_info, answer.body.order_status]).toEqual([400, notAField(path), '0']);
     expect(answer.signed).toBe(true);
+    expect(await stored()).toEqual(before);
+  });
+
+  // decisions.md §2: a signed request "with any other key" is refused; an empty value, which the
+  // canonical string leaves out, does not make the key defined.
+  it.each<[string, Record<string, unknown>, Format, string]>([
+    ['an empty top-level field', { colour: '' }, 'json', notAField('colour')],
+    ['a null field', { colour: null }, 'json', notAField('colour')],
+    ['an empty field of a nested object', { subscription: { contract_name: 'Gold', contract_amount: '10.00', interval: 'month', colour: '' } }, 'json', notAField('subscription.colour')],
+    ['an empty field in a form', { colour: '' }, 'form', notAField('colour')],
+    ['an empty field in XML', { colour: '' }, 'xml', notAField('colour')],
+    ['an empty ill-named key', { 'first-name': '' }, 'json', '4019:first-name is not a field name: letters, digits and _ only'],
+  ])('refuses %s, naming it', async (_name, extra, format, info) => {
+    const before = await stored();
+    const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, extra), { format });
+    expect([answer.status, answer.body.result_info]).toEqual([400, info]);
     expect(await stored()).toEqual(before);
   });
 

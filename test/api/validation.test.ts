@@ -37,6 +37,8 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['currency lower case', withField({ currency: 'usd' }), '4002:currency is invalid: expected an ISO 4217 three-letter currency code'],
   ['currency unknown', withField({ currency: 'ABC' }), '4004:currency ABC is not a supported ISO 4217 currency'],
   ['currency not tender', withField({ currency: 'XAU' }), '4004:currency XAU is not a supported ISO 4217 currency'],
+  ['currency a fund code', withField({ currency: 'CLF' }), '4004:currency CLF is not a supported ISO 4217 currency'],
+  ['return_url giving a query name twice', withField({ return_url: 'https://shop.example/back?order_status=1&order_status=1' }), '4002:return_url is invalid: expected each query name once (order_status is given twice)'],
   ['amount with a comma', withField({ amount: '10,00' }), '4002:amount is invalid: expected a decimal such as 10.00'],
   ['amount negative', withField({ amount: '-1.00' }), '4002:amount is invalid: expected a decimal such as 10.00'],
   ['amount zero', withField({ amount: '0.00' }), '4003:amount is invalid: expected an amount greater than zero'],

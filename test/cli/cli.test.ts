@@ -33,8 +33,11 @@ describe('acquiro without a running server', () => {
       account_id: expect.stringMatching(/^A\d+$/),
       secret_key: expect.stringMatching(/^sk_test_/),
     });
+    // Without --capture-mode, approved card payments are captured at once (auto).
+    const plain = await acquiro(['merchants', 'create', '--name', 'Plain shop', '--json'], env);
     const list = await acquiro(['merchants', 'list', '--json'], env);
     expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(run.stdout).merchant_id, capture_mode: 'manual' }));
+    expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(plain.stdout).merchant_id, capture_mode: 'auto' }));
   });
 
   it('registers, lists and removes query IPs', async () => {

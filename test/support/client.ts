@@ -36,6 +36,8 @@ const ANSWER_LISTS = new Set(['risk_reasons', 'fraud_check_result', 'capture_ord
 const xml = new XMLParser({
   ignoreAttributes: true,
   parseTagValue: false,
+  // A value is its element's text as sent, spaces at its ends included (docs/signing.md).
+  trimValues: false,
   isArray: (_name, jPath) => ANSWER_LISTS.has(String(jPath).split('.').slice(1).join('.')),
 });
 

@@ -1,8 +1,10 @@
 // Helpers for the lifecycle operations (capture, review, cancel, refund, query, refund search):
 // payments to act on, batch requests, the state of the books, and a sandbox processor whose
 // answers a test can script and whose calls it can count.
+import { expect } from 'vitest';
 import type { Connectors } from '../../src/app/context.ts';
 import { checkLedger } from '../../src/app/ledger/check.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import type {
   AuthoriseOutcome,
   CancelRequest,
@@ -18,6 +20,14 @@ import { createSimulator } from '../../src/connectors/simulator/index.ts';
 import type { Answer, Format, SignedClient } from './client.ts';
 import { cardPayment } from './fixtures.ts';
 import type { TestGateway } from './gateway.ts';
+
+/** Registers `cidr` for each client's queries (/v1/retrievalTrans and refund search answer only registered addresses). */
+export async function allowQueriesFrom(gw: Pick<TestGateway, 'gateway'>, clients: readonly SignedClient[], cidr = '127.0.0.1'): Promise<void> {
+  for (const client of clients) {
+    const done = await runCommand(['ips', 'add', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id, '--cidr', cidr], gw.gateway.deps);
+    expect(done.exitCode, done.stderr).toBe(0);
+  }
+}
 
 /** What a batch order needs to name a transaction. */
 export interface Txn {

@@ -17,6 +17,8 @@ export const EVENT_TYPES = [
   'payment.cancelled',
   'refund.succeeded',
   'refund.failed',
+  'chargeback.opened',
+  'chargeback.reversed',
   'subscription.charged',
   'subscription.charge_failed',
   'subscription.cancelled',
@@ -37,7 +39,8 @@ export function maskedCard(payment: PaymentRow): string {
 }
 
 /**
- * The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts; their answer fields: src/http/encoders/refund.ts).
+ * The payment's fields of any event about it (refund events add the refund's: src/app/refund/refund-answer.ts; their answer fields: src/http/encoders/refund.ts;
+ * chargeback events add the dispute's: src/app/disputes/record.ts).
  * `subscription`: the one the payment began, as the event's transaction sees it (null: none).
  */
 export function paymentEventPayload(type: EventType, payment: PaymentRow, subscription: SubscriptionProgress | null): Record<string, unknown> {

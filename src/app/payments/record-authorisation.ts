@@ -8,7 +8,7 @@
 // outcome record it once.
 import type { AuthoriseOutcome, DeclineReason } from '../../connectors/port.ts';
 import { CODES, type CodeName } from '../../domain/errors.ts';
-import { newId } from '../../domain/ids.ts';
+import { newEventId, newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeOf, holdEntries } from '../../domain/ledger.ts';
 import { canMove, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
@@ -89,7 +89,7 @@ export async function recordAuthorisation(
       readVersion: payment.version,
       ledger: journalsFor(context.account, next, now).flatMap((journal) => journalRows(journal.kind, journal.entries, journal.key)),
       // A payment that begins a subscription never takes this path (above): it reports none.
-      ...(event ? { event: { id: newId('EV'), type: event, payload: paymentEventPayload(event, next, null) } } : {}),
+      ...(event ? { event: { id: newEventId(), type: event, payload: paymentEventPayload(event, next, null) } } : {}),
       ...(token ? { token } : {}),
     };
     const written = await writeOutcome(deps.database, write);

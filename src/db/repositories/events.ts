@@ -1,4 +1,4 @@
-import { newId } from '../../domain/ids.ts';
+import { newEventId } from '../../domain/ids.ts';
 import { PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS } from '../../domain/ledger.ts';
 import type { Executor, RawQuery } from '../client.ts';
 import { events } from '../schema.ts';
@@ -14,7 +14,7 @@ export interface NewEvent {
 
 /** Records an event in the caller's transaction: it exists if and only if the change commits. */
 export async function recordEvent(tx: Executor, event: NewEvent): Promise<string> {
-  const id = newId('EV');
+  const id = newEventId();
   await tx.insert(events).values({
     id,
     accountId: event.accountId,
@@ -60,7 +60,7 @@ export async function recordJournalsAndEvents(query: RawQuery, journals: readonl
       rows.map((r) => r.journal.at.toISOString()),
       [...PLATFORM_BOOKS],
       PLATFORM_ACCOUNT_ID,
-      events.map(() => newId('EV')),
+      events.map(() => newEventId()),
       events.map((e) => e.accountId),
       events.map((e) => e.type),
       events.map((e) => e.paymentId ?? null),

@@ -30,6 +30,13 @@ describe('bodies are read by their content', () => {
     expect(decode('<r><c>a=1&amp;b=2 &#x41;&#66;&lt;&gt;&quot;&apos;</c></r>')).toEqual({ c: 'a=1&b=2 AB<>"\'' });
   });
 
+  it('reads an XML value as sent: spaces at its ends kept, CDATA literal, indentation dropped, other text beside elements refused', () => {
+    const xml = '<?xml version="1.0"?>\n<r>\n  <a>  x  </a>\n  <b><![CDATA[1 &amp; <2>]]></b>\n  <capture_orders>\n    <amount>1</amount>\n  </capture_orders>\n</r>\n';
+    expect(decode(xml)).toEqual({ a: '  x  ', b: '1 &amp; <2>', capture_orders: [{ amount: '1' }] });
+    expect(decode('<r>\n</r>')).toEqual({});
+    expect(refusal('<r><a>1</a>text</r>')).toBe('4000');
+  });
+
   it('refuses DOCTYPE, entity declarations and undefined entities with 4013', () => {
     expect(refusal('<!DOCTYPE r [<!ENTITY x "y">]><r><a>&x;</a></r>')).toBe('4013');
     expect(refusal('<?xml version="1.0"?>\n<!doctype r SYSTEM "file:///etc/passwd"><r/>')).toBe('4013');

@@ -155,7 +155,17 @@ function decodeReferences(text: string): string {
   });
 }
 
-function decodeXml(text: string, lists: ReadonlySet<string>): SignedBody {
+const CDATA = /<!\[CDATA\[([\s\S]*?)\]\]>/g;
+const TEXT_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** A CDATA section's text is literal: written as escaped text, it reads back as itself. */
+function cdataAsText(text: string): string {
+  if (!text.includes('<![CDATA[')) return text;
+  return text.replace(CDATA, (_all, literal: string) => literal.replace(/[&<>]/g, (c) => TEXT_ESCAPES[c]!));
+}
+
+function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
+  const text = cdataAsText(xml);
   if (FORBIDDEN_MARKUP.test(text)) throw new AppError('forbidden_markup', 'DOCTYPE and entity declarations are not accepted');
   assertXmlDepth(text);
   if (XMLValidator.validate(text) !== true) throw new AppError('unreadable_body', 'body is not well-formed XML');
@@ -166,17 +176,19 @@ function decodeXml(text: string, lists: ReadonlySet<string>): SignedBody {
     htmlEntities: false,
     ignoreDeclaration: true,
     ignorePiTags: true,
-    trimValues: true,
+    // A value is the text as sent (docs/signing.md), spaces at its ends included; the
+    // whitespace that indents elements is dropped by dropIndentation.
+    trimValues: false,
     isArray: (_name, jPath) => lists.has(String(jPath).slice(String(jPath).indexOf('.') + 1)),
     tagValueProcessor: (_name, value) => decodeReferences(value),
   });
   const document = parser.parse(text) as Record<string, unknown>;
   const root = Object.values(document)[0];
-  if (root === '' || root === undefined) return {};
+  if (root === undefined || (typeof root === 'string' && root.trim() === '')) return {};
   if (typeof root !== 'object' || root === null) {
     throw new AppError('malformed_body', 'the XML root element must hold the fields as child elements');
   }
-  assertNoMixedContent(root);
+  dropIndentation(root);
   return root as SignedBody;
 }
 
@@ -218,12 +230,20 @@ function assertXmlDepth(text: string): void {
   }
 }
 
-function assertNoMixedContent(node: unknown): void {
+/**
+ * An element holding child elements may hold whitespace between them (indentation), which is no
+ * field's text and goes; any other text beside child elements is refused.
+ */
+function dropIndentation(node: unknown): void {
   if (typeof node !== 'object' || node === null) return;
   if (!Array.isArray(node) && '#text' in node) {
-    throw new AppError('malformed_body', 'XML elements must hold either text or child elements, not both');
+    const text = (node as Record<string, unknown>)['#text'];
+    if (typeof text !== 'string' || text.trim() !== '') {
+      throw new AppError('malformed_body', 'XML elements must hold either text or child elements, not both');
+    }
+    delete (node as Record<string, unknown>)['#text'];
   }
-  for (const child of Object.values(node)) assertNoMixedContent(child);
+  for (const child of Object.values(node)) dropIndentation(child);
 }
 
 /**
@@ -231,17 +251,32 @@ function assertNoMixedContent(node: unknown): void {
  * booleans via String()), and null or empty fields are dropped, as the signature ignores them.
  */
 export function normaliseBody(node: SignedBody): Record<string, unknown> {
+  return normaliseObject(node, { dropped: false });
+}
+
+/**
+ * normaliseBody, and whether it dropped a field: a dropped field's name is still the sender's, to
+ * be admitted or refused as any other (src/http/request-fields.ts).
+ */
+export function normaliseBodyNoting(node: SignedBody): { body: Record<string, unknown>; dropped: boolean } {
+  const seen = { dropped: false };
+  const body = normaliseObject(node, seen);
+  return { body, dropped: seen.dropped };
+}
+
+function normaliseObject(node: SignedBody, seen: { dropped: boolean }): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of Object.keys(node)) {
-    const value = normaliseNode(node[key]);
+    const value = normaliseNode(node[key], seen);
     if (value !== undefined) out[key] = value;
+    else seen.dropped = true;
   }
   return out;
 }
 
-function normaliseNode(node: SignedNode): unknown {
+function normaliseNode(node: SignedNode, seen: { dropped: boolean }): unknown {
   if (node === null || node === undefined || node === '') return undefined;
-  if (Array.isArray(node)) return node.map((child) => normaliseNode(child) ?? null);
-  if (typeof node === 'object') return normaliseBody(node as SignedBody);
+  if (Array.isArray(node)) return node.map((child) => normaliseNode(child, seen) ?? null);
+  if (typeof node === 'object') return normaliseObject(node as SignedBody, seen);
   return String(node);
 }

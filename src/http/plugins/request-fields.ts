@@ -6,7 +6,7 @@
 // whatever its shape, and the 400 naming a field goes only to the account that signed the body,
 // signed with its key. The hosted page's hand-off post is no merchant request and is not checked.
 import type { FastifyInstance } from 'fastify';
-import { admitFields } from '../request-fields.ts';
+import { admitFields, admitNames } from '../request-fields.ts';
 import { operationOf } from '../operation.ts';
 
 export function installRequestFields(app: FastifyInstance): void {
@@ -14,6 +14,10 @@ export function installRequestFields(app: FastifyInstance): void {
     const operation = operationOf(request);
     if (!operation || !request.signing) return;
     const body = request.body as Record<string, unknown>;
-    admitFields(body, typeof operation.schema === 'function' ? operation.schema(body) : operation.schema);
+    const schema = typeof operation.schema === 'function' ? operation.schema(body, request.signing.account) : operation.schema;
+    // A field sent empty or null is left out of the body, not out of the check: any key the
+    // operation does not define is refused, whatever its value (docs/signing.md).
+    if (request.sentFields) admitNames(request.sentFields, schema);
+    admitFields(body, schema);
   });
 }

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
 import { AppError } from '../../domain/errors.ts';
 import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
-import { normaliseBody } from '../body/decode.ts';
+import { normaliseBodyNoting } from '../body/decode.ts';
 import { operationOf } from '../operation.ts';
 import { safeCanonicalString } from '../signature-hint.ts';
 import { FailureLimiter, FairShare, gatewayShare, RateLimiter, type Arrival } from './rate-limit.ts';
@@ -31,6 +31,8 @@ declare module 'fastify' {
     pendingShare?: Arrival | undefined;
     /** The account whose fair share this request holds until it is answered. */
     shareAccount?: string | undefined;
+    /** The signed body as sent, kept only when normalising dropped empty or null fields from it. */
+    sentFields?: Record<string, unknown> | undefined;
   }
 }
 
@@ -62,7 +64,10 @@ async function verify(request: FastifyRequest, directory: AccountDirectory, expl
   request.signing = { account: found.account, secret: found.secrets[index]! };
   // Told only to a caller who signed with the account's key: a disabled merchant learns why.
   if (found.disabled) throw new AppError('account_disabled');
-  request.body = normaliseBody(body);
+  const normalised = normaliseBodyNoting(body);
+  request.body = normalised.body;
+  // The fields dropped as empty are still checked by name (plugins/request-fields.ts).
+  if (normalised.dropped) request.sentFields = body;
 }
 
 export function installSignedRequests(app: FastifyInstance, options: SignedRequestOptions): void {
