@@ -483,6 +483,11 @@ export const simulatorDisputes = pgTable('simulator_disputes', {
   currency: text('currency').notNull(),
   reverses: boolean('reverses').notNull(),
   capturedAt: time('captured_at'),
+  /** The poll (cursor) its opened report was last handed out under, and whether a later poll acknowledged it. */
+  openedPoll: text('opened_poll'),
+  openedAcked: boolean('opened_acked').notNull().default(false),
+  reversedPoll: text('reversed_poll'),
+  reversedAcked: boolean('reversed_acked').notNull().default(false),
 });
 
 // The merchant portal (0015_portal.sql): staff members, sessions, one-time links, recovery codes, audit log.

@@ -172,6 +172,23 @@ describe('a payment with the dispute card', () => {
     expect(await pending(manual)).toBe('0.00');
     await expectLedgerCheckClean();
   });
+
+  it('is disputed though a process whose clock ran ahead (an advance it heard first) polled past its capture', async () => {
+    await drain();
+    const ahead = createSimulator({ baseUrl: 'http://gateway.test', database: gw.database, now: () => new Date(clock.now().getTime() + 2 * DAY) });
+    script.disputes = (request) => ahead.disputes!(request);
+    try {
+      await drain();
+    } finally {
+      delete script.disputes;
+    }
+    // Captured now, by the gateway's clock: its dispute falls due a day later, before the time already polled.
+    const txn = await pay(shop, { card: DISPUTED });
+    clock.advance(DAY);
+    await drain();
+    expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ status: 'open', amount: 1000 })]);
+    await expectLedgerCheckClean();
+  });
 });
 
 describe('the dispute card the merchant wins', () => {
@@ -272,6 +289,33 @@ describe('reports the gateway cannot place, or has seen', () => {
     // A reversal of a dispute never opened moves no money.
     const stray = await recordDispute(deps(), { connector: 'simulator', report: { ...report, disputeId: 'acq-never-opened', stage: 'reversed' } });
     expect(stray).toEqual({ outcome: 'skipped', reason: 'never_opened' });
+    await expectLedgerCheckClean();
+  });
+  it('takes back at most what was captured over several disputes of one payment, counting only the open ones, also when two arrive at once', async () => {
+    await drain();
+    const txn = await pay(shop);
+    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
+    const report = (disputeId: string, minor: number, stage: DisputeReport['stage'] = 'opened'): DisputeReport => ({
+      disputeId: `acq-${txn.transaction_id}-${disputeId}`,
+      paymentReference: row!.connector_reference,
+      stage,
+      amount: { minor, currency: 'USD' },
+      reasonCode: '13.1',
+      at: clock.now(),
+    });
+    const record = (r: DisputeReport) => recordDispute(deps(), { connector: 'simulator', report: r });
+    expect((await record(report('a', 600))).outcome).toBe('opened');
+    // 6.00 of the 10.00 captured is taken back: 4.00 more fits once, whichever of two arrives first.
+    const both = await Promise.all([record(report('b', 400)), record(report('c', 400))]);
+    expect(both.map((answer) => answer.outcome).sort()).toEqual(['opened', 'skipped']);
+    expect(both.find((answer) => answer.outcome === 'skipped')).toEqual({ outcome: 'skipped', reason: 'beyond_capture' });
+    // The merchant wins the first: its 6.00 no longer counts, so 6.00 more may be taken, not 7.00.
+    expect((await record(report('a', 600, 'reversed'))).outcome).toBe('reversed');
+    expect((await record(report('d', 700))).outcome).toBe('skipped');
+    expect((await record(report('e', 600))).outcome).toBe('opened');
+    const open = (await disputesOf(txn.transaction_id)).filter((d) => d.status === 'open');
+    expect(open.map((d) => d.amount)).toEqual([400, 600]);
+    expect(await chargebacks(txn.transaction_id)).toHaveLength(4);
     await expectLedgerCheckClean();
   });
 });

@@ -5,8 +5,8 @@
 // chargeback.reversed. A report seen again changes nothing: the dispute is unique per connector
 // and the acquirer's id, its machine moves open → reversed once, and each journal's key is the
 // dispute's. A report the gateway cannot place (no payment with that reference, another
-// currency, more than was captured, a reversal of a dispute never opened) is answered `skipped`
-// for the caller to log: a poll goes on past it.
+// currency, more than was captured less what its open disputes already took back, a reversal of a
+// dispute never opened) is answered `skipped` for the caller to log: a poll goes on past it.
 //
 // The command is typed, so whatever hears of a dispute (the poll task, a CLI or a webhook adapter)
 // records it the same way: recordDispute in a transaction of its own, recordDisputeIn inside the
@@ -18,7 +18,7 @@ import { chargebackEntries, chargebackReversalEntries } from '../../domain/ledge
 import { formatAmount } from '../../domain/money.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { Tx } from '../../db/client.ts';
-import { findDispute, insertDispute, lockPaymentByReference, transitionDispute } from '../../db/repositories/disputes.ts';
+import { findDispute, insertDispute, lockPaymentByReference, openDisputedAmount, transitionDispute } from '../../db/repositories/disputes.ts';
 import type { Journal } from '../../db/repositories/ledger.ts';
 import type { DisputeRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork, runUnitOfWorkIn, type Decision, type UnitOfWork } from '../../db/unit-of-work.ts';
@@ -44,6 +44,8 @@ interface Locked {
   readonly payment: PaymentRow | null;
   readonly dispute: DisputeRow | null;
   readonly subscription: SubscriptionRow | null;
+  /** What the payment's other open disputes already took back. */
+  readonly disputed: number;
 }
 
 type Change =
@@ -68,8 +70,13 @@ function disputeWork(deps: Deps, { connector, report }: DisputeCommand): UnitOfW
     async lock(tx) {
       // The payment's lock serialises every writer of its disputes: two recordings of one report wait for each other.
       const payment = await lockPaymentByReference(tx, connector, report.paymentReference);
-      if (!payment) return { payment: null, dispute: null, subscription: null };
-      return { payment, dispute: await findDispute(tx, connector, report.disputeId), subscription: await subscriptionOfPayment(tx, payment) };
+      if (!payment) return { payment: null, dispute: null, subscription: null, disputed: 0 };
+      return {
+        payment,
+        dispute: await findDispute(tx, connector, report.disputeId),
+        subscription: await subscriptionOfPayment(tx, payment),
+        disputed: await openDisputedAmount(tx, payment.id),
+      };
     },
     check: (locked) => decide(locked, connector, report, now),
     async change(tx, change) {
@@ -92,7 +99,7 @@ function disputeWork(deps: Deps, { connector, report }: DisputeCommand): UnitOfW
 }
 
 /** The check step: what the report changes, or why it changes nothing. */
-function decide({ payment, dispute, subscription }: Locked, connector: string, report: DisputeReport, now: Date): Decision<Change, DisputeRecorded> {
+function decide({ payment, dispute, subscription, disputed }: Locked, connector: string, report: DisputeReport, now: Date): Decision<Change, DisputeRecorded> {
   if (!payment) return { answer: { outcome: 'skipped', reason: 'unknown_payment' } };
   if (report.stage === 'reversed') {
     if (!dispute) return { answer: { outcome: 'skipped', reason: 'never_opened' } };
@@ -102,7 +109,8 @@ function decide({ payment, dispute, subscription }: Locked, connector: string, r
   if (dispute) return { answer: { outcome: 'unchanged', dispute } };
   if (report.amount.currency !== payment.currency) return { answer: { outcome: 'skipped', reason: 'other_currency' } };
   const amount = report.amount.minor;
-  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.capturedAmount) return { answer: { outcome: 'skipped', reason: 'beyond_capture' } };
+  // Several disputes of one payment (a partial one, then the rest) together take back at most what was captured.
+  if (!Number.isSafeInteger(amount) || amount <= 0 || amount > payment.capturedAmount - disputed) return { answer: { outcome: 'skipped', reason: 'beyond_capture' } };
   return {
     change: {
       kind: 'open',

@@ -1,6 +1,7 @@
 // The sandbox acquirer's dispute reports, on the injected clock: a dispute card's payment is
 // reported opened a day after its capture, the winning card's also reversed two days after; each
-// report once across polls that pass their cursor on; never before its date.
+// report once across polls that pass their cursor on, again to a poll that did not; never before
+// its date, and not lost when its capture is dated before a time already polled.
 import { describe, expect, it } from 'vitest';
 import { createSimulator } from './index.ts';
 
@@ -59,6 +60,27 @@ describe('the simulator’s disputes', () => {
     await s.simulator.capture({ paymentId, reference, amount: { minor: 1500, currency: 'USD' }, operationId: 'CP1' });
     s.advance(DAY);
     expect(await s.poll()).toEqual([['opened', reference, 1500, '10.4', 3 * DAY]]);
+  });
+
+  it('hands the reports of a poll whose cursor never came back (the poller died) out again, until a later poll presents its cursor', async () => {
+    const s = sandbox();
+    const { reference } = await s.authorise('4000000000000267', true);
+    s.advance(DAY);
+    const first = await s.simulator.disputes!({ cursor: null, signal });
+    const again = await s.simulator.disputes!({ cursor: null, signal });
+    expect([first.ok && first.value.reports.length, again.ok && again.value.reports[0]?.paymentReference]).toEqual([1, reference]);
+    const acked = await s.simulator.disputes!({ cursor: again.ok ? again.value.cursor : null, signal });
+    expect(acked.ok && acked.value.reports).toEqual([]);
+  });
+
+  it('reports a capture dated before a time already polled (a process whose clock had not heard of an advance yet)', async () => {
+    const s = sandbox();
+    s.advance(3 * DAY);
+    expect(await s.poll()).toEqual([]);
+    s.advance(-3 * DAY);
+    const { reference } = await s.authorise('4000000000000267', true);
+    s.advance(3 * DAY);
+    expect(await s.poll()).toEqual([['opened', reference, 2500, '10.4', DAY]]);
   });
 
   it('reports nothing for any other card', async () => {

@@ -7,9 +7,15 @@
 // memory is a table of its own (simulator_disputes), empty in live mode; without a database (the
 // connector contract's unit tests), the process's memory.
 //
-// The cursor is business time: a poll answers the reports dated after the cursor and up to now,
-// and now as the next cursor. A capture is always dated now, so its reports (a day later or more)
-// are never behind a cursor already handed out.
+// The feed is acknowledged, as many acquirers' are: a poll hands out every report due by now and
+// not yet delivered, under a new poll id that is the cursor it answers; a report counts as
+// delivered once a later poll presents that cursor (the core stores a cursor only with the
+// reports it came with recorded). A report handed out to a poll whose cursor never came back (the
+// worker died) is handed out again. So no report is lost whatever clock dated its capture: a
+// process that had not yet heard of `acquiro clock advance` may date a capture before a time
+// another process already polled (a cursor of business time would skip it), and a report seen
+// twice is recorded once by the core.
+import { randomUUID } from 'node:crypto';
 import type { Database } from '../../db/client.ts';
 import type { Money } from '../../domain/money.ts';
 import type { DisputeReport, DisputeReports } from '../port.ts';
@@ -32,8 +38,8 @@ interface Remembered {
 export interface DisputeMemory {
   /** A dispute card's payment captured `at` (once: a second capture call changes nothing). */
   captured(paymentId: string, reference: string, amount: Money, at: Date): Promise<void>;
-  /** The reports dated after `after` and at or before `upTo`, in date order. */
-  reportsBetween(after: Date, upTo: Date): Promise<DisputeReport[]>;
+  /** Takes the reports handed out under `cursor` as delivered, then hands out those due by `now` and not delivered under `poll`. */
+  handOut(cursor: string | null, poll: string, now: Date): Promise<DisputeReport[]>;
 }
 
 /** Whether the reference answered for a payment marks a dispute card's payment. */
@@ -41,25 +47,19 @@ export function isDisputed(reference: string): boolean {
   return reference.endsWith(DISPUTE_SUFFIX) || reference.endsWith(DISPUTE_WON_SUFFIX);
 }
 
-/** One poll: the reports after the cursor, and `now` as the next cursor. */
+/** One poll: the reports due and not yet delivered, in date order, and the poll's id as the next cursor. */
 export async function pollDisputes(memory: DisputeMemory, cursor: string | null, now: Date): Promise<DisputeReports> {
-  const stated = cursor ? new Date(cursor) : new Date(0);
-  const after = Number.isNaN(stated.getTime()) ? new Date(0) : stated;
-  // Never backwards: another process's clock may have run a little ahead of this one's.
-  const upTo = after > now ? after : now;
-  return { reports: await memory.reportsBetween(after, upTo), cursor: upTo.toISOString() };
+  const poll = `simpoll_${randomUUID()}`;
+  return { reports: inDateOrder(await memory.handOut(cursor, poll, now)), cursor: poll };
 }
 
-function reportsOf(payment: Remembered, after: Date, upTo: Date): DisputeReport[] {
-  const within = (at: Date) => at > after && at <= upTo;
+const openedAt = (payment: Remembered) => new Date(payment.capturedAt.getTime() + DAY_MS);
+const reversedAt = (payment: Remembered) => new Date(payment.capturedAt.getTime() + 2 * DAY_MS);
+
+function reportOf(payment: Remembered, stage: DisputeReport['stage']): DisputeReport {
   const cause = payment.reverses ? NOT_RECEIVED : FRAUD;
-  const base = { disputeId: `simdp_${payment.paymentId}`, paymentReference: payment.reference, amount: payment.amount, ...cause };
-  const opened = new Date(payment.capturedAt.getTime() + DAY_MS);
-  const reversed = new Date(payment.capturedAt.getTime() + 2 * DAY_MS);
-  return [
-    ...(within(opened) ? [{ ...base, stage: 'opened' as const, at: opened }] : []),
-    ...(payment.reverses && within(reversed) ? [{ ...base, stage: 'reversed' as const, at: reversed }] : []),
-  ];
+  const at = stage === 'opened' ? openedAt(payment) : reversedAt(payment);
+  return { disputeId: `simdp_${payment.paymentId}`, paymentReference: payment.reference, amount: payment.amount, ...cause, stage, at };
 }
 
 function inDateOrder(reports: DisputeReport[]): DisputeReport[] {
@@ -76,31 +76,70 @@ export function disputesIn(database: Database | undefined): DisputeMemory {
         [paymentId, reference, amount.minor, amount.currency, reference.endsWith(DISPUTE_WON_SUFFIX), at.toISOString()],
       );
     },
-    reportsBetween: async (after, upTo) => {
-      // Captured within two days before the window's start, or since: their reports may fall in it.
-      const rows = await database.query<{ payment_id: string; reference: string; amount: string | number; currency: string; reverses: boolean; captured_at: string | Date }>(
-        `SELECT payment_id, reference, amount, currency, reverses, captured_at FROM simulator_disputes
-          WHERE captured_at > $1::timestamptz AND captured_at <= $2::timestamptz`,
-        [new Date(after.getTime() - 2 * DAY_MS).toISOString(), new Date(upTo.getTime() - DAY_MS).toISOString()],
+    handOut: async (cursor, poll, now) => {
+      if (cursor !== null) {
+        await database.query(
+          `UPDATE simulator_disputes SET opened_acked = opened_acked OR opened_poll = $1, reversed_acked = reversed_acked OR coalesce(reversed_poll = $1, false)
+            WHERE (opened_poll = $1 AND NOT opened_acked) OR (reverses AND reversed_poll = $1 AND NOT reversed_acked)`,
+          [cursor],
+        );
+      }
+      const dayAgo = new Date(now.getTime() - DAY_MS).toISOString();
+      const twoDaysAgo = new Date(now.getTime() - 2 * DAY_MS).toISOString();
+      const rows = await database.query<{ payment_id: string; reference: string; amount: string | number; currency: string; reverses: boolean; captured_at: string | Date; opens: boolean; closes: boolean }>(
+        `WITH due AS (
+           SELECT payment_id, NOT opened_acked AS opens, (reverses AND NOT reversed_acked AND captured_at <= $3::timestamptz) AS closes
+             FROM simulator_disputes
+            WHERE (NOT opened_acked OR (reverses AND NOT reversed_acked)) AND captured_at <= $2::timestamptz
+         )
+         UPDATE simulator_disputes s
+            SET opened_poll = CASE WHEN due.opens THEN $1 ELSE s.opened_poll END,
+                reversed_poll = CASE WHEN due.closes THEN $1 ELSE s.reversed_poll END
+           FROM due WHERE s.payment_id = due.payment_id AND (due.opens OR due.closes)
+         RETURNING s.payment_id, s.reference, s.amount, s.currency, s.reverses, s.captured_at, due.opens, due.closes`,
+        [poll, dayAgo, twoDaysAgo],
       );
-      const remembered = rows.map((row) => ({
-        paymentId: row.payment_id,
-        reference: row.reference,
-        amount: { minor: Number(row.amount), currency: row.currency },
-        reverses: row.reverses,
-        capturedAt: new Date(row.captured_at),
-      }));
-      return inDateOrder(remembered.flatMap((payment) => reportsOf(payment, after, upTo)));
+      return rows.flatMap((row) => {
+        const payment: Remembered = {
+          paymentId: row.payment_id,
+          reference: row.reference,
+          amount: { minor: Number(row.amount), currency: row.currency },
+          reverses: row.reverses,
+          capturedAt: new Date(row.captured_at),
+        };
+        return [...(row.opens ? [reportOf(payment, 'opened')] : []), ...(row.closes ? [reportOf(payment, 'reversed')] : [])];
+      });
     },
   };
 }
 
 function disputesInMemory(): DisputeMemory {
-  const remembered = new Map<string, Remembered>();
+  const remembered = new Map<string, Remembered & { opened: Delivery; reversed: Delivery }>();
   return {
     captured: async (paymentId, reference, amount, at) => {
-      if (!remembered.has(paymentId)) remembered.set(paymentId, { paymentId, reference, amount, reverses: reference.endsWith(DISPUTE_WON_SUFFIX), capturedAt: at });
+      if (remembered.has(paymentId)) return;
+      const reverses = reference.endsWith(DISPUTE_WON_SUFFIX);
+      remembered.set(paymentId, { paymentId, reference, amount, reverses, capturedAt: at, opened: { poll: null, acked: false }, reversed: { poll: null, acked: false } });
     },
-    reportsBetween: async (after, upTo) => inDateOrder([...remembered.values()].flatMap((payment) => reportsOf(payment, after, upTo))),
+    handOut: async (cursor, poll, now) => {
+      const reports: DisputeReport[] = [];
+      for (const payment of remembered.values()) {
+        for (const stage of ['opened', 'reversed'] as const) {
+          const delivery = payment[stage];
+          if (cursor !== null && delivery.poll === cursor) delivery.acked = true;
+          const due = (stage === 'opened' ? openedAt(payment) : reversedAt(payment)) <= now && (stage === 'opened' || payment.reverses);
+          if (due && !delivery.acked) {
+            delivery.poll = poll;
+            reports.push(reportOf(payment, stage));
+          }
+        }
+      }
+      return reports;
+    },
   };
+}
+
+interface Delivery {
+  poll: string | null;
+  acked: boolean;
 }

@@ -3,7 +3,7 @@
 // the move's `from` state. The cursor row of a connector is leased by the worker polling it
 // (leaseDue on DISPUTE_POLLS), and moved on only by the transaction that records the reports the
 // poll brought, and only while that worker still holds it.
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { DisputeStatus } from '../../domain/disputes.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
@@ -84,6 +84,15 @@ export async function lockPaymentByReference(tx: Executor, connector: string, re
 export async function findDispute(tx: Executor, connector: string, connectorDisputeId: string): Promise<DisputeRow | null> {
   const [row] = await tx.select().from(disputes).where(and(eq(disputes.connector, connector), eq(disputes.connectorDisputeId, connectorDisputeId)));
   return row ?? null;
+}
+
+/** What the payment's open disputes hold back in all (reversed ones gave theirs back); read under its lock. */
+export async function openDisputedAmount(tx: Executor, paymentId: string): Promise<number> {
+  const [row] = await tx
+    .select({ amount: sql<string>`coalesce(sum(${disputes.amount}), 0)` })
+    .from(disputes)
+    .where(and(eq(disputes.paymentId, paymentId), eq(disputes.status, 'open')));
+  return Number(row!.amount);
 }
 
 export async function insertDispute(tx: Executor, entry: Entry<DisputeStatus>, row: Omit<DisputeRow, 'status'>): Promise<DisputeRow> {
