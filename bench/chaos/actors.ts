@@ -79,6 +79,8 @@ const APPROVED = '4111111111111111';
 const DECLINED = '4000000000000002';
 /** The processor's answer gets lost: the payment stays pending until a sweeper asks. */
 const LOST_ANSWER = '4000000000000259';
+/** Disputed a day after capture (business time); the second card's dispute is also reversed the day after. */
+const DISPUTED = ['4000000000000267', '4000000000002685'] as const;
 
 const isPaid = (answer: Answered | undefined) => answer?.status === 200 && answer.body.order_status === '1';
 
@@ -230,6 +232,15 @@ export const ACTORS: readonly Actor[] = [
       if (ids.size > 1) ctx.book.anomalies.push(`one payout request_id answered as ${[...ids].join(' and ')}`);
       const accepted = answers.find((a) => a?.status === 200 && ['PROCESSING', 'COMPLETED'].includes(String(a.body.status)));
       if (accepted) ctx.book.payouts.set(body.request_id, String(accepted.body.transaction_id));
+    },
+  },
+  {
+    // A payment the shopper's bank disputes a day later: the workers' dispute polls, killed like
+    // the rest, record it once (the clock moves a day at a time with the subscriptions).
+    name: 'disputed payment',
+    weight: 1,
+    async act(ctx) {
+      await pay(ctx, ctx.merchants.auto, DISPUTED[Math.random() < 0.5 ? 0 : 1]);
     },
   },
   SUBSCRIPTION_ACTOR,

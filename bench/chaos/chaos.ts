@@ -45,6 +45,8 @@ export interface ChaosFigures {
   readonly acknowledged: { payments: number; captures: number; refunds: number; payouts: number; subscriptions: number };
   /** Days the test clock moved, and the subscription charges (cycles after the first) that succeeded and failed. */
   readonly cycles: { clockDays: number; charged: number; declined: number };
+  /** Chargebacks the dispute polls recorded, and how many of them the merchant won back. */
+  readonly disputes: { readonly opened: number; readonly reversed: number };
   readonly stuckKeys: number;
   /** Items the workers left waiting on the processor, finished by the final sweep. */
   readonly sweptAfterDrain: number;
@@ -174,6 +176,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     const [charges] = await testDb.database.query<{ charged: number; declined: number }>(
       `SELECT count(*) FILTER (WHERE status = 'succeeded')::int AS charged, count(*) FILTER (WHERE status = 'failed')::int AS declined FROM subscription_charges`,
     );
+    const [disputes] = await testDb.database.query<{ opened: number; reversed: number }>(
+      `SELECT count(*)::int AS opened, count(*) FILTER (WHERE status = 'reversed')::int AS reversed FROM disputes`,
+    );
     const ledger = await runCommand(['ledger', 'check'], deps);
     if (ledger.exitCode !== 0) anomalies.push(`acquiro ledger check: exit ${ledger.exitCode}\n${ledger.stdout}${ledger.stderr}`);
 
@@ -186,6 +191,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       retries,
       acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size, payouts: book.payouts.size, subscriptions: book.subscriptions.size },
       cycles: { clockDays: book.clockDays, ...charges! },
+      disputes: disputes!,
       stuckKeys: book.stuckKeys,
       sweptAfterDrain,
       anomalies,
@@ -217,6 +223,7 @@ export function describeFigures(figures: ChaosFigures): string {
       `${figures.acknowledged.payouts} payouts, ${figures.acknowledged.subscriptions} subscriptions; ` +
       `${figures.stuckKeys} Idempotency-Keys answered 409 (4017)`,
     `subscription cycles: clock moved ${figures.cycles.clockDays} days, ${figures.cycles.charged} charges succeeded, ${figures.cycles.declined} failed (retried: dunning)`,
+    `chargebacks: ${figures.disputes.opened} recorded, ${figures.disputes.reversed} of them reversed`,
     `left waiting for the final sweep: ${figures.sweptAfterDrain}`,
     `anomalies: ${figures.anomalies.length}`,
     ...figures.anomalies.map((a) => `  - ${a}`),

@@ -15,6 +15,13 @@ export interface Waiting {
   readonly payouts: number;
   /** Subscription charges at the processor, and cycles (or retries) due and not yet taken. */
   readonly subscriptions: number;
+  /**
+   * Disputes (and their reversals) the sandbox acquirer reports by now about a payment the gateway
+   * holds under that reference, that no poll has recorded yet. (A payment whose approval a killed
+   * gateway never heard is settled by the sweeper as the sandbox answers, declined: its dispute is
+   * skipped as `unknown_payment`.)
+   */
+  readonly disputes: number;
 }
 
 /** What waits on the processor (or, for subscriptions, is due by business time `now`). */
@@ -25,13 +32,18 @@ export async function waitingOnProcessor(database: Database, now: Date): Promise
             (SELECT count(*)::int FROM refunds WHERE status = 'pending') AS refunds,
             (SELECT count(*)::int FROM payouts WHERE status = 'PROCESSING') AS payouts,
             (SELECT count(*)::int FROM subscription_charges WHERE status = 'pending')
-              + (SELECT count(*)::int FROM subscriptions WHERE status = 'Active' AND next_charge_at <= $1) AS subscriptions`,
+              + (SELECT count(*)::int FROM subscriptions WHERE status = 'Active' AND next_charge_at <= $1) AS subscriptions,
+            (SELECT count(*)::int FROM simulator_disputes s
+               JOIN payments p ON p.id = s.payment_id AND p.connector_reference = s.reference
+               LEFT JOIN disputes d ON d.payment_id = s.payment_id
+              WHERE (s.captured_at + interval '1 day' <= $1 AND d.id IS NULL)
+                 OR (s.reverses AND s.captured_at + interval '2 days' <= $1 AND d.status IS DISTINCT FROM 'reversed')) AS disputes`,
     [now],
   );
   return row!;
 }
 
-export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts + waiting.subscriptions;
+export const total = (waiting: Waiting) => waiting.payments + waiting.operations + waiting.refunds + waiting.payouts + waiting.subscriptions + waiting.disputes;
 
 /**
  * Runs every periodic task of the workers, in this process, on a clock moved past every lease
@@ -63,12 +75,13 @@ export async function findAnomalies(database: Database, book: Book, now: Date): 
   const waiting = await waitingOnProcessor(database, now);
   if (total(waiting) > 0) found.push(`still waiting on the processor after the sweep: ${JSON.stringify(waiting)}`);
 
-  // Double charges or captures: the processor receivable booked for a payment beyond its amount.
+  // Double charges or captures: the processor receivable captures booked for a payment beyond its
+  // amount (a won chargeback books it again, as the acquirer pays the amount back: not a capture).
   for (const row of await database.query<{ id: string; amount: string; booked: string; captured: string }>(
     `SELECT p.id, p.amount::text, p.captured_amount::text AS captured,
-            coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.amount > 0), 0)::text AS booked
+            coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.kind = 'capture' AND e.amount > 0), 0)::text AS booked
        FROM payments p LEFT JOIN ledger_entries e ON e.payment_id = p.id
-      GROUP BY p.id HAVING coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.amount > 0), 0) > p.amount
+      GROUP BY p.id HAVING coalesce(sum(e.amount) FILTER (WHERE e.book = 'processor_receivable' AND e.kind = 'capture' AND e.amount > 0), 0) > p.amount
           OR count(DISTINCT e.journal_id) FILTER (WHERE e.kind = 'capture') > 1`,
   )) {
     found.push(`payment ${row.id} of ${row.amount} booked as captured ${row.booked} (row says ${row.captured}): a double capture`);
@@ -120,6 +133,21 @@ export async function findAnomalies(database: Database, book: Book, now: Date): 
     (await database.query<{ id: string }>(`SELECT id FROM subscriptions WHERE id = ANY($1)`, [[...book.subscriptions.keys()]])).map((row) => row.id),
   );
   for (const [id, orderNo] of book.subscriptions) if (!subscribed.has(id)) found.push(`subscription ${id} (payment ${orderNo}) acknowledged, not stored`);
+
+  // Chargebacks: one dispute a payment (the sandbox reports one), within its capture, its balance
+  // debited once, and credited back once if reversed.
+  for (const row of await database.query<{ payment_id: string; n: number; amount: string; captured: string; debits: number; credits: number; reversed: number }>(
+    `SELECT d.payment_id, count(*)::int AS n, sum(d.amount)::text AS amount, p.captured_amount::text AS captured,
+            (SELECT count(DISTINCT e.journal_id)::int FROM ledger_entries e WHERE e.payment_id = d.payment_id AND e.kind = 'chargeback') AS debits,
+            (SELECT count(DISTINCT e.journal_id)::int FROM ledger_entries e WHERE e.payment_id = d.payment_id AND e.kind = 'chargeback_reversal') AS credits,
+            count(*) FILTER (WHERE d.status = 'reversed')::int AS reversed
+       FROM disputes d JOIN payments p ON p.id = d.payment_id
+      GROUP BY d.payment_id, p.captured_amount`,
+  )) {
+    if (row.n !== 1 || BigInt(row.amount) > BigInt(row.captured) || row.debits !== 1 || row.credits !== row.reversed) {
+      found.push(`payment ${row.payment_id}: ${row.n} disputes of ${row.amount} (captured ${row.captured}), ${row.debits} chargeback and ${row.credits} reversal journals`);
+    }
+  }
 
   // Acknowledged writes lost: every success a client was told of is in the database as such.
   const paid = new Map(

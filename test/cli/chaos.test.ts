@@ -1,8 +1,9 @@
 // The short chaos run (`npm run chaos` is the long one): 2 gateways and 2 workers as real
 // processes on PostgreSQL under the actors' mixed load, a random one SIGKILLed and restarted at
-// random moments, the test clock moved a day at a time for daily subscriptions; afterwards no double
-// charge, capture, refund or subscription cycle, no acknowledged write lost, every due cycle
-// charged, the ledger check clean, and nothing left waiting on the processor. bench/chaos, docs/reliability.md.
+// random moments, the test clock moved a day at a time for daily subscriptions and chargebacks;
+// afterwards no double charge, capture, refund or subscription cycle, no acknowledged write lost,
+// every due cycle charged, each chargeback recorded once, the ledger check clean, and nothing
+// left waiting on the processor. bench/chaos, docs/reliability.md.
 import { describe, expect, it } from 'vitest';
 import { describeFigures, runChaos } from '../../bench/chaos/chaos.ts';
 import { TEST_DB } from '../support/gateway.ts';
@@ -18,6 +19,7 @@ describe.runIf(TEST_DB === 'postgres')('chaos', () => {
     expect(figures.acknowledged.payments, text).toBeGreaterThan(10);
     expect(figures.acknowledged.refunds, text).toBeGreaterThan(0);
     expect(figures.cycles.charged, 'subscription cycles charged while the clock moved').toBeGreaterThan(0);
+    expect(figures.disputes.opened, 'chargebacks recorded while the clock moved').toBeGreaterThan(0);
     console.log(text);
   });
 });
