@@ -5,9 +5,9 @@
 // transaction is not found.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
-import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { allowQueriesFrom, booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
-import { anyFormKey, createMember, formKeyOf, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
+import type { FakeClock, TestGateway } from '../support/gateway.ts';
+import { booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { anyFormKey, createMember, formKeyOf, signIn, startPortalShops, type PortalClient, type TestMember } from '../support/portal.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
 let gw: TestGateway;
@@ -21,15 +21,8 @@ let viewer: PortalClient;
 let receiver: Receiver;
 
 beforeAll(async () => {
-  wall = new FakeClock(new Date());
-  gw = await startTestGateway({ wallClock: wall });
-  shop = await gw.merchant();
-  manual = await gw.merchant({ captureMode: 'manual' });
-  other = await gw.merchant();
+  ({ gw, wall, shop, manual, other, operator, staff } = await startPortalShops());
   receiver = await startReceiver();
-  await allowQueriesFrom(gw, [shop, manual, other]);
-  operator = await createMember(gw, shop.ids.merchant_id, 'operator');
-  staff = await signIn(gw, operator, { clock: wall });
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
 }, 120_000);
 afterAll(async () => {

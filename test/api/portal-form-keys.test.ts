@@ -6,9 +6,9 @@
 // member sending the key does nothing to the merchant whose page drew it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
-import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { allowQueriesFrom, booksOf, eventTypes, expectLedgerBalanced, pay, paymentRow, type Txn } from '../support/lifecycle.ts';
-import { createMember, formKeyOf, signIn, type PortalClient, type TestMember } from '../support/portal.ts';
+import type { FakeClock, TestGateway } from '../support/gateway.ts';
+import { booksOf, eventTypes, expectLedgerBalanced, pay, paymentRow, type Txn } from '../support/lifecycle.ts';
+import { createMember, formKeyOf, signIn, startPortalShops, type PortalClient, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
 let wall: FakeClock;
@@ -21,14 +21,7 @@ let manualStaff: PortalClient;
 let otherStaff: PortalClient;
 
 beforeAll(async () => {
-  wall = new FakeClock(new Date());
-  gw = await startTestGateway({ wallClock: wall });
-  shop = await gw.merchant();
-  manual = await gw.merchant({ captureMode: 'manual' });
-  other = await gw.merchant();
-  await allowQueriesFrom(gw, [shop, manual, other]);
-  operator = await createMember(gw, shop.ids.merchant_id, 'operator');
-  staff = await signIn(gw, operator, { clock: wall });
+  ({ gw, wall, shop, manual, other, operator, staff } = await startPortalShops());
   manualStaff = await signIn(gw, await createMember(gw, manual.ids.merchant_id, 'operator'), { clock: wall });
   otherStaff = await signIn(gw, await createMember(gw, other.ids.merchant_id, 'operator'), { clock: wall });
 }, 120_000);

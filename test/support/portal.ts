@@ -10,7 +10,9 @@ import { totpCode, TOTP_PERIOD_SECONDS } from '../../src/app/portal/credentials.
 import { runCommand } from '../../src/cli/commands.ts';
 import type { Role } from '../../src/domain/members.ts';
 import { newFormKey } from '../../src/web/portal/form-keys.ts';
-import type { TestGateway } from './gateway.ts';
+import type { SignedClient } from './client.ts';
+import { FakeClock, startTestGateway, type TestGateway } from './gateway.ts';
+import { allowQueriesFrom } from './lifecycle.ts';
 
 let members = 0;
 
@@ -187,4 +189,31 @@ export async function signInBrowser(page: Page, baseUrl: string, member: TestMem
  */
 export async function staleReauth(gw: TestGateway, member: TestMember): Promise<void> {
   await gw.database.query('UPDATE portal_sessions SET reauth_at = NULL WHERE user_id = $1', [member.userId]);
+}
+
+/** A gateway on a wall clock of the test's own, for the transaction page's actions. */
+export interface PortalShops {
+  readonly gw: TestGateway;
+  readonly wall: FakeClock;
+  /** Captures automatically. */
+  readonly shop: SignedClient;
+  readonly manual: SignedClient;
+  /** A merchant whose staff must see nothing of the others'. */
+  readonly other: SignedClient;
+  readonly operator: TestMember;
+  /** `operator`, signed in to `shop`. */
+  readonly staff: PortalClient;
+}
+
+/** Three merchants allowed to query from here, and an operator of the first signed in. */
+export async function startPortalShops(): Promise<PortalShops> {
+  const wall = new FakeClock(new Date());
+  const gw = await startTestGateway({ wallClock: wall });
+  const shop = await gw.merchant();
+  const manual = await gw.merchant({ captureMode: 'manual' });
+  const other = await gw.merchant();
+  await allowQueriesFrom(gw, [shop, manual, other]);
+  const operator = await createMember(gw, shop.ids.merchant_id, 'operator');
+  const staff = await signIn(gw, operator, { clock: wall });
+  return { gw, wall, shop, manual, other, operator, staff };
 }
