@@ -79,7 +79,7 @@ export function disputesIn(database: Database | undefined): DisputeMemory {
     handOut: async (cursor, poll, now) => {
       if (cursor !== null) {
         await database.query(
-          `UPDATE simulator_disputes SET opened_acked = opened_acked OR opened_poll = $1, reversed_acked = reversed_acked OR coalesce(reversed_poll = $1, false)
+          `UPDATE simulator_disputes SET opened_acked = opened_acked OR coalesce(opened_poll = $1, false), reversed_acked = reversed_acked OR coalesce(reversed_poll = $1, false)
             WHERE (opened_poll = $1 AND NOT opened_acked) OR (reverses AND reversed_poll = $1 AND NOT reversed_acked)`,
           [cursor],
         );
