@@ -28,16 +28,19 @@ const toRefund = rowMapper(refunds);
 // (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
 // at once are settled by refunds_request_key (0019): the loser's statement, reservations
 // included, is undone. `locked` takes the payments' locks in id order (its rows are locked as they
-// leave the sort, and the update only reaches a row once `locked` has given it).
+// leave the sort, and the update only reaches a row once `locked` has given it), and carries each
+// order's columns, so the update finds its payment by one index lookup a row: joined to `o` again,
+// it scanned the orders once for every locked row (the planner takes a CTE for one row).
 const CLAIM_REFUNDS_SQL = `WITH o AS (
     SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[])
       AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key)
   ), locked AS (
-    SELECT p.id FROM payments p WHERE p.account_id = $1 AND p.id IN (SELECT payment_id FROM o) ORDER BY p.id FOR UPDATE
+    SELECT p.id, o.order_no, o.currency, o.amount, o.refund_amount, o.reason, o.next_check_at, o.refund_id, o.request_key
+    FROM payments p JOIN o ON o.payment_id = p.id WHERE p.account_id = $1 ORDER BY p.id FOR UPDATE OF p
   ), reserved AS (
     UPDATE payments p SET refund_reserved = p.refund_reserved + o.refund_amount, version = p.version + 1, updated_at = now()
-    FROM locked l, o
-    WHERE p.id = l.id AND o.payment_id = l.id AND p.account_id = $1 AND p.order_no = o.order_no AND p.currency = o.currency
+    FROM locked o
+    WHERE p.id = o.id AND p.account_id = $1 AND p.order_no = o.order_no AND p.currency = o.currency
       AND p.amount = o.amount AND p.status = ANY ($10::text[]) AND p.captured_amount - p.refund_reserved >= o.refund_amount
       AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
     RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
