@@ -53,13 +53,12 @@ export async function pollDisputes(memory: DisputeMemory, cursor: string | null,
   return { reports: inDateOrder(await memory.handOut(cursor, poll, now)), cursor: poll };
 }
 
-const openedAt = (payment: Remembered) => new Date(payment.capturedAt.getTime() + DAY_MS);
-const reversedAt = (payment: Remembered) => new Date(payment.capturedAt.getTime() + 2 * DAY_MS);
+/** When the stage is reported: opened a day after the capture, reversed two days after. */
+const stageAt = (payment: Remembered, stage: DisputeReport['stage']) => new Date(payment.capturedAt.getTime() + (stage === 'opened' ? 1 : 2) * DAY_MS);
 
 function reportOf(payment: Remembered, stage: DisputeReport['stage']): DisputeReport {
   const cause = payment.reverses ? NOT_RECEIVED : FRAUD;
-  const at = stage === 'opened' ? openedAt(payment) : reversedAt(payment);
-  return { disputeId: `simdp_${payment.paymentId}`, paymentReference: payment.reference, amount: payment.amount, ...cause, stage, at };
+  return { disputeId: `simdp_${payment.paymentId}`, paymentReference: payment.reference, amount: payment.amount, ...cause, stage, at: stageAt(payment, stage) };
 }
 
 function inDateOrder(reports: DisputeReport[]): DisputeReport[] {
@@ -127,7 +126,7 @@ function disputesInMemory(): DisputeMemory {
         for (const stage of ['opened', 'reversed'] as const) {
           const delivery = payment[stage];
           if (cursor !== null && delivery.poll === cursor) delivery.acked = true;
-          const due = (stage === 'opened' ? openedAt(payment) : reversedAt(payment)) <= now && (stage === 'opened' || payment.reverses);
+          const due = (stage === 'opened' || payment.reverses) && stageAt(payment, stage) <= now;
           if (due && !delivery.acked) {
             delivery.poll = poll;
             reports.push(reportOf(payment, stage));
