@@ -44,7 +44,7 @@ interface Locked {
   readonly payment: PaymentRow | null;
   readonly dispute: DisputeRow | null;
   readonly subscription: SubscriptionRow | null;
-  /** What the payment's other open disputes already took back. */
+  /** What the payment's other open disputes already took back (read for an opening only). */
   readonly disputed: number;
 }
 
@@ -75,7 +75,8 @@ function disputeWork(deps: Deps, { connector, report }: DisputeCommand): UnitOfW
         payment,
         dispute: await findDispute(tx, connector, report.disputeId),
         subscription: await subscriptionOfPayment(tx, payment),
-        disputed: await openDisputedAmount(tx, payment.id),
+        // Only an opening is capped by it; a reversal moves a dispute already counted.
+        disputed: report.stage === 'opened' ? await openDisputedAmount(tx, payment.id) : 0,
       };
     },
     check: (locked) => decide(locked, connector, report, now),
