@@ -1,6 +1,11 @@
 // `npm start`: the gateway, in sandbox on the embedded database unless configured otherwise.
-import { ConfigError, loadConfig } from './config.ts';
-import { serve, StartError } from './serve.ts';
+// The resolution hook first; the gateway's modules are loaded after it (src/module-resolution.ts).
+import { resolveStartupModulesFaster } from './module-resolution.ts';
+
+resolveStartupModulesFaster();
+
+const { ConfigError, loadConfig } = await import('./config.ts');
+const { serve, StartError } = await import('./serve.ts');
 
 try {
   const running = await serve(loadConfig());
