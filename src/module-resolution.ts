@@ -2,9 +2,9 @@
 // process start about 0.3 s of CPU in Node 24.9 (a quarter of a CLI command's; docs/performance.md,
 // "Process start-up"). For every import it resolves, Node finds the nearest package.json and
 // deserialises all of it, and drizzle-orm's holds a 179 KB `exports` map: the 105 files of it a
-// start loads import each other about 400 times, each parsing that map again. Their imports of each other are relative paths with the
-// `.js` extension inside a `"type": "module"` package, so the file and its format are known
-// without asking. And our 40 source files that import `drizzle-orm` made Node read that map once
+// start loads import each other about 400 times, each parsing that map again. Those imports are
+// relative paths with the `.js` extension inside a `"type": "module"` package, so the file and its
+// format are known without asking. And our 40 source files that import `drizzle-orm` made Node read that map once
 // each (it keeps a resolution per importing file): a package's name imported from our sources
 // resolves to one file whichever of them imports it, so the first answer is kept. Everything else
 // resolves as Node does.

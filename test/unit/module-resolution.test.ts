@@ -1,5 +1,5 @@
 // The entry points register src/module-resolution.ts before loading anything else, so that
-// drizzle-orm's 105 files at start-up skip Node's package lookup (a third of a command's CPU in
+// drizzle-orm's 105 files at start-up skip Node's package lookup (a quarter of a command's CPU in
 // Node 24.9, docs/performance.md). Measured in real processes: what reaches Node's resolver.
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
