@@ -4,18 +4,24 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { drizzleOwnImport } from '../../src/module-resolution.ts';
+import { resolutionLog, type Resolution } from '../support/loaded-modules.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
-const PROBE = new URL('../support/resolution-probe.ts', import.meta.url).pathname;
 const DRIZZLE = `file://${ROOT}node_modules/drizzle-orm/pg-core/table.js`;
 
-/** Runs node with the probe; the counts it printed. */
-function reachingNode(args: readonly string[], env: Record<string, string>): Record<string, number> {
-  const run = spawnSync(process.execPath, ['--import', PROBE, ...args], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env }, encoding: 'utf8', timeout: 60_000 });
-  const line = /^resolution-probe (.*)$/m.exec(run.stderr)?.[1];
-  if (line === undefined) throw new Error(`no probe line (exit ${run.status}):\n${run.stderr}`);
-  return JSON.parse(line) as Record<string, number>;
+/** Runs node to its end with the resolution log; what reached Node's resolver. */
+function reachingNode(args: readonly string[], env: Record<string, string>): Resolution[] {
+  const log = resolutionLog();
+  const run = spawnSync(process.execPath, args, { cwd: ROOT, env: { PATH: process.env.PATH ?? '', HOME: '/tmp', ...env, ...log.env }, encoding: 'utf8', timeout: 60_000 });
+  const resolutions = log.reachingNode();
+  if (resolutions.length === 0) throw new Error(`nothing resolved (exit ${run.status}):\n${run.stderr}`);
+  return resolutions;
 }
+
+/** Relative imports from one drizzle-orm file to another. */
+const withinDrizzle = (resolutions: Resolution[]) => resolutions.filter((r) => r.parent.includes('/node_modules/drizzle-orm/') && r.specifier.startsWith('.')).length;
+/** Imports by drizzle-orm's name (`drizzle-orm`, `drizzle-orm/pg-core`). */
+const byDrizzleName = (resolutions: Resolution[]) => resolutions.filter((r) => r.specifier === 'drizzle-orm' || r.specifier.startsWith('drizzle-orm/')).length;
 
 describe('module resolution at start-up', () => {
   it("answers drizzle-orm's relative imports of its own .js files, and nothing else", () => {
@@ -31,16 +37,16 @@ describe('module resolution at start-up', () => {
 
   // The server's start, stopped by its configuration once every module is loaded (serve.ts imports the gateway).
   it('the server loads drizzle-orm with its own files and each package of ours resolved once', () => {
-    const counts = reachingNode(['src/main.ts'], { PORT: '99999' });
-    expect(counts['within drizzle-orm'] ?? 0).toBe(0);
-    expect(counts['to drizzle-orm']).toBeLessThanOrEqual(4); // drizzle-orm, /pg-core, /node-postgres, /pglite
-    expect(counts['from ours']).toBeGreaterThan(50); // the probe saw the start
+    const resolutions = reachingNode(['src/main.ts'], { PORT: '99999' });
+    expect(withinDrizzle(resolutions)).toBe(0);
+    expect(byDrizzleName(resolutions)).toBeLessThanOrEqual(4); // drizzle-orm, /pg-core, /node-postgres, /pglite
+    expect(resolutions.filter((r) => r.parent.startsWith(`file://${ROOT}src/`)).length).toBeGreaterThan(50); // the log saw the start
   });
 
   // A command that opens PostgreSQL loads the gateway's modules first; no server listens on port 1.
   it('a command loads drizzle-orm the same way', () => {
-    const counts = reachingNode(['bin/acquiro.js', 'merchants', 'list'], { DATABASE_URL: 'postgres://127.0.0.1:1/none', ACQUIRO_MODE: 'sandbox' });
-    expect(counts['within drizzle-orm'] ?? 0).toBe(0);
-    expect(counts['to drizzle-orm']).toBeGreaterThan(0);
+    const resolutions = reachingNode(['bin/acquiro.js', 'merchants', 'list'], { DATABASE_URL: 'postgres://127.0.0.1:1/none', ACQUIRO_MODE: 'sandbox' });
+    expect(withinDrizzle(resolutions)).toBe(0);
+    expect(byDrizzleName(resolutions)).toBeGreaterThan(0);
   });
 });
