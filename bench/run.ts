@@ -23,6 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies, type LifecycleFigures } from './lifecycle.ts';
+import { perStatement, rawHotPath, serverHotPath } from './hot-path.ts';
 import { authorise, bodies, cpuSeconds, evenLatency, median, MOST_PER_SECOND, ownEventLoopDelay, peakRate } from './load.ts';
 import { rawAuthorisation, type RawSending } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
@@ -76,6 +77,8 @@ class RawFigures {
   readonly rates: number[] = [];
   readonly clientCpu: number[] = [];
   readonly databaseCpu: number[] = [];
+  /** Authorisations' claims and outcomes per statement sent (coalesced only). */
+  readonly shared: number[] = [];
   add(rate: number, clientCpu: number, databaseCpu: number): void {
     this.rates.push(rate);
     this.clientCpu.push(clientCpu);
@@ -174,6 +177,7 @@ async function main() {
     const serverCpu: number[] = [];
     const generatorCpu: number[] = [];
     const databaseCpu: number[] = [];
+    const httpShared: number[] = [];
     const raws = { coalesced: new RawFigures(), alone: new RawFigures() };
     const pid = target.server.child.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
@@ -182,19 +186,23 @@ async function main() {
       const before = cpuSeconds(pid);
       const generator = process.cpuUsage();
       const database = postgresCpuSeconds();
+      const counted = await serverHotPath(url);
       http.push(await peakRate(url, payloads, SECONDS, CONNECTIONS));
       const done = http.at(-1)! * SECONDS;
       const generatorUsed = process.cpuUsage(generator);
       serverCpu.push(((cpuSeconds(pid) - before) * 1000) / done);
       generatorCpu.push((generatorUsed.user + generatorUsed.system) / 1000 / done);
       databaseCpu.push(((postgresCpuSeconds() - database) * 1000) / done);
+      httpShared.push(perStatement(counted, await serverHotPath(url)));
       for (const sending of SENDINGS) {
         await target.vacuum();
         const own = process.cpuUsage();
         const databaseRaw = postgresCpuSeconds();
+        const counted = rawHotPath(raw);
         const rate = await rawRate(raw, ids, sending);
         const used = process.cpuUsage(own);
         raws[sending].add(rate, (used.user + used.system) / 1000 / (rate * SECONDS), ((postgresCpuSeconds() - databaseRaw) * 1000) / (rate * SECONDS));
+        if (sending === 'coalesced') raws.coalesced.shared.push(perStatement(counted, rawHotPath(raw)));
       }
       log(
         `  round ${round}: HTTP /v1/authorise ${http.at(-1)!.toFixed(0)}/s; raw SQL, the gateway's statements ${raws.coalesced.rates.at(-1)!.toFixed(0)}/s, ` +
@@ -217,6 +225,9 @@ async function main() {
           `${ms2(median(raws.alone.databaseCpu))} ms during one authorisation's alone (every postgres process of the machine: meaningful on a quiet one)`,
       );
     }
+    log(
+      `  claims and outcomes per statement (coalesced): ${ms(median(httpShared))} over HTTP, ${ms(median(raws.coalesced.shared))} in the gateway's statements raw`,
+    );
     await target.vacuum();
     const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
     const {
