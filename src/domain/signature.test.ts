@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalString, escapeValue, matchingSecret, sign, verify } from './signature.ts';
+import { canonicalString, escapeValue, matchingSecret, sign, verify, type SignedBody } from './signature.ts';
 
 // docs/signing.md, the first worked example.
 const example = {
@@ -85,6 +85,21 @@ describe('encryption_data', () => {
     expect(canonicalString({ l: list }).split('&').slice(0, 4)).toEqual(['l[0]=0', 'l[10]=10', 'l[11]=11', 'l[1]=1']);
     // `[` sorts after capitals and digits, `.` before them.
     expect(canonicalString({ a: ['x'], aB: '1', a1: '2', b: { c: '3' }, bB: '4' })).toBe('a1=2&aB=1&a[0]=x&b.c=3&bB=4');
+  });
+
+  it('orders each object by its own keys and children, whatever objects of another shape came before', () => {
+    // An object's key order is kept per shape: the same keys with a list, an object or a leaf
+    // under one of them, or other keys after the same first one, each have an order of their own.
+    const bodies: [SignedBody, string][] = [
+      [{ items: [{ a: 'x', aB: 'y' }] }, 'items[0].a=x&items[0].aB=y'],
+      [{ items: [{ a: ['x'], aB: 'y' }] }, 'items[0].aB=y&items[0].a[0]=x'],
+      [{ items: [{ a: { c: 'x' }, aB: 'y' }] }, 'items[0].a.c=x&items[0].aB=y'],
+      [{ items: [{ a: 'x', aB: 'y', a1: 'z' }] }, 'items[0].a=x&items[0].a1=z&items[0].aB=y'],
+      [{ items: [{ a: 'x', 'a-b': 'y' }] }, 'items[0].a=x&items[0].a-b=y'],
+    ];
+    for (const round of [bodies, [...bodies].reverse(), bodies]) {
+      for (const [body, expected] of round) expect(canonicalString(body)).toBe(expected);
+    }
   });
 
   // The definition, written out: every leaf's path=value, sorted by path in code point order.

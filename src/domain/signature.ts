@@ -90,14 +90,55 @@ function walk(path: string, node: SignedNode, out: string[]): boolean {
 }
 
 function walkObject(prefix: string, node: SignedBody, keys: string[], out: string[]): boolean {
-  if (!keys.every((key) => FIELD_NAME.test(key))) return false;
-  const sortKey = (key: string) => {
-    const child = node[key];
-    return Array.isArray(child) ? `${key}[` : typeof child === 'object' && child !== null ? `${key}.` : key;
-  };
-  const sorted = keys.length < 2 ? keys : keys.map((key) => [sortKey(key), key] as const).sort((a, b) => byCodeUnit(a[0], b[0])).map(([, key]) => key);
+  const sorted = keyOrder(node, keys);
+  if (!sorted) return false;
   for (const key of sorted) if (!walk(`${prefix}${key}`, node[key], out)) return false;
   return true;
+}
+
+/** What a child adds after its key in its paths: nothing for a leaf, `.` for an object, `[` for a list. */
+function sortSuffix(child: SignedNode): string {
+  return Array.isArray(child) ? '[' : typeof child === 'object' && child !== null ? '.' : '';
+}
+
+// An answer's list repeats one shape (a query of 100 orders: 100 objects with the same keys and
+// the same kinds of children), so each shape's order is worked out once and kept, under its first
+// key. A kept order is used only for exactly its keys with the same suffixes, compared one by one.
+// Requests are checked before their signature is, so what is kept is bounded: small shapes only,
+// and all of them forgotten when there are too many.
+const KEPT_SHAPES = 256;
+const KEPT_KEY_CHARACTERS = 2_048;
+interface KeptOrder {
+  readonly keys: readonly string[];
+  readonly suffixes: readonly string[];
+  readonly order: readonly string[];
+}
+const keptOrders = new Map<string, KeptOrder>();
+
+function sameShape(kept: KeptOrder, node: SignedBody, keys: readonly string[]): boolean {
+  if (kept.keys.length !== keys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    if (kept.keys[i] !== keys[i] || kept.suffixes[i] !== sortSuffix(node[keys[i]!])) return false;
+  }
+  return true;
+}
+
+/** `keys` in the order of their paths, or undefined when one is not a plain field name. */
+function keyOrder(node: SignedBody, keys: string[]): readonly string[] | undefined {
+  if (keys.length < 2) return keys.every((key) => FIELD_NAME.test(key)) ? keys : undefined;
+  const kept = keptOrders.get(keys[0]!);
+  if (kept && sameShape(kept, node, keys)) return kept.order;
+  if (!keys.every((key) => FIELD_NAME.test(key))) return undefined;
+  const suffixes = keys.map((key) => sortSuffix(node[key]));
+  const order = keys
+    .map((key, i) => [`${key}${suffixes[i]}`, key] as const)
+    .sort((a, b) => byCodeUnit(a[0], b[0]))
+    .map(([, key]) => key);
+  if (keys.reduce((characters, key) => characters + key.length, 0) <= KEPT_KEY_CHARACTERS) {
+    if (keptOrders.size >= KEPT_SHAPES) keptOrders.clear();
+    keptOrders.set(keys[0]!, { keys: [...keys], suffixes, order });
+  }
+  return order;
 }
 
 /** 0 … length-1 in the order of their paths: `[10]` before `[2]`. */
