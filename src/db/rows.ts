@@ -4,16 +4,43 @@
 // values (a timestamp's ISO text, a bigint's number, a jsonb's object) as they take the drivers'.
 import { getTableColumns, type InferSelectModel, type Table } from 'drizzle-orm';
 
-// `prefix`: the raw row names the table's columns `<prefix><column>` (a join read with its columns
-// prefixed, e.g. `r.id`, so that each table's row maps back on its own).
-export function rowMapper<T extends Table>(table: T, prefix = ''): (raw: Record<string, unknown>) => InferSelectModel<T> {
-  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, column, name: `${prefix}${column.name}` }));
+type Column = ReturnType<typeof getTableColumns>[string];
+
+function mapperOf(columns: readonly { key: string; column: Column; name: string }[]): (raw: Record<string, unknown>) => Record<string, unknown> {
   return (raw) => {
     const row: Record<string, unknown> = {};
     for (const { key, column, name } of columns) {
       const value = raw[name];
       row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
-    return row as InferSelectModel<T>;
+    return row;
   };
+}
+
+// `prefix`: the raw row names the table's columns `<prefix><column>` (a join read with its columns
+// prefixed, e.g. `r.id`, so that each table's row maps back on its own).
+export function rowMapper<T extends Table>(table: T, prefix = ''): (raw: Record<string, unknown>) => InferSelectModel<T> {
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, column, name: `${prefix}${column.name}` }));
+  return mapperOf(columns) as (raw: Record<string, unknown>) => InferSelectModel<T>;
+}
+
+/** Some of a table's columns, for a read that needs no more: their SQL list and the mapper of a row holding just them. */
+export interface ColumnPick<Row> {
+  /** Names the statements that read these columns (prepared statements are named). */
+  readonly name: string;
+  /** `"column", "column", …`, in the table's order. */
+  readonly list: string;
+  readonly map: (raw: Record<string, unknown>) => Row;
+}
+
+export function columnPick<T extends Table, K extends keyof InferSelectModel<T> & string>(
+  table: T,
+  name: string,
+  keys: readonly K[],
+): ColumnPick<Pick<InferSelectModel<T>, K>> {
+  const columns = Object.entries(getTableColumns(table))
+    .filter(([key]) => (keys as readonly string[]).includes(key))
+    .map(([key, column]) => ({ key, column, name: column.name }));
+  if (columns.length !== keys.length) throw new Error(`columnPick ${name}: ${keys.join(', ')} are not all columns of the table`);
+  return { name, list: columns.map(({ name: column }) => `"${column}"`).join(', '), map: mapperOf(columns) as (raw: Record<string, unknown>) => Pick<InferSelectModel<T>, K> };
 }

@@ -3,8 +3,8 @@
 // one match per requested key, in the order asked (none for a key that matches no transaction
 // of this account), or one page of a time window, oldest first. src/http/encoders/query.ts
 // encodes the answer.
-import { paymentsByIds, paymentsByOrderNos, paymentsInWindow } from '../../db/repositories/payment-lookup.ts';
-import type { AccountRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
+import { paymentsByIds, paymentsByOrderNos, paymentsInWindow, REPORTED, type ReportedPayment } from '../../db/repositories/payment-lookup.ts';
+import type { AccountRow, SubscriptionRow } from '../../db/schema.ts';
 import { readRows, type ReadResult } from '../batch/read.ts';
 import type { Selection } from '../batch/selection.ts';
 import type { Deps } from '../context.ts';
@@ -13,7 +13,7 @@ import { subscriptionsOfPayments } from '../subscriptions/payment-fields.ts';
 export const QUERY_KEYS = ['order_no', 'transaction_id'] as const;
 export type QueryKey = (typeof QUERY_KEYS)[number];
 /** The payments read, and the subscriptions they began, as they stand (their records report their next charge). */
-export type QueryResult = ReadResult<QueryKey, PaymentRow> & { readonly subscriptions: ReadonlyMap<string, SubscriptionRow> };
+export type QueryResult = ReadResult<QueryKey, ReportedPayment> & { readonly subscriptions: ReadonlyMap<string, SubscriptionRow> };
 
 export async function queryTransactions(
   deps: Pick<Deps, 'database'>,
@@ -22,12 +22,12 @@ export async function queryTransactions(
   select: (keys: readonly QueryKey[]) => Selection<QueryKey>,
   callerIp: string,
 ): Promise<QueryResult> {
-  const result = await readRows(deps, account, select, callerIp, {
+  const result = await readRows<QueryKey, ReportedPayment>(deps, account, select, callerIp, {
     keys: QUERY_KEYS,
     page: paymentsInWindow,
     async byKeys(database, accountId, field, keys) {
       const byOrderNo = field === 'order_no';
-      const found = byOrderNo ? await paymentsByOrderNos(database, accountId, keys) : await paymentsByIds(database, accountId, keys);
+      const found = byOrderNo ? await paymentsByOrderNos(database, accountId, keys, REPORTED) : await paymentsByIds(database, accountId, keys, REPORTED);
       const index = new Map(found.map((payment) => [byOrderNo ? payment.orderNo : payment.id, payment]));
       return keys.map((key) => {
         const payment = index.get(key);

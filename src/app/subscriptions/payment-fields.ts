@@ -41,7 +41,7 @@ export function recurringFields(payment: Pick<PaymentRow, 'request' | 'subscript
 }
 
 /** The subscriptions some payments began, by id, in one read (none when none began one). */
-export async function subscriptionsOfPayments(db: Executor, payments: readonly PaymentRow[]): Promise<ReadonlyMap<string, SubscriptionRow>> {
+export async function subscriptionsOfPayments(db: Executor, payments: readonly Pick<PaymentRow, 'request' | 'subscriptionId'>[]): Promise<ReadonlyMap<string, SubscriptionRow>> {
   const ids = [...new Set(payments.flatMap((payment) => (beganOne(payment) ? [payment.subscriptionId] : [])))];
   const rows = ids.length > 0 ? await subscriptionsByIds(db, ids) : [];
   return new Map(rows.map((row) => [row.id, row]));

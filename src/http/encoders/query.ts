@@ -4,7 +4,8 @@ import type { QueryKey, QueryResult } from '../../app/query/query.ts';
 import { compactTime } from '../../app/batch/selection.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, type PaymentStatus } from '../../domain/payment.ts';
-import type { AccountRow, PaymentRow, SubscriptionRow } from '../../db/schema.ts';
+import type { AccountRow, SubscriptionRow } from '../../db/schema.ts';
+import type { ReportedPayment } from '../../db/repositories/payment-lookup.ts';
 import { readAnswer } from './read.ts';
 import { recurringFields } from '../../app/subscriptions/payment-fields.ts';
 
@@ -13,12 +14,12 @@ export const QUERY_LIST = 'orders_list';
 export const ANTIFRAUD_PROVIDER = 'acquiro';
 
 export function queryAnswer(account: AccountRow, result: QueryResult): Record<string, unknown> {
-  const subscriptionOf = (payment: PaymentRow) => (payment.subscriptionId ? (result.subscriptions.get(payment.subscriptionId) ?? null) : null);
+  const subscriptionOf = (payment: ReportedPayment) => (payment.subscriptionId ? (result.subscriptions.get(payment.subscriptionId) ?? null) : null);
   return readAnswer(account, result, { list: QUERY_LIST, entry: (payment) => queriedOrder(payment, subscriptionOf(payment)), unknown: unknownOrder });
 }
 
 /** A transaction as the query answers it: the documented record, with the risk engine's checks (and the subscription it began, as it stands). */
-export function queriedOrder(payment: PaymentRow, subscription: SubscriptionRow | null): Record<string, unknown> {
+export function queriedOrder(payment: ReportedPayment, subscription: SubscriptionRow | null): Record<string, unknown> {
   return {
     transaction_id: payment.id,
     order_no: payment.orderNo,
