@@ -15,10 +15,14 @@ describe('the shopper’s language', () => {
   });
 
   it('has every message in every language', () => {
-    const keys = Object.keys(messages('en')).sort();
+    // Every text, the tables' texts included, as `path`: the same paths in every language, none empty.
+    const texts = (node: object, prefix = ''): [string, string][] =>
+      Object.entries(node).flatMap(([key, value]) => (typeof value === 'string' ? [[`${prefix}${key}`, value] as [string, string]] : texts(value as object, `${prefix}${key}.`)));
+    const paths = texts(messages('en')).map(([path]) => path).sort();
+    expect(paths).toContain('refusalCauses.funds');
     for (const lang of LANGUAGES) {
-      expect(Object.keys(messages(lang)).sort()).toEqual(keys);
-      for (const text of Object.values(messages(lang))) expect(text.trim()).not.toBe('');
+      expect(texts(messages(lang)).map(([path]) => path).sort()).toEqual(paths);
+      for (const [, text] of texts(messages(lang))) expect(text.trim()).not.toBe('');
     }
   });
 

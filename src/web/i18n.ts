@@ -3,10 +3,14 @@
 // Accept-Language, then English. `{name}` placeholders are filled by fill().
 
 export const LANGUAGES = ['en', 'es', 'pt', 'zh'] as const;
+export type RefusalCause = 'generic' | 'funds' | 'expired' | 'cvc' | 'auth' | 'processing';
 export type Lang = (typeof LANGUAGES)[number];
 
 /** Locale for numbers and money when the request names only the language. */
 const DEFAULT_LOCALE: Record<Lang, string> = { en: 'en-US', es: 'es-ES', pt: 'pt-BR', zh: 'zh-CN' };
+
+/** The messages that are one text (all but the tables of them). */
+export type MessageText = { [K in keyof Messages]: Messages[K] extends string ? K : never }[keyof Messages];
 
 export interface Messages {
   readonly handoffTitle: string;
@@ -48,6 +52,11 @@ export interface Messages {
   readonly declCvc: string;
   readonly declAuth: string;
   readonly declProcessing: string;
+  /**
+   * The same refusals on the outcome page, where no form follows: the cause alone (the page's own
+   * text says how to try again).
+   */
+  readonly refusalCauses: Readonly<Record<RefusalCause, string>>;
   readonly attemptsLeft: string;
   readonly processingTitle: string;
   readonly processingText: string;
@@ -117,6 +126,14 @@ const en: Messages = {
   declCvc: 'The security code is incorrect. Check it and try again.',
   declAuth: 'Your bank could not verify the card (3-D Secure). Try again or use another card.',
   declProcessing: 'The payment could not be processed. Please try again.',
+  refusalCauses: {
+    generic: 'Your card was declined.',
+    funds: 'The card has insufficient funds.',
+    expired: 'Your bank reports this card as expired.',
+    cvc: 'The security code was incorrect.',
+    auth: 'Your bank could not verify the card (3-D Secure).',
+    processing: 'The payment could not be processed.',
+  },
   attemptsLeft: 'Attempts left: {n}',
   processingTitle: 'Processing your payment',
   processingText: 'This takes a few seconds. The page refreshes by itself.',
@@ -186,6 +203,14 @@ const es: Messages = {
   declCvc: 'El código de seguridad no es correcto. Compruébelo e inténtelo de nuevo.',
   declAuth: 'Su banco no ha podido verificar la tarjeta (3-D Secure). Inténtelo de nuevo o use otra tarjeta.',
   declProcessing: 'No se ha podido procesar el pago. Inténtelo de nuevo.',
+  refusalCauses: {
+    generic: 'Su tarjeta ha sido rechazada.',
+    funds: 'La tarjeta no tiene saldo suficiente.',
+    expired: 'Su banco indica que esta tarjeta ha caducado.',
+    cvc: 'El código de seguridad no era correcto.',
+    auth: 'Su banco no ha podido verificar la tarjeta (3-D Secure).',
+    processing: 'No se ha podido procesar el pago.',
+  },
   attemptsLeft: 'Intentos restantes: {n}',
   processingTitle: 'Procesando su pago',
   processingText: 'Tardará unos segundos. La página se actualizará sola.',
@@ -255,6 +280,14 @@ const pt: Messages = {
   declCvc: 'O código de segurança está incorreto. Confira e tente novamente.',
   declAuth: 'Seu banco não conseguiu verificar o cartão (3-D Secure). Tente novamente ou use outro cartão.',
   declProcessing: 'Não foi possível processar o pagamento. Tente novamente.',
+  refusalCauses: {
+    generic: 'Seu cartão foi recusado.',
+    funds: 'O cartão não tem saldo suficiente.',
+    expired: 'Seu banco informa que este cartão está vencido.',
+    cvc: 'O código de segurança estava incorreto.',
+    auth: 'Seu banco não conseguiu verificar o cartão (3-D Secure).',
+    processing: 'Não foi possível processar o pagamento.',
+  },
   attemptsLeft: 'Tentativas restantes: {n}',
   processingTitle: 'Processando seu pagamento',
   processingText: 'Isso leva alguns segundos. A página se atualiza sozinha.',
@@ -324,6 +357,14 @@ const zh: Messages = {
   declCvc: '安全码不正确。请检查后重试。',
   declAuth: '发卡银行未能验证此卡（3-D Secure）。请重试或换一张卡。',
   declProcessing: '支付未能处理。请重试。',
+  refusalCauses: {
+    generic: '您的卡被拒绝。',
+    funds: '卡内余额不足。',
+    expired: '发卡银行显示此卡已过期。',
+    cvc: '安全码不正确。',
+    auth: '发卡银行未能验证此卡（3-D Secure）。',
+    processing: '支付未能处理。',
+  },
   attemptsLeft: '剩余尝试次数：{n}',
   processingTitle: '正在处理您的付款',
   processingText: '需要几秒钟，页面会自动刷新。',

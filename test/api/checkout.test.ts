@@ -600,7 +600,7 @@ describe('a hosted page without return_url shows the shopper the outcome itself'
     for (let i = 0; i < 5; i++) await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000009995' });
     const page = await browser.get(pageUrl);
     expectOutcome(page, body.order_no as string, 'Payment not completed');
-    expect(page.body).toContain('<p id="outcome-reason">The card has insufficient funds. Try another card.</p>');
+    expect(page.body).toContain('<p id="outcome-reason">The card has insufficient funds.</p>');
     expect(page.body).toContain('Nothing was charged. To try again, start over from the store.');
     expect((await paymentOf(body.order_no)).status).toBe('failed');
     expect(await eventsOf(body.order_no)).toEqual([{ type: 'payment.failed', notify_url: 'https://shop.example/notify' }]);

@@ -6,7 +6,7 @@ import type { CardField, FieldProblem } from '../../app/checkout/pay.ts';
 import { CODES } from '../../domain/errors.ts';
 import { exponentOf } from '../../domain/money.ts';
 import { html, type Html } from '../html.ts';
-import { fill, formatMoney, messages, type Language, type Messages } from '../i18n.ts';
+import { fill, formatMoney, messages, type Language, type MessageText, type Messages, type RefusalCause } from '../i18n.ts';
 import { layout, type Page } from '../layout.ts';
 
 
@@ -36,22 +36,41 @@ export interface HostedView extends OrderPageView {
   readonly status?: number;
 }
 
-/** What the shopper is told of a refusal: no more than a shopper should know (no fraud verdicts). */
-export function refusalText(t: Messages, code: string): string {
+/** Which refusal a result code is, as far as a shopper should know (no fraud verdicts). */
+function refusalCause(code: string): RefusalCause {
   switch (code) {
     case CODES.insufficient_funds.code:
-      return t.declFunds;
+      return 'funds';
     case CODES.expired_card.code:
-      return t.declExpired;
+      return 'expired';
     case CODES.incorrect_cvc.code:
-      return t.declCvc;
+      return 'cvc';
     case CODES.authentication_failed.code:
-      return t.declAuth;
+      return 'auth';
     case CODES.processor_error.code:
-      return t.declProcessing;
+      return 'processing';
     default:
-      return t.declGeneric;
+      return 'generic';
   }
+}
+
+const REFUSAL_TEXT: Record<RefusalCause, MessageText> = {
+  generic: 'declGeneric',
+  funds: 'declFunds',
+  expired: 'declExpired',
+  cvc: 'declCvc',
+  auth: 'declAuth',
+  processing: 'declProcessing',
+};
+
+/** What the card form tells the shopper of a refusal: its cause and what to do next on the form. */
+export function refusalText(t: Messages, code: string): string {
+  return t[REFUSAL_TEXT[refusalCause(code)]];
+}
+
+/** The refusal's cause alone, for the outcome page, which has no form to try again on. */
+export function refusalCauseText(t: Messages, code: string): string {
+  return t.refusalCauses[refusalCause(code)];
 }
 
 function problemText(t: Messages, problem: FieldProblem | undefined): string {

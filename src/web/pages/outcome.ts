@@ -1,14 +1,14 @@
 // The payment's outcome on the gateway's own page, for a hosted-page payment whose merchant gave
 // no return_url (nor cancel_url, for a shopper who cancelled): paid, not completed (with the
-// reason the card form gives for a refusal), cancelled or still being confirmed, with the order's
+// refusal's cause, without the card form's advice to try another card: there is no form here), cancelled or still being confirmed, with the order's
 // number and amount. Nothing to follow: the shopper closes the window; the merchant hears the
 // outcome from its notification (notify_url) and /v1/retrievalTrans.
 import type { Outcome } from '../../app/checkout/page-state.ts';
 import { exponentOf } from '../../domain/money.ts';
 import { html } from '../html.ts';
-import { formatMoney, messages, type Messages } from '../i18n.ts';
+import { formatMoney, messages, type MessageText } from '../i18n.ts';
 import { layout, type Page } from '../layout.ts';
-import { refusalText, type OrderPageView } from './hosted.ts';
+import { refusalCauseText, type OrderPageView } from './hosted.ts';
 
 export interface OutcomeView extends OrderPageView {
   readonly outcome: Outcome;
@@ -16,7 +16,7 @@ export interface OutcomeView extends OrderPageView {
   readonly resultCode: string;
 }
 
-const WORDING: Record<Outcome, { readonly title: keyof Messages; readonly text: keyof Messages }> = {
+const WORDING: Record<Outcome, { readonly title: MessageText; readonly text: MessageText }> = {
   paid: { title: 'outcomePaidTitle', text: 'outcomePaidText' },
   declined: { title: 'outcomeDeclinedTitle', text: 'outcomeDeclinedText' },
   abandoned: { title: 'outcomeAbandonedTitle', text: 'outcomeAbandonedText' },
@@ -43,7 +43,7 @@ export function outcomePage(view: OutcomeView): Page {
     main: html`<main class="centered">
 <div class="panel outcome outcome-${view.outcome}" role="status">
 <h1 id="outcome-title">${t[title]}</h1>
-${view.outcome === 'declined' ? html`<p id="outcome-reason">${refusalText(t, view.resultCode)}</p>` : ''}
+${view.outcome === 'declined' ? html`<p id="outcome-reason">${refusalCauseText(t, view.resultCode)}</p>` : ''}
 <p>${t[text]}</p>
 <dl class="totals">
 <dt>${t.orderLabel}</dt><dd id="outcome-order">${view.orderNo}</dd>
