@@ -218,10 +218,11 @@ it.runIf(TEST_DB === 'postgres')('acquiro demo is refused in live mode', async (
 
 it.runIf(TEST_DB === 'pglite')('logs lines a person reads when its output is a terminal', { timeout: 120_000 }, async () => {
   const port = await freePort();
-  // `script` gives the server a pseudo-terminal for its standard output.
+  // `script` gives the server a pseudo-terminal for its standard output. The directory is migrated
+  // already (its first start's migrations are another test's): this one is about the log lines.
   const child = spawn('script', ['-qfec', `${process.execPath} ${ROOT}src/main.ts`, '/dev/null'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ACQUIRO_DATA_DIR: tempDataDir() },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ACQUIRO_DATA_DIR: await migratedDataDir() },
     detached: true,
   });
   let output = '';
