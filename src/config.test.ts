@@ -47,6 +47,16 @@ describe('configuration', () => {
     expect(config.vaultKeys.map((k) => k.id)).toEqual(['k2', 'k1']);
   });
 
+  it("hashes portal passwords at scrypt's N=2^15 by default; the sandbox takes 10 to 17, live mode 15 to 17", () => {
+    const live = { ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://db/acquiro', ACQUIRO_VAULT_KEYS: `k1:${key}` };
+    expect(loadConfig({}).passwordCost).toBe(15);
+    expect(loadConfig(live).passwordCost).toBe(15);
+    expect(loadConfig({ ACQUIRO_PASSWORD_COST: '10' }).passwordCost).toBe(10);
+    expect(loadConfig({ ...live, ACQUIRO_PASSWORD_COST: '17' }).passwordCost).toBe(17);
+    expect(() => loadConfig({ ...live, ACQUIRO_PASSWORD_COST: '14' })).toThrow(/ACQUIRO_PASSWORD_COST is invalid in live mode: expected at least 15/);
+    for (const value of ['9', '18', '2^15', '32768']) expect(() => loadConfig({ ACQUIRO_PASSWORD_COST: value })).toThrow(/ACQUIRO_PASSWORD_COST is invalid/);
+  });
+
   it('closes a stalled request within a minute by default, and reads timeouts in seconds', () => {
     const defaults = loadConfig({});
     expect(defaults.timeouts).toEqual({ headersMs: 10_000, requestMs: 30_000, keepAliveMs: 5_000 });

@@ -37,6 +37,7 @@ const VARIABLES: Readonly<Record<string, Variable>> = {
   ACQUIRO_RATE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'requests per second per account' },
   ACQUIRO_AUTH_FAILURE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'failed authentications per client address per minute' },
   ACQUIRO_PORTAL_FAILURE_LIMIT: { pattern: /^[1-9][0-9]{0,6}$/, expected: 'failed portal sign-ins per client address per minute' },
+  ACQUIRO_PASSWORD_COST: { pattern: /^1[0-7]$/, expected: "the base-2 logarithm of scrypt's N for new portal passwords, from 10 to 17" },
   ACQUIRO_BUSY_IN_FLIGHT: { pattern: /^[1-9][0-9]{0,5}$/, expected: 'a number of requests in flight' },
   ACQUIRO_KEY_GRACE_HOURS: { pattern: /^[0-9]{1,4}$/, expected: 'hours a rotated secret key keeps working' },
   ACQUIRO_TRUSTED_PROXIES: {},
@@ -83,6 +84,8 @@ export interface Config {
   readonly authFailureLimit: number;
   /** Failed portal sign-ins (the password step) per client address at once and per minute. */
   readonly portalFailureLimit: number;
+  /** scrypt's cost for new portal passwords, as the base-2 logarithm of its N (src/app/portal/credentials.ts). */
+  readonly passwordCost: number;
   /** Requests in flight from which the gateway shares them out per account. */
   readonly busyInFlight: number;
   readonly keyGraceHours: number;
@@ -130,6 +133,13 @@ export interface ProcessorTimers {
   readonly leaseMs: number;
 }
 
+/**
+ * scrypt's N for new portal passwords is 2 to this power. OWASP's floor is 2^17 (with r=8, p=1);
+ * 2^15 keeps a sign-in near 50 ms on a small server while lockout (src/app/portal/sign-in.ts) caps
+ * online guessing. Operators with the CPU to spare raise it (up to 17); live mode refuses less.
+ */
+export const DEFAULT_PASSWORD_COST = 15;
+
 /** The defaults: a processor has 30 s to answer; an unknown outcome is asked about 35 s on. */
 export const CONNECTOR_TIMEOUT_SECONDS = 30;
 /** Between the claim's commit and the call's start, with room to spare. */
@@ -163,6 +173,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (mode === 'live' && vaultKeys.length === 0) {
     throw new ConfigError('ACQUIRO_VAULT_KEYS is required in live mode: stored cards and secrets must be encrypted');
   }
+  const passwordCost = Number(relevant.ACQUIRO_PASSWORD_COST ?? DEFAULT_PASSWORD_COST);
+  if (mode === 'live' && passwordCost < DEFAULT_PASSWORD_COST) {
+    throw new ConfigError(`ACQUIRO_PASSWORD_COST is invalid in live mode: expected at least ${DEFAULT_PASSWORD_COST} (lower costs are for tests in the sandbox)`);
+  }
 
   const timeouts = {
     headersMs: seconds(relevant, 'ACQUIRO_HEADERS_TIMEOUT', 10),
@@ -190,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerSecond: Number(relevant.ACQUIRO_RATE_LIMIT ?? 200),
     authFailureLimit: Number(relevant.ACQUIRO_AUTH_FAILURE_LIMIT ?? 30),
     portalFailureLimit: Number(relevant.ACQUIRO_PORTAL_FAILURE_LIMIT ?? 10),
+    passwordCost,
     busyInFlight: Number(relevant.ACQUIRO_BUSY_IN_FLIGHT ?? 2 * Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10)),
     keyGraceHours: Number(relevant.ACQUIRO_KEY_GRACE_HOURS ?? 24),
     trustedProxies: (relevant.ACQUIRO_TRUSTED_PROXIES ?? '')

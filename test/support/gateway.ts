@@ -87,9 +87,19 @@ export interface TestGatewayOptions {
   readonly connectors?: Connectors;
 }
 
+/**
+ * The sandbox gateways of the tests hash portal passwords at scrypt's N=2^10 instead of 2^15: the
+ * same code and the same hash format (a password is checked with the N stored in its hash), at a
+ * 32nd of the CPU. Live mode refuses so low a cost, so live gateways keep the default.
+ * test/unit/config.test.ts checks the default.
+ */
+export function withTestPasswordCost(env: Record<string, string | undefined>): Record<string, string> {
+  return env.ACQUIRO_MODE === 'live' ? {} : { ACQUIRO_PASSWORD_COST: '10' };
+}
+
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const { database, drop, another } = await openTestDatabase();
-  const config = loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test', LOG_LEVEL: 'info', ...options.env });
+  const config = loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test', LOG_LEVEL: 'info', ...withTestPasswordCost(options.env ?? {}), ...options.env });
   const logs = new LogCapture();
   const gateway = await createGateway({
     config,

@@ -5,7 +5,7 @@ import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, ren
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openTestDatabase, TEST_DB, type TestDatabase } from './gateway.ts';
+import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
 import { tempDir } from './temp.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -18,6 +18,11 @@ process.once('exit', () => {
 });
 // Node keeps the compiled code of the sources between runs here: each child starts faster.
 const COMPILE_CACHE = join(ROOT, 'node_modules/.cache/acquiro-node-compile');
+
+/** What every child of the tests runs with, before its own variables. */
+function childEnv(env: Record<string, string>): Record<string, string> {
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...withTestPasswordCost(env), ...env };
+}
 
 function track<T extends ChildProcess>(child: T): T {
   children.add(child);
@@ -100,7 +105,7 @@ export function acquiro(args: readonly string[], env: Record<string, string>, in
     const child = track(
       spawn(process.execPath, [...COMMAND_FLAGS, join(ROOT, 'bin/acquiro.js'), ...args], {
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
+        env: childEnv(env),
       }),
     );
     if (input !== undefined) child.stdin.end(input);
@@ -171,7 +176,7 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   const child = track(
     spawn(command!, [...wrapperArgs, ...startFlags(), ...entry], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'warn', ...env },
+      env: childEnv({ PORT: String(port), ...env }),
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
     }),
   );
@@ -223,7 +228,7 @@ export function startWorker(env: Record<string, string>): RunningWorker {
   const child = track(
     spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
+      env: childEnv(env),
     }),
   );
   let output = '';

@@ -3,10 +3,12 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
 
-// OWASP's scrypt floor is N=2^17, r=8, p=1; 2^15 keeps a sign-in near 50 ms on a small server
-// while lockout (sign-in.ts) caps online guessing. Stored with the hash, so raising it later
-// only affects new hashes.
-const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+// N is 2 to the configured cost (ACQUIRO_PASSWORD_COST, src/config.ts: 15 by default, at most
+// 17), r=8, p=1. Stored with the hash, so a changed cost only affects new hashes: a password is
+// checked with the parameters it was hashed with.
+const SCRYPT = { r: 8, p: 1 } as const;
+// scrypt needs 128·N·r bytes: 128 MiB at N=2^17.
+const MAX_MEMORY = 256 * 1024 * 1024;
 const KEY_LENGTH = 32;
 
 function derive(password: string, salt: Buffer, options: ScryptOptions): Promise<Buffer> {
@@ -15,23 +17,26 @@ function derive(password: string, salt: Buffer, options: ScryptOptions): Promise
   });
 }
 
-/** `scrypt$N$r$p$salt$hash`, salt and hash in base64url. */
-export async function hashPassword(password: string): Promise<string> {
+/** `scrypt$N$r$p$salt$hash`, salt and hash in base64url; N is 2^cost. */
+export async function hashPassword(password: string, cost: number): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, SCRYPT);
-  return ['scrypt', SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
+  const N = 2 ** cost;
+  const key = await derive(password, salt, { N, ...SCRYPT, maxmem: MAX_MEMORY });
+  return ['scrypt', N, SCRYPT.r, SCRYPT.p, salt.toString('base64url'), key.toString('base64url')].join('$');
 }
 
 export async function passwordMatches(stored: string, password: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64url');
-  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const key = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p), maxmem: MAX_MEMORY });
   return key.length === expected.length && timingSafeEqual(key, expected);
 }
 
-/** Hashed when the e-mail is unknown, so an unknown address takes as long as a known one. */
-export const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+/** Hashed when the e-mail is unknown, so an unknown address takes as long as a known one (whose hash has the cost configured). */
+export function dummyHash(cost: number): string {
+  return `scrypt$${2 ** cost}$${SCRYPT.r}$${SCRYPT.p}$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA`;
+}
 
 export const MIN_PASSWORD_LENGTH = 12;
 export const MAX_PASSWORD_LENGTH = 200;

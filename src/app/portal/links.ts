@@ -10,7 +10,7 @@ import { appendAudit } from './audit.ts';
 import { hashPassword, passwordProblem, tokenId } from './credentials.ts';
 import { PortalRefusal } from './refusal.ts';
 
-type LinkDeps = Pick<Deps, 'database' | 'wallClock'>;
+type LinkDeps = Pick<Deps, 'database' | 'wallClock' | 'config'>;
 
 /** The member a link is for while it is usable (the page asks before showing the form). */
 export async function linkMember(deps: LinkDeps, token: string | undefined): Promise<PortalUserRow | undefined> {
@@ -23,7 +23,7 @@ export async function linkMember(deps: LinkDeps, token: string | undefined): Pro
 export async function setPasswordWithLink(deps: LinkDeps, command: { token: string; password: string; ip: string }): Promise<PortalUserRow> {
   const weak = passwordProblem(command.password);
   if (weak) throw new PortalRefusal(weak, { field: 'password' });
-  const passwordHash = await hashPassword(command.password);
+  const passwordHash = await hashPassword(command.password, deps.config.passwordCost);
   const at = deps.wallClock.now();
   const gone = () => new PortalRefusal('this link has been used, replaced or has expired: ask for a new one', { status: 404 });
   return runUnitOfWork(deps.database, {

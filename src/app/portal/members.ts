@@ -74,7 +74,7 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
     if (weak) throw new PortalRefusal(weak, { field: 'password' });
   }
   if (!(await merchantExists(deps.database.db, command.merchantId))) throw new PortalRefusal(`no merchant ${command.merchantId}`, { field: 'merchant_id', status: 404 });
-  const passwordHash = command.password === undefined ? null : await hashPassword(command.password);
+  const passwordHash = command.password === undefined ? null : await hashPassword(command.password, deps.config.passwordCost);
   const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
     const entry = MEMBER_MACHINE.enter(passwordHash ? 'active' : 'invited');

@@ -11,11 +11,11 @@ import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
-import { DUMMY_HASH, newToken, passwordMatches, recoveryCodeHash, tokenId, totpStep } from './credentials.ts';
+import { dummyHash, newToken, passwordMatches, recoveryCodeHash, tokenId, totpStep } from './credentials.ts';
 import { emailProblem } from './members.ts';
 import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS } from './timers.ts';
 
-type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
+type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault' | 'config'>;
 
 export type SignInResult =
   | { readonly ok: true; readonly token: string; readonly status: SessionStatus }
@@ -52,7 +52,7 @@ export async function signIn(deps: SignInDeps, attempt: { email: string; passwor
   const at = deps.wallClock.now();
   const found = await memberByEmail(deps.database.db, attempt.email.trim());
   // The hash is checked even for an unknown address, so the answer takes as long either way.
-  const matches = await passwordMatches(found?.passwordHash ?? DUMMY_HASH, attempt.password);
+  const matches = await passwordMatches(found?.passwordHash ?? dummyHash(deps.config.passwordCost), attempt.password);
   if (!found) {
     const typed = emailProblem(attempt.email.trim()) ? '(not an e-mail address)' : attempt.email.trim();
     await recordAudit(deps.database, { merchantId: null, userId: null, email: typed, action: 'sign-in', outcome: 'refused', ip: attempt.ip, detail: { reason: 'unknown e-mail' } }, at);
