@@ -3,11 +3,13 @@
 // Accept-Language, then English. `{name}` placeholders are filled by fill().
 
 export const LANGUAGES = ['en', 'es', 'pt', 'zh'] as const;
-export type RefusalCause = 'generic' | 'funds' | 'expired' | 'cvc' | 'auth' | 'processing';
 export type Lang = (typeof LANGUAGES)[number];
 
 /** Locale for numbers and money when the request names only the language. */
 const DEFAULT_LOCALE: Record<Lang, string> = { en: 'en-US', es: 'es-ES', pt: 'pt-BR', zh: 'zh-CN' };
+
+/** What a shopper is told of a refused card: its cause, never a fraud verdict (src/web/pages/hosted.ts). */
+export type RefusalCause = 'generic' | 'funds' | 'expired' | 'cvc' | 'auth' | 'processing';
 
 /** The messages that are one text (all but the tables of them). */
 export type MessageText = { [K in keyof Messages]: Messages[K] extends string ? K : never }[keyof Messages];

@@ -91,7 +91,7 @@ export interface TestGatewayOptions {
  * The sandbox gateways of the tests hash portal passwords at scrypt's N=2^10 instead of 2^15: the
  * same code and the same hash format (a password is checked with the N stored in its hash), at a
  * 32nd of the CPU. Live mode refuses so low a cost, so live gateways keep the default.
- * test/unit/config.test.ts checks the default.
+ * src/config.test.ts and src/app/portal/credentials.test.ts check the default.
  */
 export function withTestPasswordCost(env: Record<string, string | undefined>): Record<string, string> {
   return env.ACQUIRO_MODE === 'live' ? {} : { ACQUIRO_PASSWORD_COST: '10' };
