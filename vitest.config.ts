@@ -20,8 +20,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     maxWorkers: workers,
-    // Every temporary directory of a run goes under one, removed when the run ends (test/support/temp.ts).
-    globalSetup: ['test/support/temp.ts'],
+    // Every temporary directory of a run goes under one, removed when the run ends (test/support/temp.ts);
+    // Node's compile cache is filled once on a new checkout, before the processes start (test/support/child-node.ts).
+    globalSetup: ['test/support/temp.ts', 'test/support/child-node.ts'],
     // A worker keeps its modules and its PGlite instances from one test file to the next
     // (test/support/pglite-pool.ts); every file still gets a database schema of its own.
     isolate: false,

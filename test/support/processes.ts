@@ -5,6 +5,7 @@ import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, ren
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { COMMAND_FLAGS, COMPILE_CACHE, startFlags } from './child-node.ts';
 import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
 import { tempDir } from './temp.ts';
 
@@ -16,8 +17,6 @@ const children = new Set<ChildProcess>();
 process.once('exit', () => {
   for (const child of children) child.kill('SIGKILL');
 });
-// Node keeps the compiled code of the sources between runs here: each child starts faster.
-const COMPILE_CACHE = join(ROOT, 'node_modules/.cache/acquiro-node-compile');
 
 /** What every child of the tests runs with, before its own variables. */
 function childEnv(env: Record<string, string>): Record<string, string> {
@@ -93,12 +92,6 @@ export async function migratedDataDir(): Promise<string> {
   return dir;
 }
 
-// A command's few statements never run the embedded engine's WebAssembly long enough to repay
-// V8's optimising compiler, which compiles its hot functions on other threads meanwhile: with the
-// baseline compiler alone a command that opens a data directory costs 1.2 s of CPU instead of 1.9
-// s, and the suite runs some sixty of them on two cores. The same code runs either way.
-const COMMAND_FLAGS = ['--liftoff-only'];
-
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
 export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
   return new Promise((resolve) => {
@@ -131,12 +124,6 @@ export async function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
-}
-
-/** The Node flags of `npm start` (package.json), so tests and the bench run the server as operators do. */
-function startFlags(): string[] {
-  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts;
-  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 export interface RunningServer {
