@@ -13,17 +13,19 @@ function luhnDigit(body: string): string {
   return String((10 - (sum % 10)) % 10);
 }
 
-// A brand's prefix and a length valid for it (card-validator's tables).
+// A brand's prefix and a length valid for it (card-validator's tables). The longer prefixes keep
+// clear of Elo's ranges inside Visa's and UnionPay's (401178, 457631, 627780, …): Elo numbers have
+// 16 digits, so a 19-digit number there, or a 17-digit one, is no card number and is not masked.
 const BRANDS: readonly [string, number][] = [
   ['4', 16],
-  ['4', 19],
+  ['4111', 19],
   ['51', 16],
   ['2221', 16],
   ['34', 15],
   ['37', 15],
   ['6011', 16],
   ['3528', 16],
-  ['62', 17],
+  ['6205', 17],
 ];
 
 const cardNumber = fc
