@@ -31,6 +31,8 @@ export interface ColumnPick<Row> {
   /** `"column", "column", …`, in the table's order. */
   readonly list: string;
   readonly map: (raw: Record<string, unknown>) => Row;
+  /** The same columns for the query builder's `select`, by their keys in the row. */
+  readonly columns: Readonly<Record<string, Column>>;
 }
 
 export function columnPick<T extends Table, K extends keyof InferSelectModel<T> & string>(
@@ -42,5 +44,10 @@ export function columnPick<T extends Table, K extends keyof InferSelectModel<T> 
     .filter(([key]) => (keys as readonly string[]).includes(key))
     .map(([key, column]) => ({ key, column, name: column.name }));
   if (columns.length !== keys.length) throw new Error(`columnPick ${name}: ${keys.join(', ')} are not all columns of the table`);
-  return { name, list: columns.map(({ name: column }) => `"${column}"`).join(', '), map: mapperOf(columns) as (raw: Record<string, unknown>) => Pick<InferSelectModel<T>, K> };
+  return {
+    name,
+    list: columns.map(({ name: column }) => `"${column}"`).join(', '),
+    map: mapperOf(columns) as (raw: Record<string, unknown>) => Pick<InferSelectModel<T>, K>,
+    columns: Object.fromEntries(columns.map(({ key, column }) => [key, column])),
+  };
 }

@@ -24,7 +24,7 @@ export async function queryTransactions(
 ): Promise<QueryResult> {
   const result = await readRows<QueryKey, ReportedPayment>(deps, account, select, callerIp, {
     keys: QUERY_KEYS,
-    page: paymentsInWindow,
+    page: (db, accountId, page) => paymentsInWindow(db, accountId, page, REPORTED),
     async byKeys(database, accountId, field, keys) {
       const byOrderNo = field === 'order_no';
       const found = byOrderNo ? await paymentsByOrderNos(database, accountId, keys, REPORTED) : await paymentsByIds(database, accountId, keys, REPORTED);

@@ -3,7 +3,7 @@
 import { and, asc, eq, gte, lte, sql } from 'drizzle-orm';
 import type { Database, Executor } from '../client.ts';
 import { columnPick, type ColumnPick } from '../rows.ts';
-import { payments, type PaymentRow } from '../schema.ts';
+import { payments } from '../schema.ts';
 
 // By keys: constant statements prepared once per connection, whatever the number of keys (the
 // keys travel as one array), reading only the columns the caller asks for (`ColumnPick`), mapped
@@ -44,16 +44,17 @@ export type ReportedPayment = ReturnType<typeof REPORTED.map>;
 /** A payment's ids (the refund search then reads its refunds). */
 export const IDS = columnPick(payments, 'ids', ['id', 'orderNo']);
 
-/** One page of the payments created in [from, to], oldest first, and how many the window holds. */
-export async function paymentsInWindow(
+/** One page of the payments created in [from, to], oldest first (the picked columns), and how many the window holds. */
+export async function paymentsInWindow<Row>(
   db: Executor,
   accountId: string,
   window: { from: Date; to: Date; offset: number; limit: number },
-): Promise<{ rows: PaymentRow[]; total: number }> {
+  pick: ColumnPick<Row>,
+): Promise<{ rows: Row[]; total: number }> {
   const where = and(eq(payments.accountId, accountId), gte(payments.createdAt, window.from), lte(payments.createdAt, window.to));
   const [rows, [count]] = await Promise.all([
-    db.select().from(payments).where(where).orderBy(asc(payments.createdAt), asc(payments.id)).offset(window.offset).limit(window.limit),
+    db.select(pick.columns as never).from(payments).where(where).orderBy(asc(payments.createdAt), asc(payments.id)).offset(window.offset).limit(window.limit),
     db.select({ n: sql<string>`count(*)::text` }).from(payments).where(where),
   ]);
-  return { rows, total: Number(count!.n) };
+  return { rows: rows as Row[], total: Number(count!.n) };
 }
