@@ -2,6 +2,8 @@
 // schema's own column mappers, for the few statements sent as raw SQL. A row read as one JSON value
 // (`row_to_json`) maps the same way: its keys are the column names, and the mappers take JSON's
 // values (a timestamp's ISO text, a bigint's number, a jsonb's object) as they take the drivers'.
+// A read that needs only some columns names them once (`columnPick`), for raw SQL and for the
+// query builder alike.
 import { getTableColumns, type InferSelectModel, type Table } from 'drizzle-orm';
 
 type Column = ReturnType<typeof getTableColumns>[string];
