@@ -37,9 +37,14 @@ function sources(dir = join(ROOT, 'src')): string[] {
 // Loaded by the sources only when a database is opened.
 const PACKAGES = ['pg', 'drizzle-orm/node-postgres', 'drizzle-orm/pglite', '@electric-sql/pglite'];
 
-/** Fills the cache for each set of flags the tests start Node with (workers have none), on a new checkout. */
+/**
+ * Fills the cache for each set of flags the tests start Node with (workers have none), when it has
+ * nothing for this Node yet: on a new checkout, and after an upgrade (Node names each of its folders
+ * in the cache `v<version>-<arch>-…`).
+ */
 export default function setup(): void {
-  if (existsSync(COMPILE_CACHE)) return;
+  const ours = `v${process.versions.node}-${process.arch}-`;
+  if (existsSync(COMPILE_CACHE) && readdirSync(COMPILE_CACHE).some((name) => name.startsWith(ours))) return;
   for (const flags of [[], startFlags(), COMMAND_FLAGS]) fill(flags);
 }
 
