@@ -45,15 +45,16 @@ const PACKAGES = ['pg', 'drizzle-orm/node-postgres', 'drizzle-orm/pglite', '@ele
 export default function setup(): void {
   const ours = `v${process.versions.node}-${process.arch}-`;
   if (existsSync(COMPILE_CACHE) && readdirSync(COMPILE_CACHE).some((name) => name.startsWith(ours))) return;
-  for (const flags of [[], startFlags(), COMMAND_FLAGS]) fill(flags);
-}
-
-function fill(flags: readonly string[]): void {
   const load = [...sources().map((path) => `file://${path}`), ...PACKAGES].map((specifier) => `await import(${JSON.stringify(specifier)});`).join('\n');
   const script = `const { resolveStartupModulesFaster } = await import(${JSON.stringify(`file://${ROOT}src/module-resolution.ts`)});
 resolveStartupModulesFaster();
 ${load}
 (await import('node:module')).flushCompileCache();`;
+  for (const flags of [[], startFlags(), COMMAND_FLAGS]) fill(flags, script);
+}
+
+/** Runs `script` (which loads every module) under `flags`, so the cache gets their code for those flags. */
+function fill(flags: readonly string[], script: string): void {
   const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE }, encoding: 'utf8' });
   // A cache not filled costs time, not correctness: the tests run either way.
   if (run.status !== 0) process.stderr.write(`compile cache not filled (exit ${run.status}): ${run.stderr.slice(0, 2000)}\n`);
