@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
 import { refund } from '../../src/app/refund/refund.ts';
-import { IDS, paymentsByIds, paymentsByOrderNos, paymentsInWindow, REPORTED } from '../../src/db/repositories/payment-lookup.ts';
+import { IDS, paymentsByKeys, paymentsInWindow, REPORTED } from '../../src/db/repositories/payment-lookup.ts';
 import { claimPayment, findPayment, hotPath } from '../../src/db/repositories/payments.ts';
 import { lockRefundsAndPayments, refundsByIds } from '../../src/db/repositories/refunds.ts';
 import type { AccountRow } from '../../src/db/schema.ts';
@@ -70,8 +70,8 @@ describe('rows read as one JSON value', () => {
     const byId = (rows: { id: string }[]) => new Map(rows.map((row) => [row.id, row]));
     // The query reads the columns its answer shows, the refund search the ids: each as the query builder reads it.
     for (const pick of [REPORTED, IDS]) {
-      const byIds = byId(await paymentsByIds(gw.database, account.id, authorised.map((p) => p.id), pick));
-      const byOrderNos = byId(await paymentsByOrderNos(gw.database, account.id, authorised.map((p) => p.orderNo), pick));
+      const byIds = byId(await paymentsByKeys(gw.database, account.id, 'id', authorised.map((p) => p.id), pick));
+      const byOrderNos = byId(await paymentsByKeys(gw.database, account.id, 'order_no', authorised.map((p) => p.orderNo), pick));
       for (const row of stored) {
         const columns = Object.fromEntries(Object.entries(row!).filter(([key]) => key in byIds.get(row!.id)!));
         expect(Object.keys(columns).sort()).toEqual(Object.keys(byIds.get(row!.id)!).sort());
@@ -79,12 +79,12 @@ describe('rows read as one JSON value', () => {
         expect(byOrderNos.get(row!.id)).toEqual(columns);
       }
     }
-    expect(Object.keys(byId(await paymentsByIds(gw.database, account.id, [authorised[0]!.id], REPORTED)).get(authorised[0]!.id)!)).toHaveLength(14);
+    expect(Object.keys(byId(await paymentsByKeys(gw.database, account.id, 'id', [authorised[0]!.id], REPORTED)).get(authorised[0]!.id)!)).toHaveLength(14);
     // The query's time window reads the same columns through the query builder.
     const window = { from: new Date(Date.now() - 3_600_000), to: new Date(Date.now() + 60_000), offset: 0, limit: 100 };
     const paged = await paymentsInWindow(gw.database.db, account.id, window, REPORTED);
     expect(paged.total).toBe(stored.length);
-    expect(byId(paged.rows)).toEqual(byId(await paymentsByIds(gw.database, account.id, authorised.map((p) => p.id), REPORTED)));
+    expect(byId(paged.rows)).toEqual(byId(await paymentsByKeys(gw.database, account.id, 'id', authorised.map((p) => p.id), REPORTED)));
 
     const captured = authorised[0]!;
     const order = { transactionId: captured.id, orderNo: captured.orderNo, currency: captured.currency, amount: captured.amount, refundAmount: 100, reason: 'a reason' };

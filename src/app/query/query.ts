@@ -3,7 +3,7 @@
 // one match per requested key, in the order asked (none for a key that matches no transaction
 // of this account), or one page of a time window, oldest first. src/http/encoders/query.ts
 // encodes the answer.
-import { paymentsByIds, paymentsByOrderNos, paymentsInWindow, REPORTED, type ReportedPayment } from '../../db/repositories/payment-lookup.ts';
+import { paymentsByKeys, paymentsInWindow, REPORTED, type ReportedPayment } from '../../db/repositories/payment-lookup.ts';
 import type { AccountRow, SubscriptionRow } from '../../db/schema.ts';
 import { readRows, type ReadResult } from '../batch/read.ts';
 import type { Selection } from '../batch/selection.ts';
@@ -27,7 +27,7 @@ export async function queryTransactions(
     page: (db, accountId, page) => paymentsInWindow(db, accountId, page, REPORTED),
     async byKeys(database, accountId, field, keys) {
       const byOrderNo = field === 'order_no';
-      const found = byOrderNo ? await paymentsByOrderNos(database, accountId, keys, REPORTED) : await paymentsByIds(database, accountId, keys, REPORTED);
+      const found = await paymentsByKeys(database, accountId, byOrderNo ? 'order_no' : 'id', keys, REPORTED);
       const index = new Map(found.map((payment) => [byOrderNo ? payment.orderNo : payment.id, payment]));
       return keys.map((key) => {
         const payment = index.get(key);

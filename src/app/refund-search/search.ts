@@ -2,7 +2,7 @@
 // an account's refunds by refund_reference_id, by the transaction_id or order_no they refund,
 // or by a time window of their creation, paged like the query. Registered IPs only, as for the
 // query. docs/api/refund-search.md. src/http/encoders/refund-search.ts encodes the answer.
-import { IDS, paymentsByIds, paymentsByOrderNos } from '../../db/repositories/payment-lookup.ts';
+import { IDS, paymentsByKeys } from '../../db/repositories/payment-lookup.ts';
 import { refundsByIds, refundsInWindow, refundsOfPayments, type RefundWithPayment } from '../../db/repositories/refunds.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { readRows, type ReadResult } from '../batch/read.ts';
@@ -30,7 +30,7 @@ export async function searchRefunds(
       if (field === 'refund_reference_id') {
         byKey = group(await refundsByIds(database.db, accountId, keys), (row) => row.refund.id);
       } else {
-        const payments = field === 'order_no' ? await paymentsByOrderNos(database, accountId, keys, IDS) : await paymentsByIds(database, accountId, keys, IDS);
+        const payments = await paymentsByKeys(database, accountId, field === 'order_no' ? 'order_no' : 'id', keys, IDS);
         const rows = await refundsOfPayments(database.db, accountId, payments.map((payment) => payment.id), REFUNDS_PER_TRANSACTION);
         byKey = group(rows, (row) => (field === 'order_no' ? row.payment.orderNo : row.payment.id));
       }

@@ -10,16 +10,17 @@ import { payments } from '../schema.ts';
 // with the schema's column mappers. A query of 100 orders spent a sixth of its time in the query
 // builder's and the row mapping's generic code, and then half its time in the drivers' decoding of
 // 5 500 columns; the query now reads the 14 its answer shows (docs/performance.md, "Wide rows").
-export async function paymentsByIds<Row>(database: Pick<Database, 'query'>, accountId: string, ids: readonly string[], pick: ColumnPick<Row>): Promise<Row[]> {
-  if (ids.length === 0) return [];
-  const text = `SELECT ${pick.list} FROM payments WHERE account_id = $1 AND id = ANY ($2::text[])`;
-  return (await database.query<Record<string, unknown>>(text, [accountId, ids], `payments_by_ids:${pick.name}`)).map(pick.map);
-}
-
-export async function paymentsByOrderNos<Row>(database: Pick<Database, 'query'>, accountId: string, orderNos: readonly string[], pick: ColumnPick<Row>): Promise<Row[]> {
-  if (orderNos.length === 0) return [];
-  const text = `SELECT ${pick.list} FROM payments WHERE account_id = $1 AND order_no = ANY ($2::text[])`;
-  return (await database.query<Record<string, unknown>>(text, [accountId, orderNos], `payments_by_order_nos:${pick.name}`)).map(pick.map);
+export async function paymentsByKeys<Row>(
+  database: Pick<Database, 'query'>,
+  accountId: string,
+  /** Which key `keys` are: the transaction's id or the merchant's order number. */
+  column: 'id' | 'order_no',
+  keys: readonly string[],
+  pick: ColumnPick<Row>,
+): Promise<Row[]> {
+  if (keys.length === 0) return [];
+  const text = `SELECT ${pick.list} FROM payments WHERE account_id = $1 AND ${column} = ANY ($2::text[])`;
+  return (await database.query<Record<string, unknown>>(text, [accountId, keys], `payments_by_${column}:${pick.name}`)).map(pick.map);
 }
 
 /** A payment as the query reports it (src/http/encoders/query.ts): the columns its record shows. */
