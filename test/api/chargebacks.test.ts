@@ -9,13 +9,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connectors, Deps } from '../../src/app/context.ts';
 import { pollDisputes } from '../../src/app/disputes/poll.ts';
 import { recordDispute } from '../../src/app/disputes/record.ts';
+import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
 import { runCommand } from '../../src/cli/commands.ts';
-import { ok, type Connector, type DisputeReport, type DisputeReports, type DisputesRequest, type Result } from '../../src/connectors/port.ts';
+import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type DisputeReport, type DisputeReports, type DisputesRequest, type Result } from '../../src/connectors/port.ts';
 import { createSimulator } from '../../src/connectors/simulator/index.ts';
 import type { Database } from '../../src/db/client.ts';
 import { DISPUTE_POLLS } from '../../src/db/repositories/disputes.ts';
 import { lease, leaseDue } from '../../src/db/repositories/leases.ts';
 import type { SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
 import { capture, eventTypes, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
 import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
@@ -29,7 +31,10 @@ const clock = new FakeClock('2026-11-23T09:00:00Z');
 // The sandbox simulator on the test's database and clock, made once the gateway has its database;
 // a test may put its own dispute answer in front of it (`script.disputes`).
 let simulator: Connector;
-const script: { disputes?: (request: DisputesRequest, real: () => Promise<Result<DisputeReports>>) => Promise<Result<DisputeReports>> } = {};
+const script: {
+  disputes?: (request: DisputesRequest, real: () => Promise<Result<DisputeReports>>) => Promise<Result<DisputeReports>>;
+  authorise?: (request: AuthoriseRequest, real: () => Promise<Result<AuthoriseOutcome>>) => Promise<Result<AuthoriseOutcome>>;
+} = {};
 const connectors: Connectors = {
   get: (name) => {
     if (name !== 'simulator') return undefined;
@@ -37,6 +42,7 @@ const connectors: Connectors = {
     return {
       ...real,
       disputes: (request) => (script.disputes ? script.disputes(request, () => real.disputes!(request)) : real.disputes!(request)),
+      authorise: (request) => (script.authorise ? script.authorise(request, () => real.authorise(request)) : real.authorise(request)),
     };
   },
 };
@@ -187,6 +193,40 @@ describe('a payment with the dispute card', () => {
     clock.advance(DAY);
     await drain();
     expect(await disputesOf(txn.transaction_id)).toEqual([expect.objectContaining({ status: 'open', amount: 1000 })]);
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('a dispute card’s sale whose approval the gateway never heard', () => {
+  it('is settled captured by the sweeper, as the sandbox remembers charging it, and its dispute is recorded against it', async () => {
+    await drain();
+    // The sandbox charges the card; its answer is lost on the way back, as when the gateway that
+    // asked is killed before it records the approval.
+    script.authorise = async (_request, real) => {
+      await real();
+      return err({ kind: 'timeout', message: 'the answer was lost on its way back' });
+    };
+    let answer: Awaited<ReturnType<SignedClient['post']>>;
+    try {
+      answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card: DISPUTED }));
+    } finally {
+      delete script.authorise;
+    }
+    expect(answer.body.order_status).toBe('2');
+    const id = answer.body.transaction_id as string;
+
+    clock.advance(UNKNOWN_AFTER_MS + 1_000);
+    expect(await resolveUnknownPayments(deps())).toBeGreaterThanOrEqual(1);
+    const [payment] = await gw.database.query<{ status: string; captured: number; reference: string }>(
+      'SELECT status, captured_amount::int AS captured, connector_reference AS reference FROM payments WHERE id = $1',
+      [id],
+    );
+    expect(payment).toEqual({ status: 'captured', captured: 1000, reference: `sim_${id}_dispute` });
+
+    clock.advance(DAY);
+    await drain();
+    expect(await disputesOf(id)).toMatchObject([{ status: 'open', amount: 1000, reason_code: '10.4' }]);
+    expect(await eventTypes(gw, id)).toEqual(['payment.captured', 'chargeback.opened']);
     await expectLedgerCheckClean();
   });
 });

@@ -42,6 +42,16 @@ describe('the simulator’s disputes', () => {
     expect(await s.poll()).toEqual([]);
   });
 
+  it('answers a status query about a sale it remembers for its dispute as charged, and knows no uncaptured one', async () => {
+    const s = sandbox();
+    const sale = await s.authorise('4000000000000267', true);
+    const status = await s.simulator.paymentStatus({ paymentId: sale.paymentId, signal });
+    expect(status.ok && status.value).toMatchObject({ status: 'approved', captured: true, reference: sale.reference });
+    const held = await s.authorise('4000000000000267', false);
+    const unknown = await s.simulator.paymentStatus({ paymentId: held.paymentId, signal });
+    expect(unknown.ok && unknown.value).toMatchObject({ status: 'declined', reason: 'processor_error' });
+  });
+
   it('reports the winning card opened, then reversed, in date order within one poll', async () => {
     const s = sandbox();
     const { reference } = await s.authorise('4000000000002685', true);

@@ -40,6 +40,8 @@ export interface DisputeMemory {
   captured(paymentId: string, reference: string, amount: Money, at: Date): Promise<void>;
   /** Takes the reports handed out under `cursor` as delivered, then hands out those due by `now` and not delivered under `poll`. */
   handOut(cursor: string | null, poll: string, now: Date): Promise<DisputeReport[]>;
+  /** The reference of a dispute card's payment it remembers as captured, if it does. */
+  capturedReference(paymentId: string): Promise<string | undefined>;
 }
 
 /** Whether the reference answered for a payment marks a dispute card's payment. */
@@ -54,7 +56,10 @@ export async function pollDisputes(memory: DisputeMemory, cursor: string | null,
 }
 
 /** When the stage is reported: opened a day after the capture, reversed two days after. */
-const stageAt = (payment: Remembered, stage: DisputeReport['stage']) => new Date(payment.capturedAt.getTime() + (stage === 'opened' ? 1 : 2) * DAY_MS);
+const DAYS_AFTER_CAPTURE = { opened: 1, reversed: 2 } as const satisfies Record<DisputeReport['stage'], number>;
+const stageAt = (payment: Remembered, stage: DisputeReport['stage']) => new Date(payment.capturedAt.getTime() + DAYS_AFTER_CAPTURE[stage] * DAY_MS);
+/** The latest capture whose `stage` is due by `now`: the one rule both memories apply. */
+const capturedBy = (stage: DisputeReport['stage'], now: Date) => new Date(now.getTime() - DAYS_AFTER_CAPTURE[stage] * DAY_MS);
 
 function reportOf(payment: Remembered, stage: DisputeReport['stage']): DisputeReport {
   const cause = payment.reverses ? NOT_RECEIVED : FRAUD;
@@ -75,6 +80,10 @@ export function disputesIn(database: Database | undefined): DisputeMemory {
         [paymentId, reference, amount.minor, amount.currency, reference.endsWith(DISPUTE_WON_SUFFIX), at.toISOString()],
       );
     },
+    capturedReference: async (paymentId) => {
+      const [row] = await database.query<{ reference: string }>('SELECT reference FROM simulator_disputes WHERE payment_id = $1', [paymentId]);
+      return row?.reference;
+    },
     handOut: async (cursor, poll, now) => {
       if (cursor !== null) {
         await database.query(
@@ -83,8 +92,6 @@ export function disputesIn(database: Database | undefined): DisputeMemory {
           [cursor],
         );
       }
-      const dayAgo = new Date(now.getTime() - DAY_MS).toISOString();
-      const twoDaysAgo = new Date(now.getTime() - 2 * DAY_MS).toISOString();
       const rows = await database.query<{ payment_id: string; reference: string; amount: string | number; currency: string; reverses: boolean; captured_at: string | Date; opens: boolean; closes: boolean }>(
         `WITH due AS (
            SELECT payment_id, NOT opened_acked AS opens, (reverses AND NOT reversed_acked AND captured_at <= $3::timestamptz) AS closes
@@ -96,7 +103,7 @@ export function disputesIn(database: Database | undefined): DisputeMemory {
                 reversed_poll = CASE WHEN due.closes THEN $1 ELSE s.reversed_poll END
            FROM due WHERE s.payment_id = due.payment_id AND (due.opens OR due.closes)
          RETURNING s.payment_id, s.reference, s.amount, s.currency, s.reverses, s.captured_at, due.opens, due.closes`,
-        [poll, dayAgo, twoDaysAgo],
+        [poll, capturedBy('opened', now).toISOString(), capturedBy('reversed', now).toISOString()],
       );
       return rows.flatMap((row) => {
         const payment: Remembered = {
@@ -120,13 +127,14 @@ function disputesInMemory(): DisputeMemory {
       const reverses = reference.endsWith(DISPUTE_WON_SUFFIX);
       remembered.set(paymentId, { paymentId, reference, amount, reverses, capturedAt: at, opened: { poll: null, acked: false }, reversed: { poll: null, acked: false } });
     },
+    capturedReference: async (paymentId) => remembered.get(paymentId)?.reference,
     handOut: async (cursor, poll, now) => {
       const reports: DisputeReport[] = [];
       for (const payment of remembered.values()) {
         for (const stage of ['opened', 'reversed'] as const) {
           const delivery = payment[stage];
           if (cursor !== null && delivery.poll === cursor) delivery.acked = true;
-          const due = (stage === 'opened' || payment.reverses) && stageAt(payment, stage) <= now;
+          const due = (stage === 'opened' || payment.reverses) && payment.capturedAt <= capturedBy(stage, now);
           if (due && !delivery.acked) {
             delivery.poll = poll;
             reports.push(reportOf(payment, stage));

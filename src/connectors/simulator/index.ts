@@ -1,9 +1,10 @@
 // The sandbox processor. It decides by test card (cards.ts) and answers at once (where a test
 // card or refund trigger makes it wait, it honours the call's abort signal); an APM answers
 // with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
-// keeps no state; the one thing it remembers is what a real processor would remember too: the
-// outcome of an authorisation whose answer "got lost" (the timeout card), so a later status
-// query can find it, from any process and after a restart (memory.ts: a table of its own).
+// keeps no state; what it remembers is what a real processor would remember too: the outcome of
+// an authorisation whose answer "got lost" (the timeout card), so a later status query can find
+// it, from any process and after a restart (memory.ts: a table of its own), and the dispute
+// cards' captures, for their disputes and their status (disputes.ts).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type ConnectorError, type OperationOutcome, type Result } from '../port.ts';
@@ -37,13 +38,16 @@ export function createSimulator(options: SimulatorOptions): Connector {
   const session = () => randomBytes(24).toString('base64url');
 
   function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome {
+    return approval(request.paymentId, request.capture, threeDS);
+  }
+  function approval(paymentId: string, captured: boolean, threeDS?: string): AuthoriseOutcome {
     return {
       status: 'approved',
-      reference: reference(request.paymentId),
-      captured: request.capture,
-      authCode: request.paymentId.slice(-6),
+      reference: reference(paymentId),
+      captured,
+      authCode: paymentId.slice(-6),
       // The card network's id of this payment, which a later merchant-initiated charge quotes.
-      networkTransactionId: `simnt_${request.paymentId}`,
+      networkTransactionId: `simnt_${paymentId}`,
       ...(threeDS ? { threeDS } : {}),
     };
   }
@@ -141,6 +145,10 @@ export function createSimulator(options: SimulatorOptions): Connector {
     paymentStatus: async (request) => {
       const outcome = await lost.recall(request.paymentId);
       if (outcome) return ok(outcome);
+      // A dispute card's sale is remembered for its dispute, so its status says what the dispute
+      // feed will say: charged (asked by the sweeper when the gateway died before recording it).
+      const disputedSale = await disputed.capturedReference(request.paymentId);
+      if (disputedSale) return ok({ ...approval(request.paymentId, true), reference: disputedSale });
       if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
