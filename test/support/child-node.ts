@@ -6,7 +6,8 @@
 // never writes what it compiled. So the global setup fills the cache once, before any test, by
 // loading the sources and the packages they load, in a process that exits normally.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -38,24 +39,35 @@ function sources(dir = join(ROOT, 'src')): string[] {
 const PACKAGES = ['pg', 'drizzle-orm/node-postgres', 'drizzle-orm/pglite', '@electric-sql/pglite'];
 
 /**
- * Fills the cache for each set of flags the tests start Node with (workers have none), when it has
- * nothing for this Node yet: on a new checkout, and after an upgrade (Node names each of its folders
- * in the cache `v<version>-<arch>-…`).
+ * Where a filling of the cache for this Node and these flags is marked as done. Node names its
+ * folders in the cache by version, architecture and a hash of its own, so the setup keeps its own
+ * marks beside them: one per set of flags, written only once that set's filling ended well.
+ */
+function filledMark(flags: readonly string[]): string {
+  const hash = createHash('sha256').update(flags.join(' ')).digest('hex').slice(0, 12);
+  return join(COMPILE_CACHE, `.filled-v${process.versions.node}-${process.arch}-${hash}`);
+}
+
+/**
+ * Fills the cache for each set of flags the tests start Node with (workers have none) that it was
+ * not yet filled for with this Node: on a new checkout, after an upgrade, and for a set whose
+ * filling failed or was cut short.
  */
 export default function setup(): void {
-  const ours = `v${process.versions.node}-${process.arch}-`;
-  if (existsSync(COMPILE_CACHE) && readdirSync(COMPILE_CACHE).some((name) => name.startsWith(ours))) return;
+  const unfilled = [[], startFlags(), COMMAND_FLAGS].filter((flags) => !existsSync(filledMark(flags)));
+  if (unfilled.length === 0) return;
   const load = [...sources().map((path) => `file://${path}`), ...PACKAGES].map((specifier) => `await import(${JSON.stringify(specifier)});`).join('\n');
   const script = `const { resolveStartupModulesFaster } = await import(${JSON.stringify(`file://${ROOT}src/module-resolution.ts`)});
 resolveStartupModulesFaster();
 ${load}
 (await import('node:module')).flushCompileCache();`;
-  for (const flags of [[], startFlags(), COMMAND_FLAGS]) fill(flags, script);
+  for (const flags of unfilled) if (fill(flags, script)) writeFileSync(filledMark(flags), '');
 }
 
-/** Runs `script` (which loads every module) under `flags`, so the cache gets their code for those flags. */
-function fill(flags: readonly string[], script: string): void {
+/** Runs `script` (which loads every module) under `flags`, so the cache gets their code for those flags; false when it failed. */
+function fill(flags: readonly string[], script: string): boolean {
   const run = spawnSync(process.execPath, [...flags, '--input-type=module', '-e', script], { cwd: ROOT, env: { ...process.env, NODE_COMPILE_CACHE: COMPILE_CACHE }, encoding: 'utf8' });
   // A cache not filled costs time, not correctness: the tests run either way.
   if (run.status !== 0) process.stderr.write(`compile cache not filled (exit ${run.status}): ${run.stderr.slice(0, 2000)}\n`);
+  return run.status === 0;
 }
