@@ -149,7 +149,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
       // feed will say: charged (asked by the sweeper when the gateway died before recording it).
       const disputedSale = await disputed.capturedReference(request.paymentId);
       if (disputedSale) return ok({ ...approval(request.paymentId, true), reference: disputedSale });
-      if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers' });
+      if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers and dispute cards’ sales' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
     refundStatus: async (request) => ok(simulateRefundStatus(request.reference)),
