@@ -16,10 +16,9 @@ export interface Waiting {
   /** Subscription charges at the processor, and cycles (or retries) due and not yet taken. */
   readonly subscriptions: number;
   /**
-   * Disputes (and their reversals) the sandbox acquirer reports by now about a payment the gateway
-   * holds under that reference, that no poll has recorded yet. (A payment whose approval a killed
-   * gateway never heard is settled by the sweeper as the sandbox answers, declined: its dispute is
-   * skipped as `unknown_payment`.)
+   * Disputes (and their reversals) the sandbox acquirer reports by now that no poll has recorded
+   * yet. A sale whose approval a killed gateway never heard counts too: the sweeper asks the
+   * sandbox, which answers with the charge, so the payment is captured and its dispute recorded.
    */
   readonly disputes: number;
 }
@@ -34,7 +33,6 @@ export async function waitingOnProcessor(database: Database, now: Date): Promise
             (SELECT count(*)::int FROM subscription_charges WHERE status = 'pending')
               + (SELECT count(*)::int FROM subscriptions WHERE status = 'Active' AND next_charge_at <= $1) AS subscriptions,
             (SELECT count(*)::int FROM simulator_disputes s
-               JOIN payments p ON p.id = s.payment_id AND p.connector_reference = s.reference
                LEFT JOIN disputes d ON d.payment_id = s.payment_id
               WHERE (s.captured_at + interval '1 day' <= $1 AND d.id IS NULL)
                  OR (s.reverses AND s.captured_at + interval '2 days' <= $1 AND d.status IS DISTINCT FROM 'reversed')) AS disputes`,
