@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authoriseCard } from '../../src/app/authorise/authorise-card.ts';
 import { cardPaymentCommand, cardPaymentRequest } from '../../src/http/requests/card-payment.ts';
 import { refund } from '../../src/app/refund/refund.ts';
-import { IDS, paymentsByKeys, paymentsInWindow, REPORTED } from '../../src/db/repositories/payment-lookup.ts';
+import { byKeysStatement, IDS, paymentsByKeys, paymentsInWindow, REPORTED } from '../../src/db/repositories/payment-lookup.ts';
 import { claimPayment, findPayment, hotPath } from '../../src/db/repositories/payments.ts';
 import { lockRefundsAndPayments, refundsByIds } from '../../src/db/repositories/refunds.ts';
 import type { AccountRow } from '../../src/db/schema.ts';
@@ -100,6 +100,35 @@ describe('rows read as one JSON value', () => {
 // planned again at every execution (a plan for the values always looked cheaper than the generic
 // one): a third of PostgreSQL's CPU for a card payment alone. One text per set of counts asked is
 // planned once per connection and its plan reused.
+describe('reads by key', () => {
+  // The scans of `payments` in a plan, with the index each reads through.
+  const scans = (node: Record<string, unknown>): string[] => [
+    ...(node['Relation Name'] === 'payments' ? [`${String(node['Node Type'])} ${String(node['Index Name'] ?? '')}`.trim()] : []),
+    ...((node.Plans as Record<string, unknown>[] | undefined) ?? []).flatMap(scans),
+  ];
+
+  it('look each key up through its unique index, also before anything has analysed the table', async () => {
+    const shop = await gw.merchant();
+    const account = await accountOf(shop);
+    const first = await authorise(shop, account, '4111111111111111', {});
+    // 20 000 more payments of the account, copies of the first under other keys, in one statement.
+    // Nothing analyses the table meanwhile (the embedded engine has no autovacuum, and this
+    // machine's PostgreSQL runs none): its planner has no statistics of the account's payments.
+    const columns = (await gw.database.query<{ name: string }>(
+      `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'payments' AND is_generated = 'NEVER'`,
+    )).map((c) => `"${c.name}"`);
+    const copied = columns.map((c) => (c === '"id"' ? `'TCOPY' || g` : c === '"order_no"' ? `order_no || '-' || g` : c));
+    await gw.database.query(`INSERT INTO payments (${columns.join(', ')}) SELECT ${copied.join(', ')} FROM payments, generate_series(1, 20000) AS g WHERE id = $1`, [first.id]);
+    const wanted = { order_no: [first.orderNo, ...Array.from({ length: 99 }, (_, i) => `${first.orderNo}-${i + 1}`)], id: [first.id, ...Array.from({ length: 99 }, (_, i) => `TCOPY${i + 1}`)] };
+    for (const column of ['order_no', 'id'] as const) {
+      const [explained] = await gw.database.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(`EXPLAIN (FORMAT JSON) ${byKeysStatement(column, REPORTED)}`, [account.id, wanted[column]]);
+      const unique = column === 'id' ? 'payments_pkey' : 'payments_account_id_order_no_key';
+      expect(scans(explained!['QUERY PLAN'][0].Plan), column).toEqual([`Index Scan ${unique}`]);
+      expect(await paymentsByKeys(gw.database, account.id, column, wanted[column], IDS)).toHaveLength(100);
+    }
+  });
+});
+
 describe.runIf(TEST_DB === 'postgres')('the claim statement', () => {
   it('reuses its generic plan for each set of velocity counts asked', async () => {
     const shop = await gw.merchant();
