@@ -112,8 +112,9 @@ describe('reads by key', () => {
     const account = await accountOf(shop);
     const first = await authorise(shop, account, '4111111111111111', {});
     // 20 000 more payments of the account, copies of the first under other keys, in one statement.
-    // Nothing analyses the table meanwhile (the embedded engine has no autovacuum, and this
-    // machine's PostgreSQL runs none): its planner has no statistics of the account's payments.
+    // Nothing analyses the table meanwhile (the embedded engine has no autovacuum; this machine's
+    // PostgreSQL runs none, and elsewhere its rounds are a minute apart): the planner has no
+    // statistics of the account's payments.
     const columns = (await gw.database.query<{ name: string }>(
       `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'payments' AND is_generated = 'NEVER'`,
     )).map((c) => `"${c.name}"`);
