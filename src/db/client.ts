@@ -164,6 +164,11 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
   const client = watchedClient(engine, activity);
   // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
   if (options.dataDir && !options.pglite) restrictToOwner(options.dataDir);
+  // The engine never flushes its files to disk, so filling each new 16 MB WAL segment with zeros
+  // first (to have its space allocated before it is written) buys it nothing, and held it 10 to
+  // 30 ms every 16 MB of WAL: one request in a few thousand authorisations waited for that
+  // (docs/performance.md, "The embedded engine's new WAL segments"). A lent engine is the caller's.
+  if (!options.pglite) await client.exec('SET wal_init_zero = off');
   // One session: the schema holds for every statement that follows.
   if (options.searchPath) await client.exec(`SET search_path TO ${options.searchPath}`);
   const db = drizzlePglite(client, { schema }) as unknown as Db;
