@@ -21,7 +21,7 @@ export interface Waiting {
    * does not hold under it is skipped (`unknown_payment`) and not handed out again. The chaos run
    * can make one: its clock jumps days at a time, so a report may fall due while a payment whose
    * approval a killed gateway never heard still waits for the sweeper (no reference yet). Counting
-   * every due report failed one short run in twenty with one such dispute; which case it was, that
+   * every due report failed once in about fifteen short runs, with one such dispute; which case, that
    * run did not say (the anomaly now lists each dispute with its payment).
    */
   readonly disputes: number;
