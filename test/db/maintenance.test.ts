@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyseChangedTables, EngineActivity, keepStatistics, type StatisticsSchedule } from '../../src/db/maintenance.ts';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
+import { insertPayments as insertBulkPayments } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let merchant: SignedClient;
@@ -17,12 +18,7 @@ afterAll(() => gw?.close());
 const BY_ORDER_NOS = 'SELECT * FROM payments WHERE account_id = $1 AND order_no = ANY ($2::text[])';
 
 async function insertPayments(count: number, from = 1): Promise<void> {
-  await gw.database.query(
-    `INSERT INTO payments (id, account_id, merchant_id, order_no, kind, payment_method, status, amount, currency, request_fingerprint, request, connector, created_at)
-     SELECT 'TMAINT' || i, $1, $2, 'MAINT-' || i, 'card', 'card', 'captured', 1000, 'USD', 'fp', '{}'::jsonb, 'simulator', now()
-     FROM generate_series($4::int, $4::int + $3::int - 1) AS i`,
-    [merchant.ids.account_id, merchant.ids.merchant_id, count, from],
-  );
+  await insertBulkPayments(gw, merchant.ids, count, { from, prefix: 'MAINT' });
   // A session reports its counts at most once a second; the analysis reads them at once.
   await gw.database.query('SELECT pg_stat_force_next_flush()');
 }

@@ -10,6 +10,7 @@ import { lockRefundsAndPayments, refundsByIds } from '../../src/db/repositories/
 import type { AccountRow } from '../../src/db/schema.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
+import { insertPayments } from '../support/lifecycle.ts';
 import { startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
 
 let gw: TestGateway;
@@ -110,17 +111,12 @@ describe('reads by key', () => {
   it('look each key up through its unique index, also before anything has analysed the table', async () => {
     const shop = await gw.merchant();
     const account = await accountOf(shop);
-    const first = await authorise(shop, account, '4111111111111111', {});
-    // 20 000 more payments of the account, copies of the first under other keys, in one statement.
-    // Nothing analyses the table meanwhile (the embedded engine has no autovacuum; this machine's
-    // PostgreSQL runs none, and elsewhere its rounds are a minute apart): the planner has no
-    // statistics of the account's payments.
-    const columns = (await gw.database.query<{ name: string }>(
-      `SELECT column_name AS name FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'payments' AND is_generated = 'NEVER'`,
-    )).map((c) => `"${c.name}"`);
-    const copied = columns.map((c) => (c === '"id"' ? `'TCOPY' || g` : c === '"order_no"' ? `order_no || '-' || g` : c));
-    await gw.database.query(`INSERT INTO payments (${columns.join(', ')}) SELECT ${copied.join(', ')} FROM payments, generate_series(1, 20000) AS g WHERE id = $1`, [first.id]);
-    const wanted = { order_no: [first.orderNo, ...Array.from({ length: 99 }, (_, i) => `${first.orderNo}-${i + 1}`)], id: [first.id, ...Array.from({ length: 99 }, (_, i) => `TCOPY${i + 1}`)] };
+    // 20 000 payments of the account in one statement. Nothing analyses the table meanwhile (the
+    // embedded engine has no autovacuum; this machine's PostgreSQL runs none, and elsewhere its
+    // rounds are a minute apart): the planner has no statistics of the account's payments.
+    await insertPayments(gw, shop.ids, 20_000, { prefix: 'BYKEY' });
+    const numbers = Array.from({ length: 100 }, (_, i) => i + 1);
+    const wanted = { order_no: numbers.map((n) => `BYKEY-${n}`), id: numbers.map((n) => `TBYKEY${n}`) };
     for (const column of ['order_no', 'id'] as const) {
       const [explained] = await gw.database.query<{ 'QUERY PLAN': [{ Plan: Record<string, unknown> }] }>(`EXPLAIN (FORMAT JSON) ${byKeysStatement(column, REPORTED)}`, [account.id, wanted[column]]);
       const unique = column === 'id' ? 'payments_pkey' : 'payments_account_id_order_no_key';

@@ -95,6 +95,25 @@ export async function paymentRow(gw: TestGateway, id: string): Promise<{ status:
   return row;
 }
 
+/**
+ * `count` captured payments of the account `ids` names, written straight into the table (no
+ * journal, no event) and numbered from `from`: ids `T<prefix><n>`, order numbers `<prefix>-<n>`.
+ * For tests of how a read goes through many rows; nothing analyses the table meanwhile.
+ */
+export async function insertPayments(
+  gw: Pick<TestGateway, 'database'>,
+  ids: { merchant_id: string; account_id: string },
+  count: number,
+  { from = 1, prefix = 'BULK' }: { from?: number; prefix?: string } = {},
+): Promise<void> {
+  await gw.database.query(
+    `INSERT INTO payments (id, account_id, merchant_id, order_no, kind, payment_method, status, amount, currency, request_fingerprint, request, connector, created_at)
+     SELECT 'T' || $5 || i, $1, $2, $5 || '-' || i, 'card', 'card', 'captured', 1000, 'USD', 'fp', '{}'::jsonb, 'simulator', now()
+     FROM generate_series($4::int, $4::int + $3::int - 1) AS i`,
+    [ids.account_id, ids.merchant_id, count, from, prefix],
+  );
+}
+
 /** Each book of a payment, summed (debit positive). */
 export async function booksOf(gw: TestGateway, paymentId: string): Promise<Record<string, number>> {
   const rows = await gw.database.query<{ book: string; total: number }>(
