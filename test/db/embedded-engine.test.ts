@@ -2,11 +2,11 @@
 // not filled with zeros first (src/db/client.ts says why), and a lent engine is left as it is.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/db/client.ts';
+import { openDatabase, type Database } from '../../src/db/client.ts';
 import { openTestDatabase, TEST_DB } from '../support/gateway.ts';
 import { tempDir } from '../support/temp.ts';
 
-const setting = async (database: { query: <Row>(text: string) => Promise<Row[]> }) =>
+const setting = async (database: Pick<Database, 'query'>) =>
   (await database.query<{ value: string }>(`SELECT current_setting('wal_init_zero') AS value`))[0]!.value;
 
 describe.runIf(TEST_DB === 'pglite')('the embedded engine', () => {

@@ -1,8 +1,9 @@
 // The payment's outcome on the gateway's own page, for a hosted-page payment whose merchant gave
 // no return_url (nor cancel_url, for a shopper who cancelled): paid, not completed (with the
 // refusal's cause, without the card form's advice to try another card: no form follows here),
-// cancelled or still being confirmed, with the order's number and amount. Nothing to follow: the shopper closes the window; the merchant hears the
-// outcome from its notification (notify_url) and /v1/retrievalTrans.
+// cancelled or still being confirmed, with the order's number and amount. Nothing to follow: the
+// shopper closes the window; the merchant hears the outcome from its notification (notify_url)
+// and /v1/retrievalTrans.
 import type { Outcome } from '../../app/checkout/page-state.ts';
 import { exponentOf } from '../../domain/money.ts';
 import { html } from '../html.ts';
