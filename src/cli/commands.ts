@@ -12,6 +12,7 @@ import { accountSettingsCommands } from './commands/account-settings.ts';
 import { balanceCommands } from './commands/balance.ts';
 import { clockCommands } from './commands/clock.ts';
 import { demoCommands } from './commands/demo.ts';
+import { disputeCommands } from './commands/disputes.ts';
 import { ledgerCommands } from './commands/ledger.ts';
 import { merchantCommands } from './commands/merchants.ts';
 import { notificationCommands } from './commands/notifications.ts';
@@ -46,6 +47,7 @@ function buildProgram(ctx: CommandContext): Command {
   paymentCommands(program, ctx);
   subscriptionCommands(program, ctx);
   payoutCommands(program, ctx);
+  disputeCommands(program, ctx);
   demoCommands(program, ctx);
   signingCommands(program, ctx);
   userCommands(program, ctx);

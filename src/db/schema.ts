@@ -475,6 +475,29 @@ export const disputeCursors = pgTable('dispute_cursors', {
   createdAt: createdAt(),
 });
 
+/** Dispute reports not yet placed (docs/chargebacks.md, "Reports held"), tried again on each poll of their connector. */
+export const heldDisputeReports = pgTable(
+  'held_dispute_reports',
+  {
+    connector: text('connector').notNull(),
+    connectorDisputeId: text('connector_dispute_id').notNull(),
+    stage: text('stage').$type<'opened' | 'reversed'>().notNull(),
+    paymentReference: text('payment_reference').notNull(),
+    amount: money('amount').notNull(),
+    currency: text('currency').notNull(),
+    reasonCode: text('reason_code').notNull(),
+    reason: text('reason'),
+    reportedAt: time('reported_at').notNull(),
+    skipReason: text('skip_reason').notNull(),
+    attempts: integer('attempts').notNull().default(1),
+    /** Wall time of the poll that first held it, and of the last try. */
+    heldAt: time('held_at').notNull(),
+    triedAt: time('tried_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.connector, t.connectorDisputeId, t.stage] })],
+);
+export type HeldDisputeReportRow = typeof heldDisputeReports.$inferSelect;
+
 // Owned by the sandbox simulator (src/connectors/simulator/disputes.ts); empty in live mode.
 export const simulatorDisputes = pgTable('simulator_disputes', {
   paymentId: text('payment_id').primaryKey(),

@@ -197,36 +197,117 @@ describe('a payment with the dispute card', () => {
   });
 });
 
+/** A sale the sandbox charges whose answer is lost on the way back, as when the gateway that asked is killed before it records the approval: pending. */
+async function payUnheard(card: string): Promise<string> {
+  script.authorise = async (_request, real) => {
+    await real();
+    return err({ kind: 'timeout', message: 'the answer was lost on its way back' });
+  };
+  let answer: Awaited<ReturnType<SignedClient['post']>>;
+  try {
+    answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card }));
+  } finally {
+    delete script.authorise;
+  }
+  expect(answer.body.order_status).toBe('2');
+  return answer.body.transaction_id as string;
+}
+
+/** The unknown-outcome sweeper, once the payment is due to be asked about: the sandbox answers "captured". */
+async function sweepUnknown(id: string): Promise<void> {
+  clock.advance(UNKNOWN_AFTER_MS + 1_000);
+  expect(await resolveUnknownPayments(deps())).toBeGreaterThanOrEqual(1);
+  const [payment] = await gw.database.query<{ status: string; captured: number; reference: string }>(
+    'SELECT status, captured_amount::int AS captured, connector_reference AS reference FROM payments WHERE id = $1',
+    [id],
+  );
+  expect(payment).toEqual({ status: 'captured', captured: 1000, reference: expect.stringMatching(new RegExp(`^sim_${id}_dispute`)) });
+}
+
 describe('a dispute card’s sale whose approval the gateway never heard', () => {
   it('is settled captured by the sweeper, as the sandbox remembers charging it, and its dispute is recorded against it', async () => {
     await drain();
-    // The sandbox charges the card; its answer is lost on the way back, as when the gateway that
-    // asked is killed before it records the approval.
-    script.authorise = async (_request, real) => {
-      await real();
-      return err({ kind: 'timeout', message: 'the answer was lost on its way back' });
-    };
-    let answer: Awaited<ReturnType<SignedClient['post']>>;
-    try {
-      answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card: DISPUTED }));
-    } finally {
-      delete script.authorise;
-    }
-    expect(answer.body.order_status).toBe('2');
-    const id = answer.body.transaction_id as string;
-
-    clock.advance(UNKNOWN_AFTER_MS + 1_000);
-    expect(await resolveUnknownPayments(deps())).toBeGreaterThanOrEqual(1);
-    const [payment] = await gw.database.query<{ status: string; captured: number; reference: string }>(
-      'SELECT status, captured_amount::int AS captured, connector_reference AS reference FROM payments WHERE id = $1',
-      [id],
-    );
-    expect(payment).toEqual({ status: 'captured', captured: 1000, reference: `sim_${id}_dispute` });
+    const id = await payUnheard(DISPUTED);
+    await sweepUnknown(id);
 
     clock.advance(DAY);
     await drain();
     expect(await disputesOf(id)).toMatchObject([{ status: 'open', amount: 1000, reason_code: '10.4' }]);
     expect(await eventTypes(gw, id)).toEqual(['payment.captured', 'chargeback.opened']);
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('a report that comes while its payment still waits for the sweeper', () => {
+  const heldRows = (id: string) =>
+    gw.database.query<{ stage: string; skip_reason: string; attempts: number }>(
+      'SELECT stage, skip_reason, attempts FROM held_dispute_reports WHERE payment_reference LIKE $1 ORDER BY stage',
+      [`sim_${id}_dispute%`],
+    );
+  const heldGauge = async () => {
+    const text = (await gw.gateway.server.app.inject({ method: 'GET', url: '/metrics', remoteAddress: '127.0.0.1' })).body;
+    return Number(/^acquiro_dispute_reports_held\{[^}]*\} (\d+)$/m.exec(text)?.[1]);
+  };
+
+  it('is held, offered again with each poll, and recorded once by the first poll after the sweeper; a poll that fails keeps it held', async () => {
+    await drain();
+    const id = await payUnheard(DISPUTED);
+    const gauge = await heldGauge();
+    // A day on, the acquirer reports the dispute; the gateway holds the payment with no reference yet.
+    clock.advance(DAY);
+    await pollDisputes(later(leaseMs() + 1));
+    expect(await disputesOf(id)).toEqual([]);
+    expect(await heldRows(id)).toEqual([{ stage: 'opened', skip_reason: 'unknown_payment', attempts: 1 }]);
+    expect(await heldGauge()).toBe(gauge + 1);
+    const listed = await runCommand(['disputes', 'held', '--json'], deps());
+    expect(JSON.parse(listed.stdout)).toContainEqual(
+      expect.objectContaining({ connector: 'simulator', stage: 'opened', payment_reference: `sim_${id}_dispute`, amount: '10.00', reason: 'unknown_payment', attempts: 1 }),
+    );
+    const table = await runCommand(['disputes', 'held'], deps());
+    expect(table.stdout).toMatch(new RegExp(`simdp_${id}.*opened.*sim_${id}_dispute.*10\\.00.*unknown_payment`));
+    expect(gw.logs.text).toMatch(/"stage":"opened","reason":"unknown_payment".*dispute report held/);
+    // The acquirer does not hand it out again; the gateway offers it with each of its polls.
+    await pollDisputes(later(2 * leaseMs() + 2));
+    expect(await heldRows(id)).toEqual([{ stage: 'opened', skip_reason: 'unknown_payment', attempts: 2 }]);
+
+    await sweepUnknown(id);
+    // The recording fails (the notification cannot be written): nothing is recorded, the report stays held.
+    await refusal.refuse('chargeback.opened');
+    try {
+      await expect(pollDisputes(later(3 * leaseMs() + 3))).rejects.toThrow();
+    } finally {
+      await refusal.clear();
+    }
+    expect(await disputesOf(id)).toEqual([]);
+    expect(await heldRows(id)).toHaveLength(1);
+
+    // Two workers once the failed one's lease has run out: one records it.
+    const recorded = await Promise.all([pollDisputes(later(5 * leaseMs() + 5)), pollDisputes(later(5 * leaseMs() + 5))]);
+    expect(recorded.reduce((a, b) => a + b, 0)).toBeGreaterThanOrEqual(1);
+    expect(await disputesOf(id)).toMatchObject([{ status: 'open', amount: 1000, reason_code: '10.4' }]);
+    expect(await eventTypes(gw, id)).toEqual(['payment.captured', 'chargeback.opened']);
+    expect(await heldRows(id)).toEqual([]);
+    expect(await heldGauge()).toBe(gauge);
+    expect(gw.logs.text).toMatch(/"stage":"opened","outcome":"opened".*held dispute report placed/);
+    await drain();
+    expect(await disputesOf(id)).toHaveLength(1);
+    await expectLedgerCheckClean();
+  });
+
+  it('held opened and reversed together are recorded in their order by one poll', async () => {
+    await drain();
+    const id = await payUnheard(DISPUTED_WON);
+    clock.advance(3 * DAY);
+    await pollDisputes(later(leaseMs() + 1));
+    expect((await heldRows(id)).map((row) => [row.stage, row.skip_reason])).toEqual([
+      ['opened', 'unknown_payment'],
+      ['reversed', 'unknown_payment'],
+    ]);
+    await sweepUnknown(id);
+    expect(await pollDisputes(later(2 * leaseMs() + 2))).toBeGreaterThanOrEqual(2);
+    expect(await disputesOf(id)).toMatchObject([{ status: 'reversed', amount: 1000 }]);
+    expect((await chargebacks(id)).map((e) => e.type)).toEqual(['chargeback.opened', 'chargeback.reversed']);
+    expect(await heldRows(id)).toEqual([]);
     await expectLedgerCheckClean();
   });
 });
@@ -285,7 +366,7 @@ describe('reports the gateway cannot place, or has seen', () => {
     at: new Date('2026-11-01T00:00:00Z'),
   };
 
-  it('skips a report of no known payment, logs it, and records the others of the poll', async () => {
+  it('holds a report of no known payment, logs it once, and records the others of the poll', async () => {
     await drain();
     const txn = await pay(shop, { card: DISPUTED });
     clock.advance(DAY);
@@ -300,8 +381,14 @@ describe('reports the gateway cannot place, or has seen', () => {
     }
     expect(await disputesOf(txn.transaction_id)).toHaveLength(1);
     expect(await gw.database.query(`SELECT id FROM disputes WHERE connector_dispute_id = 'acq-dp-unknown'`)).toEqual([]);
-    expect(gw.logs.text).toMatch(/"disputeId":"acq-dp-unknown","reason":"unknown_payment".*dispute report skipped/);
+    expect(gw.logs.text).toMatch(/"disputeId":"acq-dp-unknown","stage":"opened","reason":"unknown_payment".*dispute report held/);
     expect(gw.logs.text).not.toContain('sim_T-no-such-payment');
+    // Offered again with the next poll, still of no known payment: one more try, not logged again.
+    await pollDisputes(later(leaseMs() + 1));
+    expect(await gw.database.query(`SELECT skip_reason, attempts FROM held_dispute_reports WHERE connector_dispute_id = 'acq-dp-unknown'`)).toEqual([
+      { skip_reason: 'unknown_payment', attempts: 2 },
+    ]);
+    expect(gw.logs.text.match(/"disputeId":"acq-dp-unknown".*dispute report held/g)).toHaveLength(1);
   });
 
   it('records a report given again (a connector that repeats itself, or the command run twice) once', async () => {

@@ -5,12 +5,25 @@
 // cursor are written in one transaction, and only while the lease is still this worker's. A
 // worker killed after polling leaves the cursor where it was: once its lease runs out, the next
 // poll starts from there again and records each report once (a report seen twice changes nothing).
+// The acquirer hands a report out once, so one the core cannot place yet (its payment's outcome
+// still unknown, so no reference) is held in the same transaction and offered again with each
+// later poll of its connector, until it is placed (held-disputes.ts).
 import { randomUUID } from 'node:crypto';
 import type { Connector, DisputeReport } from '../../connectors/port.ts';
 import { advanceCursor, connectorsInUse, ensureCursor, leaseCursor, lockOwnCursor, paymentIdsByReference } from '../../db/repositories/disputes.ts';
+import { heldReports, holdReport, releaseReport } from '../../db/repositories/held-disputes.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordDisputeIn, type DisputeRecorded } from './record.ts';
+
+/** Held reports offered again with one poll: the longest held first; the rest wait for the next poll. */
+const HELD_PER_POLL = 100;
+
+/** A report and whether it was held from an earlier poll. */
+interface Offered {
+  readonly report: DisputeReport;
+  readonly held: boolean;
+}
 
 /** One round; answers how many reports changed something (a dispute opened or reversed). */
 export async function pollDisputes(deps: Deps): Promise<number> {
@@ -35,16 +48,25 @@ async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Co
     deps.log.warn({ connector, error: answer.error.kind }, 'dispute poll got no answer: asked again when its lease runs out');
     return 0;
   }
+  // Held reports go before the poll's own: they came first (an opening held before its reversal).
+  const held = await heldReports(db, connector, HELD_PER_POLL);
+  const offered = [...held.map((report) => ({ report, held: true })), ...answer.value.reports.map((report) => ({ report, held: false }))];
   // Recorded in their payments' id order, the order the refund batch's statements lock several
   // payments in (its claim and its lock, ORDER BY p.id): in the acquirer's order, this transaction
   // could hold one payment while such a statement held the next, each waiting for the other.
   // Reports of one payment keep their order (an `opened` before its `reversed`).
-  const reports = await inPaymentOrder(deps, connector, answer.value.reports);
+  const reports = await inPaymentOrder(deps, connector, offered);
+  const now = deps.wallClock.now();
   const outcomes = await db.transaction(async (tx): Promise<DisputeRecorded[] | null> => {
     if (!(await lockOwnCursor(tx, connector, token))) return null;
     const done: DisputeRecorded[] = [];
-    for (const report of reports) done.push(await recordDisputeIn(tx, deps, { connector, report }));
-    await advanceCursor(tx, connector, answer.value.cursor, deps.wallClock.now());
+    for (const { report, held } of reports) {
+      const outcome = await recordDisputeIn(tx, deps, { connector, report });
+      if (outcome.outcome === 'skipped') await holdReport(tx, connector, report, outcome.reason, now);
+      else if (held) await releaseReport(tx, connector, report);
+      done.push(outcome);
+    }
+    await advanceCursor(tx, connector, answer.value.cursor, now);
     return done;
   });
   if (outcomes === null) {
@@ -53,17 +75,20 @@ async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Co
   }
   outcomes.forEach((outcome, i) => {
     // Identifiers only: the acquirer's dispute id says which report to look for at the acquirer.
-    if (outcome.outcome === 'skipped') deps.log.warn({ connector, disputeId: reports[i]!.disputeId, reason: outcome.reason }, 'dispute report skipped');
+    const { report, held } = reports[i]!;
+    const named = { connector, disputeId: report.disputeId, stage: report.stage };
+    if (outcome.outcome === 'skipped' && !held) deps.log.warn({ ...named, reason: outcome.reason }, 'dispute report held: offered again with each poll');
+    else if (outcome.outcome !== 'skipped' && held) deps.log.info({ ...named, outcome: outcome.outcome }, 'held dispute report placed');
   });
   return outcomes.filter((outcome) => outcome.outcome === 'opened' || outcome.outcome === 'reversed').length;
 }
 
 /** The reports sorted by their payment's id (stable; a report of no known payment last, as it came). */
-async function inPaymentOrder(deps: Deps, connector: string, reports: readonly DisputeReport[]): Promise<DisputeReport[]> {
-  const ids = await paymentIdsByReference(deps.database.db, connector, reports.map((report) => report.paymentReference));
-  const keyOf = (report: DisputeReport) => ids.get(report.paymentReference) ?? '\uffff';
-  return reports
-    .map((report, index) => ({ report, index, key: keyOf(report) }))
+async function inPaymentOrder(deps: Deps, connector: string, offered: readonly Offered[]): Promise<Offered[]> {
+  const ids = await paymentIdsByReference(deps.database.db, connector, offered.map(({ report }) => report.paymentReference));
+  const keyOf = ({ report }: Offered) => ids.get(report.paymentReference) ?? '\uffff';
+  return offered
+    .map((item, index) => ({ item, index, key: keyOf(item) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
-    .map(({ report }) => report);
+    .map(({ item }) => item);
 }

@@ -1,0 +1,34 @@
+// `acquiro disputes held`: the dispute reports the gateway could not place against a payment yet
+// (docs/chargebacks.md, "Reports held"). Each poll of their connector offers them again; one that
+// stays is for the operator to take up with the acquirer.
+import type { Command } from 'commander';
+import { formatAmount } from '../../domain/money.ts';
+import { show, table, type CommandContext } from '../io.ts';
+
+// What the command runs, loaded when it is chosen (help needs only the options).
+const held = () => import('../../db/repositories/held-disputes.ts');
+
+export function disputeCommands(program: Command, ctx: CommandContext): void {
+  const disputes = program.command('disputes').description("acquirers' dispute (chargeback) reports");
+  disputes
+    .command('held')
+    .description('list the dispute reports not yet placed against a payment, the longest held first')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { listHeldReports } = await held();
+      const rows = (await listHeldReports(deps.database.db)).map((row) => ({
+        connector: row.connector,
+        dispute_id: row.connectorDisputeId,
+        stage: row.stage,
+        payment_reference: row.paymentReference,
+        amount: formatAmount(row.amount, row.currency),
+        currency: row.currency,
+        reason: row.skipReason,
+        attempts: row.attempts,
+        held_at: row.heldAt.toISOString(),
+        tried_at: row.triedAt.toISOString(),
+      }));
+      show(ctx, Boolean(opts.json), rows, () => (rows.length === 0 ? 'no dispute report is held' : table(rows)));
+    });
+}

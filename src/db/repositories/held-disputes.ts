@@ -1,0 +1,67 @@
+// Dispute reports the gateway could not place when their poll brought them (docs/chargebacks.md,
+// "Reports held"). The acquirer hands each report out once, so one the core skips is kept here, in
+// the transaction that moves the cursor past it, and offered again with each later poll of its
+// connector. Only the worker holding the connector's cursor writes them (under its lock).
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { DisputeReport } from '../../connectors/port.ts';
+import type { Executor } from '../client.ts';
+import { heldDisputeReports, type HeldDisputeReportRow } from '../schema.ts';
+
+/** The connector's held reports, the longest held first: what a poll offers again with its own. */
+export async function heldReports(db: Executor, connector: string, limit: number): Promise<DisputeReport[]> {
+  const rows = await db
+    .select()
+    .from(heldDisputeReports)
+    .where(eq(heldDisputeReports.connector, connector))
+    .orderBy(asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connectorDisputeId), asc(heldDisputeReports.stage))
+    .limit(limit);
+  return rows.map(reportOf);
+}
+
+/** Holds a report the core skipped, or counts one more try of one held already. */
+export async function holdReport(tx: Executor, connector: string, report: DisputeReport, skipReason: string, now: Date): Promise<void> {
+  await tx
+    .insert(heldDisputeReports)
+    .values({
+      connector,
+      connectorDisputeId: report.disputeId,
+      stage: report.stage,
+      paymentReference: report.paymentReference,
+      amount: report.amount.minor,
+      currency: report.amount.currency,
+      reasonCode: report.reasonCode,
+      reason: report.reason ?? null,
+      reportedAt: report.at,
+      skipReason,
+      heldAt: now,
+      triedAt: now,
+    })
+    .onConflictDoUpdate({
+      target: [heldDisputeReports.connector, heldDisputeReports.connectorDisputeId, heldDisputeReports.stage],
+      set: { skipReason, attempts: sql`${heldDisputeReports.attempts} + 1`, triedAt: now },
+    });
+}
+
+/** Lets go of a held report once it is placed (recorded, or found recorded already). */
+export async function releaseReport(tx: Executor, connector: string, report: DisputeReport): Promise<void> {
+  await tx
+    .delete(heldDisputeReports)
+    .where(and(eq(heldDisputeReports.connector, connector), eq(heldDisputeReports.connectorDisputeId, report.disputeId), eq(heldDisputeReports.stage, report.stage)));
+}
+
+/** Every held report, the longest held first (`acquiro disputes held`). */
+export function listHeldReports(db: Executor): Promise<HeldDisputeReportRow[]> {
+  return db.select().from(heldDisputeReports).orderBy(asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connector), asc(heldDisputeReports.connectorDisputeId));
+}
+
+function reportOf(row: HeldDisputeReportRow): DisputeReport {
+  return {
+    disputeId: row.connectorDisputeId,
+    paymentReference: row.paymentReference,
+    stage: row.stage,
+    amount: { minor: row.amount, currency: row.currency },
+    reasonCode: row.reasonCode,
+    ...(row.reason === null ? {} : { reason: row.reason }),
+    at: row.reportedAt,
+  };
+}
