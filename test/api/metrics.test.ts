@@ -75,7 +75,7 @@ describe('GET /metrics', () => {
     const text = (await scrape()).body;
     expect(sample(text, 'acquiro_notifications_pending')).toBe(before + 1);
     expect(sample(text, 'acquiro_notifications_oldest_age_seconds')).toBeGreaterThanOrEqual(0);
-    for (const name of ['acquiro_payments_outcome_unknown', 'acquiro_operations_pending', 'acquiro_refunds_pending']) {
+    for (const name of ['acquiro_payments_outcome_unknown', 'acquiro_operations_pending', 'acquiro_refunds_pending', 'acquiro_dispute_reports_held']) {
       expect(sample(text, name), name).toBe(0);
     }
     expect(sample(text, 'acquiro_database_up')).toBe(1);

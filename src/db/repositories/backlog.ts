@@ -26,6 +26,8 @@ export interface Backlog {
   readonly operationsPending: number;
   /** Refunds waiting on the processor. */
   readonly refundsPending: number;
+  /** Dispute reports the gateway could not place yet (docs/chargebacks.md, "Reports held"). */
+  readonly disputeReportsHeld: number;
   /** Each sweeper queue of src/jobs/tasks.ts. */
   readonly queues: Readonly<Record<QueueName, QueueBacklog>>;
 }
@@ -54,6 +56,7 @@ SELECT
   (SELECT count(*) FROM payments WHERE status = 'processing')::int AS payments_unknown,
   (SELECT count(*) FROM payment_operations WHERE status = 'pending')::int AS operations_pending,
   (SELECT count(*) FROM refunds WHERE status = 'pending')::int AS refunds_pending,
+  (SELECT count(*) FROM held_dispute_reports)::int AS dispute_reports_held,
   (SELECT json_agg(q) FROM (${QUEUE_NAMES.map((name) => queueSelect(name, QUEUES[name])).join('\n    UNION ALL ')}) q) AS queues`;
 
 interface BacklogRow {
@@ -62,6 +65,7 @@ interface BacklogRow {
   payments_unknown: number;
   operations_pending: number;
   refunds_pending: number;
+  dispute_reports_held: number;
   queues: { queue: QueueName; items: number; due: number; oldest_due: number }[] | string | null;
 }
 
@@ -77,6 +81,7 @@ export async function readBacklog(database: Pick<Database, 'query'>, now: Date, 
     paymentsUnknown: Number(row?.payments_unknown ?? 0),
     operationsPending: Number(row?.operations_pending ?? 0),
     refundsPending: Number(row?.refunds_pending ?? 0),
+    disputeReportsHeld: Number(row?.dispute_reports_held ?? 0),
     queues,
   };
 }

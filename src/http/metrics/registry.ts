@@ -64,6 +64,7 @@ export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connector
     paymentsUnknown: gauge('acquiro_payments_outcome_unknown', 'Payments waiting for the processor to say what became of them'),
     operationsPending: gauge('acquiro_operations_pending', 'Captures and cancels waiting on the processor'),
     refundsPending: gauge('acquiro_refunds_pending', 'Refunds waiting on the processor'),
+    disputeReportsHeld: gauge('acquiro_dispute_reports_held', 'Dispute reports not yet placed against a payment, offered again with each poll'),
   };
   // PGlite has no pool: these are registered only where there is one.
   const poolGauges = deps.database.poolStats
