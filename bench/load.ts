@@ -97,12 +97,12 @@ export function postJson(url: string, payload: string): Promise<{ status: number
 export const authorise = (url: string, payload: string) => postJson(`${url}/v1/authorise`, payload);
 
 /** This process's event-loop delay over `phase`: the generator's own share of the latency it measures. */
-export async function ownEventLoopDelay<T>(phase: () => Promise<T>): Promise<{ result: T; p99: number }> {
+export async function ownEventLoopDelay<T>(phase: () => Promise<T>): Promise<{ result: T; p99: number; max: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const result = await phase();
   histogram.disable();
-  return { result, p99: histogram.percentile(99) / 1e6 };
+  return { result, p99: histogram.percentile(99) / 1e6, max: histogram.max / 1e6 };
 }
 
 /**

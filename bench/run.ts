@@ -145,9 +145,10 @@ async function lifecyclePhase(target: BenchTarget): Promise<LifecycleFigures> {
   const ips = await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], target.env);
   if (ips.code !== 0) throw new Error(`acquiro ips add failed: ${ips.stderr}`);
   await target.vacuum();
-  const lifecycle = await lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum);
+  const { result: lifecycle, p99, max } = await ownEventLoopDelay(() => lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum));
   log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches)`);
   log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries)`);
+  log(`    the load generator's own event-loop delay meanwhile: p99 ${ms(p99)} ms, max ${ms(max)} ms`);
   return lifecycle;
 }
 
