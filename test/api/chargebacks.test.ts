@@ -294,6 +294,32 @@ describe('a report that comes while its payment still waits for the sweeper', ()
     await expectLedgerCheckClean();
   });
 
+  it('is tried in its turn however many others stay held', async () => {
+    await drain();
+    // 100 reports no poll can place (no payment has their reference), held and tried before it.
+    await gw.database.query(
+      `INSERT INTO held_dispute_reports (connector, connector_dispute_id, stage, payment_reference, amount, currency, reason_code, reported_at, skip_reason, held_at, tried_at)
+       SELECT 'simulator', 'acq-stale-' || n, 'opened', 'sim_T-stale-' || n, 100, 'USD', '10.4', $1, 'unknown_payment', $1, $1 FROM generate_series(1, 100) n`,
+      [new Date(clock.now().getTime() - DAY)],
+    );
+    try {
+      const id = await payUnheard(DISPUTED);
+      clock.advance(DAY);
+      await pollDisputes(later(leaseMs() + 1));
+      expect(await heldRows(id)).toHaveLength(1);
+      await sweepUnknown(id);
+      // The first poll tries the 100 tried longest ago; the next one tries it.
+      await pollDisputes(later(2 * leaseMs() + 2));
+      await pollDisputes(later(3 * leaseMs() + 3));
+      expect(await disputesOf(id)).toMatchObject([{ status: 'open', amount: 1000 }]);
+      expect(await heldRows(id)).toEqual([]);
+      expect(await gw.database.query(`SELECT count(*)::int AS n FROM held_dispute_reports WHERE connector_dispute_id LIKE 'acq-stale-%' AND attempts > 1`)).toEqual([{ n: 100 }]);
+    } finally {
+      await gw.database.query(`DELETE FROM held_dispute_reports WHERE connector_dispute_id LIKE 'acq-stale-%'`);
+    }
+    await expectLedgerCheckClean();
+  });
+
   it('held opened and reversed together are recorded in their order by one poll', async () => {
     await drain();
     const id = await payUnheard(DISPUTED_WON);

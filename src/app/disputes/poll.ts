@@ -16,7 +16,7 @@ import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordDisputeIn, type DisputeRecorded } from './record.ts';
 
-/** Held reports offered again with one poll: the longest held first; the rest wait for the next poll. */
+/** Held reports offered again with one poll, the longest untried first; the rest wait for the next polls. */
 const HELD_PER_POLL = 100;
 
 /** A report and whether it was held from an earlier poll. */

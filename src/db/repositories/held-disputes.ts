@@ -7,13 +7,16 @@ import type { DisputeReport } from '../../connectors/port.ts';
 import type { Executor } from '../client.ts';
 import { heldDisputeReports, type HeldDisputeReportRow } from '../schema.ts';
 
-/** The connector's held reports, the longest held first: what a poll offers again with its own. */
+/**
+ * The connector's held reports that a poll offers again with its own: the longest untried first,
+ * so that each is tried in its turn however many stay held (a try moves it to the back).
+ */
 export async function heldReports(db: Executor, connector: string, limit: number): Promise<DisputeReport[]> {
   const rows = await db
     .select()
     .from(heldDisputeReports)
     .where(eq(heldDisputeReports.connector, connector))
-    .orderBy(asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connectorDisputeId), asc(heldDisputeReports.stage))
+    .orderBy(asc(heldDisputeReports.triedAt), asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connectorDisputeId), asc(heldDisputeReports.stage))
     .limit(limit);
   return rows.map(reportOf);
 }
