@@ -9,8 +9,8 @@
 //
 // This machine drifts by a fifth from one minute to the next, so HTTP and raw SQL are measured in
 // alternating phases over several rounds and compared by their medians. Latency at half the peak
-// rate is measured with requests sent at even intervals (open loop): a closed loop or a bursty
-// generator would measure its own queue instead of the gateway.
+// rate is measured with requests sent at even intervals (open loop), in alternating rounds as
+// well: a closed loop or a bursty generator would measure its own queue instead of the gateway.
 //
 //   BENCH_DATABASE_URL  PostgreSQL to use (default postgresql://postgres@127.0.0.1:5432/test; the
 //                       bench works in a schema of its own and drops it afterwards), or "pglite"
@@ -83,6 +83,21 @@ class RawFigures {
     this.rates.push(rate);
     this.clientCpu.push(clientCpu);
     this.databaseCpu.push(databaseCpu);
+  }
+}
+
+/** One side's half-rate rounds: each round's p50, p99 and the load generator's own delay p99, and their medians. */
+class HalfRate {
+  readonly p50s: number[] = [];
+  readonly p99s: number[] = [];
+  readonly generatorDelays: number[] = [];
+  add(latency: { p50: number; p99: number }, generatorDelay: number): void {
+    this.p50s.push(latency.p50);
+    this.p99s.push(latency.p99);
+    this.generatorDelays.push(generatorDelay);
+  }
+  medians(): { p50: number; p99: number; generatorDelay: number } {
+    return { p50: median(this.p50s), p99: median(this.p99s), generatorDelay: median(this.generatorDelays) };
   }
 }
 
@@ -229,29 +244,37 @@ async function main() {
     log(
       `  claims and outcomes per statement (coalesced): ${ms(median(httpShared))} over HTTP, ${ms(median(raws.coalesced.shared))} in the gateway's statements raw`,
     );
-    await target.vacuum();
-    const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
-    const {
-      result: { result: half, delay },
-      p99: generatorDelay,
-    } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
-    const rawHalves = {} as Record<RawSending, { p50: number; p99: number; generatorDelay: number }>;
-    for (const sending of SENDINGS) {
+    // The half-rate phases alternate in rounds too, compared by their medians: one 6 s phase's p99
+    // is its few slowest requests, and the machine's drift moves them by several times.
+    const halves = { http: new HalfRate(), coalesced: new HalfRate(), alone: new HalfRate() };
+    const delays: string[] = [];
+    for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
-      const { result, p99 } = await ownEventLoopDelay(() =>
-        evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)),
+      const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
+      const { result, p99 } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
+      halves.http.add(result.result, p99);
+      delays.push(result.delay);
+      for (const sending of SENDINGS) {
+        await target.vacuum();
+        const sent = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
+        halves[sending].add(sent.result, sent.p99);
+      }
+      log(
+        `  at half rate, round ${round}: HTTP p99 ${ms(halves.http.p99s.at(-1)!)} ms; raw SQL, the gateway's statements p99 ${ms(halves.coalesced.p99s.at(-1)!)} ms, ` +
+          `one authorisation's statements alone p99 ${ms(halves.alone.p99s.at(-1)!)} ms`,
       );
-      rawHalves[sending] = { ...result, generatorDelay: p99 };
     }
+    const half = halves.http.medians();
+    const rawHalves = { coalesced: halves.coalesced.medians(), alone: halves.alone.medians() };
     const rawHalf = rawHalves.coalesced;
     log(`  median: HTTP ${peak.toFixed(0)}/s; raw SQL, the gateway's statements ${rawPeak.toFixed(0)}/s, one authorisation's alone ${median(raws.alone.rates).toFixed(0)}/s`);
-    log(`  at half rate (${(peak / 2).toFixed(0)}/s, even arrivals): p50 ${ms(half.p50)} ms, p99 ${ms(half.p99)} ms`);
-    log(`    the server's event-loop delay meanwhile: ${delay}`);
+    log(`  at half rate (${(peak / 2).toFixed(0)}/s, even arrivals), medians of the rounds: p50 ${ms(half.p50)} ms, p99 ${ms(half.p99)} ms`);
+    for (const [round, delay] of delays.entries()) log(`    the server's event-loop delay in round ${round + 1}: ${delay}`);
     for (const sending of SENDINGS) {
       log(`    raw SQL ${RAW_NAMES[sending]} at that rate: p50 ${ms(rawHalves[sending].p50)} ms, p99 ${ms(rawHalves[sending].p99)} ms`);
     }
     log(
-      `    the load generator's own event-loop delay p99: ${ms(generatorDelay)} ms sending HTTP, ` +
+      `    the load generator's own event-loop delay p99: ${ms(half.generatorDelay)} ms sending HTTP, ` +
         SENDINGS.map((sending) => `${ms(rawHalves[sending].generatorDelay)} ms sending raw SQL ${RAW_NAMES[sending]}`).join(', '),
     );
     const rss = peakRssMb(target.server.child.pid!);
