@@ -415,6 +415,17 @@ describe('reports the gateway cannot place, or has seen', () => {
       { skip_reason: 'unknown_payment', attempts: 2 },
     ]);
     expect(gw.logs.text.match(/"disputeId":"acq-dp-unknown".*dispute report held/g)).toHaveLength(1);
+    // Settled with the acquirer: the operator forgets it, and no poll offers it again.
+    const forget = ['disputes', 'forget', '--connector', 'simulator', '--dispute-id', 'acq-dp-unknown'];
+    expect((await runCommand(forget, deps())).stdout).toContain('forgot 1 held report(s) of dispute acq-dp-unknown');
+    await pollDisputes(later(leaseMs() + 1));
+    expect(await gw.database.query(`SELECT attempts FROM held_dispute_reports WHERE connector_dispute_id = 'acq-dp-unknown'`)).toEqual([]);
+    const again = await runCommand(forget, deps());
+    expect(again.exitCode).toBe(1);
+    expect(again.stderr).toContain('no held report of dispute acq-dp-unknown on connector simulator');
+    const unnamed = await runCommand(['disputes', 'forget', '--connector', 'simulator'], deps());
+    expect(unnamed.exitCode).toBe(2);
+    expect(unnamed.stderr).toContain('--dispute-id');
   });
 
   it('records a report given again (a connector that repeats itself, or the command run twice) once', async () => {

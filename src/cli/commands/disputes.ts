@@ -1,7 +1,8 @@
 // `acquiro disputes held`: the dispute reports the gateway could not place against a payment yet
 // (docs/chargebacks.md, "Reports held"). Each poll of their connector offers them again; one that
-// stays is for the operator to take up with the acquirer.
-import type { Command } from 'commander';
+// stays is for the operator to take up with the acquirer, and `disputes forget` lets go of it
+// once that is settled.
+import { CommanderError, type Command } from 'commander';
 import { formatAmount } from '../../domain/money.ts';
 import { show, table, type CommandContext } from '../io.ts';
 
@@ -30,5 +31,17 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
         tried_at: row.triedAt.toISOString(),
       }));
       show(ctx, Boolean(opts.json), rows, () => (rows.length === 0 ? 'no dispute report is held' : table(rows)));
+    });  disputes
+    .command('forget')
+    .description('stop offering a held dispute report again (both its stages), once it is settled with the acquirer')
+    .requiredOption('--connector <name>')
+    .requiredOption('--dispute-id <id>', "the acquirer's dispute id, as `disputes held` lists it")
+    .option('--json', 'print JSON')
+    .action(async (opts: { connector: string; disputeId: string; json?: boolean }) => {
+      const deps = await ctx.deps();
+      const { forgetHeldDispute } = await held();
+      const forgotten = await forgetHeldDispute(deps.database.db, opts.connector, opts.disputeId);
+      if (forgotten === 0) throw new CommanderError(1, 'acquiro.disputes', `no held report of dispute ${opts.disputeId} on connector ${opts.connector}`);
+      show(ctx, Boolean(opts.json), { connector: opts.connector, dispute_id: opts.disputeId, forgotten }, () => `forgot ${forgotten} held report(s) of dispute ${opts.disputeId}`);
     });
 }

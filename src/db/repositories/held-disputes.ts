@@ -52,6 +52,15 @@ export async function releaseReport(tx: Executor, connector: string, report: Dis
     .where(and(eq(heldDisputeReports.connector, connector), eq(heldDisputeReports.connectorDisputeId, report.disputeId), eq(heldDisputeReports.stage, report.stage)));
 }
 
+/** Forgets the held reports of one dispute (both stages), settled with the acquirer; answers how many. */
+export async function forgetHeldDispute(db: Executor, connector: string, disputeId: string): Promise<number> {
+  const gone = await db
+    .delete(heldDisputeReports)
+    .where(and(eq(heldDisputeReports.connector, connector), eq(heldDisputeReports.connectorDisputeId, disputeId)))
+    .returning({ stage: heldDisputeReports.stage });
+  return gone.length;
+}
+
 /** Every held report, the longest held first (`acquiro disputes held`). */
 export function listHeldReports(db: Executor): Promise<HeldDisputeReportRow[]> {
   return db.select().from(heldDisputeReports).orderBy(asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connector), asc(heldDisputeReports.connectorDisputeId));
