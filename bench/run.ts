@@ -277,6 +277,7 @@ async function main() {
       `    the load generator's own event-loop delay p99: ${ms(half.generatorDelay)} ms sending HTTP, ` +
         SENDINGS.map((sending) => `${ms(rawHalves[sending].generatorDelay)} ms sending raw SQL ${RAW_NAMES[sending]}`).join(', '),
     );
+    await target.rawDone();
     const rss = peakRssMb(target.server.child.pid!);
     log(`  server peak RSS: ${rss} MB`);
 

@@ -30,6 +30,13 @@ export interface BenchTarget {
   readonly raw: Database;
   /** Reclaims dead rows between phases where nothing else would (PostgreSQL without autovacuum). */
   vacuum(): Promise<void>;
+  /**
+   * The raw phases are over. PGlite's copy is closed: it keeps its planner statistics as the
+   * server's engine does, in rounds that hold the engine, and with it this process (the load
+   * generator), for tens of milliseconds in its first idle moments, which were the batch phases.
+   * PostgreSQL's connection stays open for `vacuum`.
+   */
+  rawDone(): Promise<void>;
   readonly notes: readonly string[];
   cleanup(): Promise<void>;
 }
@@ -108,6 +115,7 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
     vacuum: async () => {
       if (!autovacuum) await raw.query('VACUUM payments, refunds, events, ledger_entries');
     },
+    rawDone: async () => {},
     notes: autovacuum ? [] : ['autovacuum is off on this PostgreSQL; the bench vacuums its tables between phases'],
     cleanup: async () => {
       await raw.close();
@@ -128,6 +136,12 @@ async function pgliteTarget(options: TargetOptions): Promise<BenchTarget> {
   const { serverEnv, logFile, start } = serverOptions(env, options);
   const server = await startServer(serverEnv, start);
   const raw = await openDatabase({ dataDir: rawDir });
+  let rawOpen = true;
+  const closeRaw = async () => {
+    if (!rawOpen) return;
+    rawOpen = false;
+    await raw.close();
+  };
   return {
     kind: 'pglite',
     url: server.url,
@@ -140,9 +154,10 @@ async function pgliteTarget(options: TargetOptions): Promise<BenchTarget> {
     raw,
     // PGlite has no autovacuum either; the server's copy is out of reach while it runs, so neither is vacuumed.
     vacuum: async () => {},
+    rawDone: closeRaw,
     notes: ['PGlite: one engine per process, no vacuum between phases; raw SQL runs on a copy of the data directory in the bench process'],
     cleanup: async () => {
-      await raw.close();
+      await closeRaw();
       await server.stop();
       rmSync(logFile, { force: true });
       rmSync(root, { recursive: true, force: true });
