@@ -71,7 +71,7 @@ export async function evenLatency(rate: number, seconds: number, send: (i: numbe
   }
   await Promise.all(inFlight);
   times.sort((a, b) => a - b);
-  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99) };
+  return { p50: percentile(times, 0.5), p99: percentile(times, 0.99), sent: total };
 }
 
 // node:http on kept-alive connections: fetch's streams cost the generator several times the CPU

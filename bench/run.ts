@@ -86,18 +86,32 @@ class RawFigures {
   }
 }
 
-/** One side's half-rate rounds: each round's p50, p99 and the load generator's own delay p99, and their medians. */
+/**
+ * One side's half-rate rounds: each round's p50, p99 and the load generator's own delay p99, and
+ * the CPU per authorisation of the side's own process (the server, or the raw client) and of
+ * PostgreSQL's; and their medians.
+ */
 class HalfRate {
   readonly p50s: number[] = [];
   readonly p99s: number[] = [];
   readonly generatorDelays: number[] = [];
-  add(latency: { p50: number; p99: number }, generatorDelay: number): void {
+  readonly ownCpu: number[] = [];
+  readonly databaseCpu: number[] = [];
+  add(latency: { p50: number; p99: number }, generatorDelay: number, cpu: { own: number; database: number }): void {
     this.p50s.push(latency.p50);
     this.p99s.push(latency.p99);
     this.generatorDelays.push(generatorDelay);
+    this.ownCpu.push(cpu.own);
+    this.databaseCpu.push(cpu.database);
   }
-  medians(): { p50: number; p99: number; generatorDelay: number } {
-    return { p50: median(this.p50s), p99: median(this.p99s), generatorDelay: median(this.generatorDelays) };
+  medians(): { p50: number; p99: number; generatorDelay: number; ownCpu: number; databaseCpu: number } {
+    return {
+      p50: median(this.p50s),
+      p99: median(this.p99s),
+      generatorDelay: median(this.generatorDelays),
+      ownCpu: median(this.ownCpu),
+      databaseCpu: median(this.databaseCpu),
+    };
   }
 }
 
@@ -251,13 +265,20 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
       const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
+      const server = cpuSeconds(pid);
+      const database = postgresCpuSeconds();
       const { result, p99 } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
-      halves.http.add(result.result, p99);
+      const { sent } = result.result;
+      halves.http.add(result.result, p99, { own: ((cpuSeconds(pid) - server) * 1000) / sent, database: ((postgresCpuSeconds() - database) * 1000) / sent });
       delays.push(result.delay);
       for (const sending of SENDINGS) {
         await target.vacuum();
-        const sent = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
-        halves[sending].add(sent.result, sent.p99);
+        const client = process.cpuUsage();
+        const databaseRaw = postgresCpuSeconds();
+        const measured = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
+        const used = process.cpuUsage(client);
+        const count = measured.result.sent;
+        halves[sending].add(measured.result, measured.p99, { own: (used.user + used.system) / 1000 / count, database: ((postgresCpuSeconds() - databaseRaw) * 1000) / count });
       }
       log(
         `  at half rate, round ${round}: HTTP p99 ${ms(halves.http.p99s.at(-1)!)} ms; raw SQL, the gateway's statements p99 ${ms(halves.coalesced.p99s.at(-1)!)} ms, ` +
@@ -273,6 +294,13 @@ async function main() {
     for (const sending of SENDINGS) {
       log(`    raw SQL ${RAW_NAMES[sending]} at that rate: p50 ${ms(rawHalves[sending].p50)} ms, p99 ${ms(rawHalves[sending].p99)} ms`);
     }
+    // Fewer authorisations share a statement at half rate, so each costs more than at the peak.
+    log(
+      `    CPU per authorisation at that rate: the server ${ms2(half.ownCpu)} ms; raw SQL (the gateway's statements) its client ${ms2(rawHalf.ownCpu)} ms` +
+        (target.kind === 'postgres'
+          ? `; PostgreSQL's processes ${ms2(half.databaseCpu)} ms during HTTP, ${ms2(rawHalf.databaseCpu)} ms during the gateway's statements raw`
+          : ' (the engine included)'),
+    );
     log(
       `    the load generator's own event-loop delay p99: ${ms(half.generatorDelay)} ms sending HTTP, ` +
         SENDINGS.map((sending) => `${ms(rawHalves[sending].generatorDelay)} ms sending raw SQL ${RAW_NAMES[sending]}`).join(', '),
