@@ -31,7 +31,8 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
         tried_at: row.triedAt.toISOString(),
       }));
       show(ctx, Boolean(opts.json), rows, () => (rows.length === 0 ? 'no dispute report is held' : table(rows)));
-    });  disputes
+    });
+  disputes
     .command('forget')
     .description('stop offering a held dispute report again (both its stages), once it is settled with the acquirer')
     .requiredOption('--connector <name>')
