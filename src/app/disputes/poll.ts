@@ -49,8 +49,8 @@ async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Co
     return 0;
   }
   // Held reports go before the poll's own: they came first (an opening held before its reversal).
-  const held = await heldReports(db, connector, HELD_PER_POLL);
-  const offered = [...held.map((report) => ({ report, held: true })), ...answer.value.reports.map((report) => ({ report, held: false }))];
+  const kept = await heldReports(db, connector, HELD_PER_POLL);
+  const offered = [...kept.map((report) => ({ report, held: true })), ...answer.value.reports.map((report) => ({ report, held: false }))];
   // Recorded in their payments' id order, the order the refund batch's statements lock several
   // payments in (its claim and its lock, ORDER BY p.id): in the acquirer's order, this transaction
   // could hold one payment while such a statement held the next, each waiting for the other.
