@@ -97,10 +97,6 @@ describe('rows read as one JSON value', () => {
   });
 });
 
-// A prepared statement whose text folds away the velocity counts a payment does not ask for was
-// planned again at every execution (a plan for the values always looked cheaper than the generic
-// one): a third of PostgreSQL's CPU for a card payment alone. One text per set of counts asked is
-// planned once per connection and its plan reused.
 describe('reads by key', () => {
   // The scans of `payments` in a plan, with the index each reads through.
   const scans = (node: Record<string, unknown>): string[] => [
@@ -126,6 +122,10 @@ describe('reads by key', () => {
   });
 });
 
+// A prepared statement whose text folds away the velocity counts a payment does not ask for was
+// planned again at every execution (a plan for the values always looked cheaper than the generic
+// one): a third of PostgreSQL's CPU for a card payment alone. One text per set of counts asked is
+// planned once per connection and its plan reused.
 describe.runIf(TEST_DB === 'postgres')('the claim statement', () => {
   it('reuses its generic plan for each set of velocity counts asked', async () => {
     const shop = await gw.merchant();
