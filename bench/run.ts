@@ -57,6 +57,30 @@ function postgresCpuSeconds(): number {
   return total;
 }
 
+/** CPU milliseconds per authorisation: of one process (the server, or this one), of this process, and of PostgreSQL's. */
+interface CpuPer {
+  readonly own: number;
+  readonly self: number;
+  readonly database: number;
+}
+
+/**
+ * Starts counting CPU now: of process `pid` (this process when absent), of this process (to the
+ * microsecond) and of PostgreSQL's. The answer, given how many authorisations were done
+ * meanwhile, is each per authorisation.
+ */
+function cpuMeter(pid?: number): (done: number) => CpuPer {
+  const other = pid === undefined ? undefined : cpuSeconds(pid);
+  const started = process.cpuUsage();
+  const database = postgresCpuSeconds();
+  return (done) => {
+    const used = process.cpuUsage(started);
+    const self = (used.user + used.system) / 1000 / done;
+    const own = other === undefined ? self : ((cpuSeconds(pid!) - other) * 1000) / done;
+    return { own, self, database: ((postgresCpuSeconds() - database) * 1000) / done };
+  };
+}
+
 /** Two gateways on one database, each driven by half the connections at once: their sum. */
 async function pairRate(urls: readonly [string, string], ids: Ids, secret: string): Promise<number> {
   const half = Math.max(1, Math.round(CONNECTIONS / 2));
@@ -97,7 +121,7 @@ class HalfRate {
   readonly generatorDelays: number[] = [];
   readonly ownCpu: number[] = [];
   readonly databaseCpu: number[] = [];
-  add(latency: { p50: number; p99: number }, generatorDelay: number, cpu: { own: number; database: number }): void {
+  add(latency: { p50: number; p99: number }, generatorDelay: number, cpu: CpuPer): void {
     this.p50s.push(latency.p50);
     this.p99s.push(latency.p99);
     this.generatorDelays.push(generatorDelay);
@@ -213,25 +237,21 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
       const payloads = bodies(ids, secret, SECONDS * MOST_PER_SECOND);
-      const before = cpuSeconds(pid);
-      const generator = process.cpuUsage();
-      const database = postgresCpuSeconds();
+      const meter = cpuMeter(pid);
       const counted = await serverHotPath(url);
       http.push(await peakRate(url, payloads, SECONDS, CONNECTIONS));
-      const done = http.at(-1)! * SECONDS;
-      const generatorUsed = process.cpuUsage(generator);
-      serverCpu.push(((cpuSeconds(pid) - before) * 1000) / done);
-      generatorCpu.push((generatorUsed.user + generatorUsed.system) / 1000 / done);
-      databaseCpu.push(((postgresCpuSeconds() - database) * 1000) / done);
+      const used = meter(http.at(-1)! * SECONDS);
+      serverCpu.push(used.own);
+      generatorCpu.push(used.self);
+      databaseCpu.push(used.database);
       httpShared.push(perStatement(counted, await serverHotPath(url)));
       for (const sending of SENDINGS) {
         await target.vacuum();
-        const own = process.cpuUsage();
-        const databaseRaw = postgresCpuSeconds();
+        const client = cpuMeter();
         const counted = rawHotPath(raw);
         const rate = await rawRate(raw, ids, sending);
-        const used = process.cpuUsage(own);
-        raws[sending].add(rate, (used.user + used.system) / 1000 / (rate * SECONDS), ((postgresCpuSeconds() - databaseRaw) * 1000) / (rate * SECONDS));
+        const cpu = client(rate * SECONDS);
+        raws[sending].add(rate, cpu.own, cpu.database);
         if (sending === 'coalesced') raws.coalesced.shared.push(perStatement(counted, rawHotPath(raw)));
       }
       log(
@@ -265,20 +285,15 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
       const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
-      const server = cpuSeconds(pid);
-      const database = postgresCpuSeconds();
+      const server = cpuMeter(pid);
       const { result, p99 } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
-      const { sent } = result.result;
-      halves.http.add(result.result, p99, { own: ((cpuSeconds(pid) - server) * 1000) / sent, database: ((postgresCpuSeconds() - database) * 1000) / sent });
+      halves.http.add(result.result, p99, server(result.result.sent));
       delays.push(result.delay);
       for (const sending of SENDINGS) {
         await target.vacuum();
-        const client = process.cpuUsage();
-        const databaseRaw = postgresCpuSeconds();
+        const client = cpuMeter();
         const measured = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
-        const used = process.cpuUsage(client);
-        const count = measured.result.sent;
-        halves[sending].add(measured.result, measured.p99, { own: (used.user + used.system) / 1000 / count, database: ((postgresCpuSeconds() - databaseRaw) * 1000) / count });
+        halves[sending].add(measured.result, measured.p99, client(measured.result.sent));
       }
       log(
         `  at half rate, round ${round}: HTTP p99 ${ms(halves.http.p99s.at(-1)!)} ms; raw SQL, the gateway's statements p99 ${ms(halves.coalesced.p99s.at(-1)!)} ms, ` +
