@@ -3,7 +3,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
-import { EngineActivity, keepStatistics, watchedClient } from './maintenance.ts';
+import { EngineActivity, keepTables, watchedClient } from './maintenance.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
@@ -190,17 +190,17 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
       return () => stop().catch(() => {});
     },
     close: async () => {
-      await statistics?.stop();
+      await maintenance?.stop();
       if (!options.pglite) {
         await client.close();
         if (options.dataDir) restrictToOwner(options.dataDir);
       }
     },
   };
-  // PGlite has no autovacuum: the process that owns the engine keeps its planner statistics, as
-  // autovacuum would, in moments the engine is idle (src/db/maintenance.ts). A database lent by
-  // the caller is the caller's.
-  const statistics = options.pglite ? undefined : keepStatistics(database, activity);
+  // PGlite has no autovacuum: the process that owns the engine keeps its planner statistics and
+  // vacuums its dead rows, as autovacuum would, in moments the engine is idle
+  // (src/db/maintenance.ts). A database lent by the caller is the caller's.
+  const maintenance = options.pglite ? undefined : keepTables(database, activity);
   return database;
 }
 

@@ -1,9 +1,15 @@
-// What PostgreSQL's autovacuum does for the planner, done for the embedded database, which has no
-// autovacuum (src/db/client.ts starts keepStatistics in the process that owns the engine): a
-// table that changed by more than autovacuum's own threshold since its statistics were taken is
-// analysed again. Without statistics the planner read an account's payments through the wrong
-// index: a query of 100 orders scanned every payment of the account (13 ms at 60 000 payments,
-// 3.6 ms once analysed; docs/performance.md, "The embedded database's statistics").
+// What PostgreSQL's autovacuum does, done for the embedded database, which has no autovacuum
+// (src/db/client.ts starts keepTables in the process that owns the engine):
+// - a table that changed by more than autovacuum's own threshold since its statistics were taken
+//   is analysed again. Without statistics the planner read an account's payments through the
+//   wrong index: a query of 100 orders scanned every payment of the account (13 ms at 60 000
+//   payments, 3.6 ms once analysed; docs/performance.md, "The embedded database's statistics");
+// - a table with more dead rows than autovacuum's threshold is vacuumed. Every authorisation
+//   leaves one (its claim's row version, replaced by the outcome), and without VACUUM their space
+//   is never used again: the directory grows by a payment's row and its index entries each time.
+//   A table whose oldest transaction id is older than autovacuum_freeze_max_age is frozen, as
+//   PostgreSQL forces even with autovacuum off: past two thousand million transactions an engine
+//   that never froze refuses every write.
 import type { Database } from './client.ts';
 
 // autovacuum_analyze_threshold and autovacuum_analyze_scale_factor's defaults.
@@ -20,6 +26,17 @@ const CHANGED_TABLES_SQL = `SELECT s.relname AS name FROM pg_stat_user_tables s 
   WHERE s.schemaname = current_schema() AND s.n_mod_since_analyze > $1 + $2 * greatest(c.reltuples, 0)
   ORDER BY s.n_mod_since_analyze / ($1 + $2 * greatest(c.reltuples, 0)) DESC LIMIT 1`;
 
+// autovacuum_vacuum_threshold, autovacuum_vacuum_scale_factor and autovacuum_freeze_max_age's defaults.
+const VACUUM_BASE_THRESHOLD = 50;
+const VACUUM_SCALE_FACTOR = 0.2;
+export const FREEZE_MAX_AGE = 200_000_000;
+
+// One table a round: the one past its freeze age first (oldest first), then the one furthest past
+// its dead-row threshold.
+const DEAD_TABLES_SQL = `SELECT s.relname AS name, age(c.relfrozenxid) > $3 AS old FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid
+  WHERE s.schemaname = current_schema() AND (s.n_dead_tup > $1 + $2 * greatest(c.reltuples, 0) OR age(c.relfrozenxid) > $3)
+  ORDER BY age(c.relfrozenxid) > $3 DESC, age(c.relfrozenxid) DESC, s.n_dead_tup / ($1 + $2 * greatest(c.reltuples, 0)) DESC LIMIT 1`;
+
 /** Analyses the table furthest past its threshold, if any; on PostgreSQL, nothing (autovacuum's work). Answers how many (0 or 1). */
 export async function analyseChangedTables(database: Pick<Database, 'kind' | 'query' | 'transaction'>): Promise<number> {
   if (database.kind !== 'pglite') return 0;
@@ -29,6 +46,19 @@ export async function analyseChangedTables(database: Pick<Database, 'kind' | 'qu
     await query(`SET LOCAL default_statistics_target = ${STATISTICS_TARGET}`);
     await query(`ANALYZE "${table.name.replaceAll('"', '""')}"`);
   });
+  return 1;
+}
+
+/**
+ * Vacuums the table past its freeze age, or else the one furthest past its dead-row threshold, if
+ * any (frozen: FREEZE); on PostgreSQL, nothing (autovacuum's work). Answers how many (0 or 1).
+ */
+export async function vacuumDeadTables(database: Pick<Database, 'kind' | 'query'>, freezeMaxAge = FREEZE_MAX_AGE): Promise<number> {
+  if (database.kind !== 'pglite') return 0;
+  const [table] = await database.query<{ name: string; old: boolean }>(DEAD_TABLES_SQL, [VACUUM_BASE_THRESHOLD, VACUUM_SCALE_FACTOR, freezeMaxAge]);
+  if (!table) return 0;
+  // VACUUM runs outside a transaction block: a statement of its own.
+  await database.query(`VACUUM ${table.old ? '(FREEZE) ' : ''}"${table.name.replaceAll('"', '""')}"`);
   return 1;
 }
 
@@ -76,7 +106,7 @@ export function watchedClient<T extends object>(client: T, activity: EngineActiv
   });
 }
 
-export interface StatisticsSchedule {
+export interface MaintenanceSchedule {
   /** Between two rounds (one table each), at least. */
   readonly everyMs: number;
   /** A due round waits until the engine has been idle this long: a round holds the engine. */
@@ -86,16 +116,23 @@ export interface StatisticsSchedule {
 }
 
 // A round holds the engine for its table's sample (40 to 150 ms of payments, events or
-// ledger_entries on this machine): every request that arrives meanwhile waits for it. Held for a
-// moment when nothing is asked of the engine, it is waited for by nobody; a request arriving
-// during the round waits for what is left of it. docs/performance.md, "The embedded database's statistics".
-export const STATISTICS_SCHEDULE: StatisticsSchedule = { everyMs: 20_000, idleMs: 250, overdueMs: 120_000 };
+// ledger_entries on this machine) or its vacuum: every request that arrives meanwhile waits for
+// it. Held for a moment when nothing is asked of the engine, it is waited for by nobody; a request
+// arriving during the round waits for what is left of it. docs/performance.md, "The embedded
+// database's statistics".
+export const MAINTENANCE_SCHEDULE: MaintenanceSchedule = { everyMs: 20_000, idleMs: 250, overdueMs: 120_000 };
 
-/** Analyses changed tables in rounds (analyseChangedTables) while the engine is idle; `stop` waits for a round under way. */
-export function keepStatistics(
+/**
+ * Keeps the tables in rounds while the engine is idle: a round analyses a changed table
+ * (analyseChangedTables) or, when none is, vacuums a table of dead rows (vacuumDeadTables). A
+ * round long overdue under a load that never pauses only analyses: statistics are what plans
+ * need, and a vacuum, which reads the table and each of its indexes whole, waits for a pause.
+ * `stop` waits for a round under way.
+ */
+export function keepTables(
   database: Pick<Database, 'kind' | 'query' | 'transaction'>,
   activity: EngineActivity,
-  schedule: StatisticsSchedule = STATISTICS_SCHEDULE,
+  schedule: MaintenanceSchedule = MAINTENANCE_SCHEDULE,
   now: () => number = () => performance.now(),
 ): { stop(): Promise<void> } {
   let lastRound = now();
@@ -103,8 +140,10 @@ export function keepStatistics(
   const timer = setInterval(() => {
     if (round) return;
     const late = now() - lastRound - schedule.everyMs;
-    if (late < 0 || (activity.idleMs() < schedule.idleMs && late < schedule.overdueMs)) return;
+    const idle = activity.idleMs() >= schedule.idleMs;
+    if (late < 0 || (!idle && late < schedule.overdueMs)) return;
     round = analyseChangedTables(database)
+      .then((analysed) => (analysed === 0 && idle ? vacuumDeadTables(database) : analysed))
       .catch(() => {})
       .finally(() => {
         lastRound = now();
