@@ -29,7 +29,7 @@ const CHANGED_TABLES_SQL = `SELECT s.relname AS name FROM pg_stat_user_tables s 
 // autovacuum_vacuum_threshold, autovacuum_vacuum_scale_factor and autovacuum_freeze_max_age's defaults.
 const VACUUM_BASE_THRESHOLD = 50;
 const VACUUM_SCALE_FACTOR = 0.2;
-export const FREEZE_MAX_AGE = 200_000_000;
+const FREEZE_MAX_AGE = 200_000_000;
 
 // One table a round: the one past its freeze age first (oldest first), then the one furthest past
 // its dead-row threshold.
