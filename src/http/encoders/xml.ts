@@ -1,10 +1,13 @@
 // A small XML writer for our own answers: known element names, escaped text, lists as repeated
 // elements of the list's name (docs/api/authorise.md, docs/signing.md).
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' };
+// A carriage return is written as a reference: every XML reader turns a raw CR LF, or a lone CR,
+// into LF (XML 1.0, end-of-line handling), and would read, and verify, another value than the one
+// signed (a note typed on Windows, say).
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;', '\r': '&#13;' };
 
 export function escapeXml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]!);
+  return text.replace(/[&<>"'\r]/g, (c) => ESCAPES[c]!);
 }
 
 function element(name: string, value: unknown): string {
