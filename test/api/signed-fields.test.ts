@@ -136,6 +136,19 @@ describe('a signed body cannot be rearranged (issue 8, item 1)', () => {
     expect(read.encryption_data).toBe(merchantSignature(read, shop.secret));
   });
 
+  // XML 1.0 has no way to write most control characters, not even as references: an answer
+  // holding one is no XML document, and no XML reader reads it, let alone verifies it.
+  it('answers in well-formed XML when an echoed value holds a control character XML cannot carry', async () => {
+    // eslint-disable-next-line no-control-regex -- these characters are what it finds
+    const NOT_XML = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+    const paid = await shop.post('/v1/authorise', cardPayment(shop.ids, { note: 'bell\u0007 and escape\u001b' }));
+    expect([paid.status, paid.body.result_info, paid.raw.match(NOT_XML)]).toEqual([200, '0000:Success', null]);
+    expect([paid.body.note, paid.signed]).toEqual(['bell\uFFFD and escape\uFFFD', true]);
+    const refused = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: 'ORD\u0001' }));
+    expect([refused.status, refused.body.result_info, refused.raw.match(NOT_XML)]).toEqual([400, expect.stringMatching(/^4002:order_no is invalid/), null]);
+    expect(refused.signed).toBe(true);
+  });
+
   it('signs the return to return_url by the same rule, the merchant\'s own parameters holding & and = included', async () => {
     const page = await shop.post('/v1/checkout', checkout({ return_url: 'https://shop.example/return?next=%2Fcart%3Fstep%3D2%26gift%3D1' }));
     const opened = await gw.gateway.server.app.inject({
