@@ -7,7 +7,7 @@ import type { SigningAccount } from '../app/accounts/directory.ts';
 import type { AccountRow } from '../db/schema.ts';
 import type { AppError } from '../domain/errors.ts';
 import { sign } from '../domain/signature.ts';
-import { toXml } from './encoders/xml.ts';
+import { toXml, xmlText } from './encoders/xml.ts';
 
 export interface Operation {
   readonly name: string;
@@ -63,11 +63,12 @@ export function signingOf(request: FastifyRequest): Signing {
 /** Signs `fields` with the request's key, when it has one, and sends them in the operation's format. */
 export function sendAnswer(reply: FastifyReply, status: number, fields: Record<string, unknown>): FastifyReply {
   const request = reply.request;
-  const signed = { ...fields, encryption_data: request.signing ? sign(fields as never, request.signing.secret) : '' };
+  const xml = operationOf(request)?.format === 'xml';
+  // An XML answer signs the text it can write (xmlText), so that it verifies as read.
+  const answer = xml ? xmlText(fields) : fields;
+  const signed = { ...answer, encryption_data: request.signing ? sign(answer as never, request.signing.secret) : '' };
   reply.code(status);
-  if (operationOf(request)?.format === 'xml') {
-    return reply.type('application/xml; charset=utf-8').send(toXml('respon', signed));
-  }
+  if (xml) return reply.type('application/xml; charset=utf-8').send(toXml('respon', signed));
   return reply.type('application/json; charset=utf-8').send(JSON.stringify(signed));
 }
 

@@ -8,7 +8,7 @@ import { deliverDueNotifications } from '../../src/app/notifications/deliver.ts'
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import type { Format, SignedClient } from '../support/client.ts';
+import { parseAnswer, type Format, type SignedClient } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { hiddenFields } from '../support/shopper.ts';
 
@@ -123,6 +123,30 @@ describe('a signed body cannot be rearranged (issue 8, item 1)', () => {
     expect([answer.body.note, answer.signed]).toEqual(['  two spaces each side  ', true]);
     const [payment] = await rows('SELECT request FROM payments WHERE order_no = $1', [order]);
     expect(payment!.request).toMatchObject({ note: '  two spaces each side  ', custom: 'a &amp; <b> stays &amp;' });
+  });
+
+  // XML 1.0 §2.11: a reader turns every raw CR LF, and every lone CR, into LF before anything
+  // else; only a character reference (&#13;) reads back as a CR. An answer that echoes a CR raw is
+  // read with another note than the one it signed, and verifies with no XML library.
+  it('writes a carriage return in an XML answer so that an XML reader reads the note as sent, and the signature verifies', async () => {
+    const note = 'line one\r\nline two\rline three';
+    const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { note }));
+    const read = parseAnswer(answer.raw.replace(/\r\n?/g, '\n'));
+    expect([answer.status, read.result_info, read.note]).toEqual([200, '0000:Success', note]);
+    expect(read.encryption_data).toBe(merchantSignature(read, shop.secret));
+  });
+
+  // XML 1.0 has no way to write most control characters, not even as references: an answer
+  // holding one is no XML document, and no XML reader reads it, let alone verifies it.
+  it('answers in well-formed XML when an echoed value holds a control character XML cannot carry', async () => {
+    // eslint-disable-next-line no-control-regex -- these characters are what it finds
+    const NOT_XML = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFE\uFFFF]/;
+    const paid = await shop.post('/v1/authorise', cardPayment(shop.ids, { note: 'bell\u0007 and escape\u001b' }));
+    expect([paid.status, paid.body.result_info, paid.raw.match(NOT_XML)]).toEqual([200, '0000:Success', null]);
+    expect([paid.body.note, paid.signed]).toEqual(['bell\uFFFD and escape\uFFFD', true]);
+    const refused = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: 'ORD\u0001' }));
+    expect([refused.status, refused.body.result_info, refused.raw.match(NOT_XML)]).toEqual([400, expect.stringMatching(/^4002:order_no is invalid/), null]);
+    expect(refused.signed).toBe(true);
   });
 
   it('signs the return to return_url by the same rule, the merchant\'s own parameters holding & and = included', async () => {

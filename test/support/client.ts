@@ -38,6 +38,8 @@ const xml = new XMLParser({
   parseTagValue: false,
   // A value is its element's text as sent, spaces at its ends included (docs/signing.md).
   trimValues: false,
+  // Character references (`&#13;`) read as their characters, as any XML reader reads them.
+  htmlEntities: true,
   isArray: (_name, jPath) => ANSWER_LISTS.has(String(jPath).split('.').slice(1).join('.')),
 });
 
