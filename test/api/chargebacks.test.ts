@@ -19,7 +19,7 @@ import { lease, leaseDue } from '../../src/db/repositories/leases.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
-import { capture, eventTypes, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund, type Txn } from '../support/lifecycle.ts';
 import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
 
 const DAY = 86_400_000;
@@ -567,6 +567,52 @@ describe.runIf(TEST_DB === 'postgres')('a poll beside a statement that locks sev
       delete script.disputes;
     }
     for (const row of rows) expect(await disputesOf(row.id)).toHaveLength(1);
+    await expectLedgerCheckClean();
+  });
+});
+
+// The acquirer took the disputed amount back to the shopper: refunding it as well would pay the
+// shopper twice and debit the merchant twice. A refund counts an open dispute as refunded already;
+// a reversed one (the merchant won it) gives the amount back to refund.
+describe('a refund of a payment with an open chargeback', () => {
+  it('is refused beyond what the dispute left, and allowed again once the dispute is reversed', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED_WON });
+    clock.advance(DAY);
+    await drain();
+    const [dispute] = await disputesOf(txn.transaction_id);
+    expect(dispute).toMatchObject({ status: 'open', amount: 1000 });
+
+    const refused = await refund(shop, txn, '0.01');
+    expect(refused.refund_status).toBe('0');
+    expect(refused.refund_message).toBe('V5010:nothing left to refund: 10.00 captured, all of it refunded, being refunded or taken back by an open chargeback (10.00)');
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
+
+    clock.advance(DAY);
+    await drain();
+    expect((await disputesOf(txn.transaction_id))[0]).toMatchObject({ status: 'reversed' });
+    expect((await refund(shop, txn, '10.00')).refund_status).toBe('1');
+    await expectLedgerCheckClean();
+  });
+
+  it('of part of the payment leaves the rest refundable, never more', async () => {
+    await drain();
+    const txn = await pay(shop);
+    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
+    const report: DisputeReport = {
+      disputeId: `acq-part-${txn.transaction_id}`,
+      paymentReference: row!.connector_reference,
+      stage: 'opened',
+      amount: { minor: 600, currency: 'USD' },
+      reasonCode: '13.1',
+      at: clock.now(),
+    };
+    expect(await recordDispute(deps(), { connector: 'simulator', report })).toMatchObject({ outcome: 'opened' });
+
+    expect((await refund(shop, txn, '4.01')).refund_message).toBe('V5010:refund_amount 4.01 exceeds the 4.00 left to refund of 10.00 captured (6.00 taken back by an open chargeback)');
+    expect((await refund(shop, txn, '4.00')).refund_status).toBe('1');
+    expect((await refund(shop, txn, '0.01')).refund_status).toBe('0');
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'partially_refunded', refunded: 400 });
     await expectLedgerCheckClean();
   });
 });

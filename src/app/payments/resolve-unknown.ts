@@ -1,6 +1,7 @@
-// Payments whose outcome the processor did not tell us (timeout, unreadable answer) stay
-// `processing`: pending, never success. This asks the processor again, later, and records what
-// it says; until it gives a clear answer the payment stays pending. Each payment is leased
+// Payments whose outcome the processor did not tell us (timeout, unreadable answer), or whose
+// outcome a dying process never recorded, stay `processing`: pending, never success. This asks the
+// processor again, later, and records what it says, with the risk decision unrecorded-risk.ts
+// gives; until it gives a clear answer the payment stays pending. Each payment is leased
 // (QUEUES.unknownPayments) before the processor is asked, so two workers never ask about the same
 // payment at once, and a worker that dies leaves it to be taken up when its lease runs out.
 import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../../config.ts';
@@ -10,7 +11,7 @@ import { QUEUES } from '../../db/repositories/leases.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordLaterOutcome } from './record-authorisation.ts';
-import { storedRisk } from './waiting.ts';
+import { riskOfLaterAnswer } from './unrecorded-risk.ts';
 
 /** The wait before an unknown outcome is asked about with the default ACQUIRO_CONNECTOR_TIMEOUT (35 s). */
 export const UNKNOWN_AFTER_MS = processorTimers(CONNECTOR_TIMEOUT_SECONDS * 1000).unknownAfterMs;
@@ -32,7 +33,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
     }
     const account = await accountById(deps.database.db, payment.accountId);
     if (!account) continue;
-    const risk = storedRisk(payment);
+    const risk = riskOfLaterAnswer(account, payment, answer.value);
     await recordLaterOutcome(deps, { account, paymentId: payment.id, current: payment, ...(risk ? { risk } : {}) }, answer.value);
     resolved += 1;
   }

@@ -9,6 +9,7 @@ import { newId } from '../../domain/ids.ts';
 import { refusalFor, startsFrom } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
 import type { PaymentStatus } from '../../domain/payment.ts';
+import { openDisputedAmount } from '../../db/repositories/disputes.ts';
 import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim } from '../../db/repositories/refunds.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
@@ -175,19 +176,26 @@ async function explainRefusal(deps: Deps, account: AccountRow, order: RefundOrde
     assertSameCurrency(payment, order);
     assertSameAmount(payment, order);
     refuse(refusalFor('refund', payment.status as PaymentStatus));
-    assertRefundable(payment, order.refundAmount, payment.refundReserved);
+    assertRefundable(payment, order.refundAmount, payment.refundReserved, await openDisputedAmount(tx, payment.id));
   });
 }
 
-function assertRefundable(payment: PaymentRow, amount: number, reserved: number): void {
-  const left = payment.capturedAmount - reserved;
+/**
+ * What is left to refund: the captured amount less the refunds succeeded or pending (`reserved`)
+ * and less what open chargebacks took back (`disputed`): that money is with the shopper already.
+ */
+function assertRefundable(payment: PaymentRow, amount: number, reserved: number, disputed: number): void {
+  const left = payment.capturedAmount - reserved - disputed;
   if (amount <= left) return;
   const money = (minor: number) => formatAmount(minor, payment.currency);
+  const captured = money(payment.capturedAmount);
   throw new AppError(
     'refund_exceeds_captured',
     left <= 0
-      ? `nothing left to refund: ${money(payment.capturedAmount)} captured, all of it refunded or being refunded`
-      : `refund_amount ${money(amount)} exceeds the ${money(left)} left to refund of ${money(payment.capturedAmount)} captured`,
+      ? disputed > 0
+        ? `nothing left to refund: ${captured} captured, all of it refunded, being refunded or taken back by an open chargeback (${money(disputed)})`
+        : `nothing left to refund: ${captured} captured, all of it refunded or being refunded`
+      : `refund_amount ${money(amount)} exceeds the ${money(left)} left to refund of ${captured} captured${disputed > 0 ? ` (${money(disputed)} taken back by an open chargeback)` : ''}`,
     { field: 'refund_amount' },
   );
 }

@@ -22,7 +22,8 @@ const toRefund = rowMapper(refunds);
 // naming the same payments in other orders wait for each other instead of deadlocking.
 
 // Claims refunds with one conditional update: each payment is this account's, named by both keys
-// with its currency and amount, in a refundable state, with enough left, and (in a request with an
+// with its currency and amount, in a refundable state, with enough left (an open chargeback's
+// amount is back with the shopper already: refunding it too would pay it twice), and (in a request with an
 // Idempotency-Key) no refund claimed under the order's request key yet. Under concurrency the
 // database re-checks the condition against the latest row, so refunds never exceed the capture
 // (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
@@ -41,7 +42,8 @@ const CLAIM_REFUNDS_SQL = `WITH o AS (
     UPDATE payments p SET refund_reserved = p.refund_reserved + o.refund_amount, version = p.version + 1, updated_at = now()
     FROM locked o
     WHERE p.id = o.id AND p.account_id = $1 AND p.order_no = o.order_no AND p.currency = o.currency
-      AND p.amount = o.amount AND p.status = ANY ($10::text[]) AND p.captured_amount - p.refund_reserved >= o.refund_amount
+      AND p.amount = o.amount AND p.status = ANY ($10::text[])
+      AND p.captured_amount - p.refund_reserved - (SELECT coalesce(sum(d.amount), 0) FROM disputes d WHERE d.payment_id = p.id AND d.status = 'open') >= o.refund_amount
       AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
     RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
   ), claimed AS (
