@@ -2,13 +2,15 @@
 // the processor may have approved, and captured, the payment while it still waits for the
 // shopper here. At its deadline the expiry task asks the processor before failing it: the approval
 // is recorded as the completion would have been (its journals, its event), and a payment the
-// shopper never completed still fails as abandoned. The sandbox's lost-answer card and bank lose
-// the approval's answer.
+// shopper never completed still fails as abandoned; a processor that gives no clear answer leaves
+// the payment waiting, asked again. The sandbox's lost-answer card and bank lose the approval's
+// answer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { scriptedProcessor } from '../support/lifecycle.ts';
 import { returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
@@ -97,5 +99,34 @@ describe('a completion whose answer was lost', () => {
 
     expect(await paymentOf(never.transaction_id!)).toMatchObject({ status: 'failed', result_code: '2009' });
     expect(await eventsOf(never.transaction_id!)).toEqual([['payment.failed', '0']]);
+  });
+});
+
+describe('a processor that does not say what became of a sent completion', () => {
+  const processor = scriptedProcessor();
+  const ownClock = new FakeClock(new Date());
+  let own: TestGateway;
+  let ownShop: SignedClient;
+  beforeAll(async () => {
+    own = await startTestGateway({ clock: ownClock, connectors: processor.connectors });
+    ownShop = await own.merchant();
+  });
+  afterAll(() => own?.close());
+
+  it('leaves the payment waiting, never failed, and records the approval once the processor says it', async () => {
+    const answer = await ownShop.post('/v1/authorise', cardPayment(ownShop.ids, { card: LOST_ANSWER_CARD }));
+    const id = answer.body.transaction_id as string;
+    await shopper(own.gateway.server.app).answer(answer.body.redirect_url, { code: '1234', action: 'verify' });
+    processor.script.paymentStatus = async () => ({ ok: false, error: { kind: 'timeout', message: 'no answer' } });
+    ownClock.advance(31 * 60_000);
+    await expireAbandonedPayments(own.gateway.deps);
+    const status = async () => (await own.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [id]))[0]?.status;
+    expect(await status()).toBe('requires_authentication');
+    expect(processor.calls.paymentStatus).toBe(1);
+
+    delete processor.script.paymentStatus;
+    ownClock.advance(2 * 60_000); // past the lease
+    await expireAbandonedPayments(own.gateway.deps);
+    expect(await status()).toBe('captured');
   });
 });
