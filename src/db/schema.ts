@@ -145,6 +145,8 @@ export const payments = pgTable('payments', {
    * payment on a manual-capture account, the one decision that claims no payment_operations row.
    */
   reviewRequestKey: text('review_request_key'),
+  /** 0026: when a 3-D Secure or APM completion was last sent to the processor, wall time (src/app/payments/completion.ts). */
+  completionSentAt: time('completion_sent_at'),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {

@@ -140,7 +140,7 @@ describe('the sandbox methods and what each needs', () => {
     const offline = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_bank', bank_code: 'SBX009' }));
     const fine = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_bank', bank_code: 'SBX002' }));
     expect([missing.status, missing.body.result_info]).toEqual([400, '4001:bank_code is required for sandbox_bank']);
-    expect([unknown.status, unknown.body.result_info]).toEqual([400, '4002:bank_code is invalid: expected one of SBX001, SBX002, SBX009']);
+    expect([unknown.status, unknown.body.result_info]).toEqual([400, '4002:bank_code is invalid: expected one of SBX001, SBX002, SBX008, SBX009']);
     expect(offline.body).toMatchObject({ order_status: '0', result_info: '2008:Declined: processor error', issuer_url: '' });
     expect((await browser.get(fine.body.issuer_url)).body).toContain('Approve the payment at Test Savings Bank');
   });

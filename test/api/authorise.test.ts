@@ -29,6 +29,7 @@ describe('test cards (docs/api/authorise.md)', () => {
     ['4000000000009979', '123', '0', '2006:Declined: lost or stolen card', 'accept', 'failed'],
     ['4000000000000119', '123', '0', '2008:Declined: processor error', 'accept', 'failed'],
     ['4000000000003220', '123', '2', '1001:3-D Secure authentication required', 'accept', 'requires_authentication'],
+    ['4000000000003238', '123', '2', '1001:3-D Secure authentication required', 'accept', 'requires_authentication'],
     ['4000000000000259', '123', '2', '1000:Pending: awaiting the processor', 'accept', 'processing'],
     ['4100000000000019', '123', '0', '3001:Rejected by risk', 'reject', 'failed'],
     ['4000000000004954', '123', '3', '1003:Held for review', 'review', 'pending_review'],
@@ -44,7 +45,7 @@ describe('test cards (docs/api/authorise.md)', () => {
   });
 
   it('covers every card the simulator documents', () => {
-    expect(TEST_CARDS.length).toBe(17);
+    expect(TEST_CARDS.length).toBe(18);
   });
 
   it('answers the 3-D Secure card with a URL for the shopper', async () => {

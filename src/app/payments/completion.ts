@@ -2,8 +2,11 @@
 // connector: the core passes on what the third party said and records what the connector
 // answers, under the connector call's deadline. No answer (an error, none by the deadline, or a
 // connector without that completion) leaves the payment waiting: the shopper can answer again,
-// and the expiry task fails it if nobody does.
+// and the expiry task fails it if nobody does. Claim first: the completion is marked as sent
+// before the connector hears of it, because a lost answer may hide an approval (the shopper
+// charged); the expiry task asks the processor about a marked payment before failing it.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
+import { markCompletionSent } from '../../db/repositories/payments.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import type { Waiting } from './waiting.ts';
@@ -21,6 +24,7 @@ export async function connectorCompletion(
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind }, 'the connector cannot complete this payment');
     return undefined;
   }
+  await markCompletionSent(deps.database.db, payment.id, deps.wallClock.now());
   const answer = await callConnector(deps, (signal) =>
     complete.call(connector, { paymentId: payment.id, reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
   );

@@ -1,6 +1,7 @@
 // The alternative payment methods the sandbox processor offers, what each needs, and how long an
 // unpaid one waits. Each answers with an issuer page the shopper approves, declines or leaves
-// (docs/apm.md); one bank, SBX009, is "offline" and declines at once.
+// (docs/apm.md); one bank, SBX009, is "offline" and declines at once, and one, SBX008, loses the
+// answer to an approval (the gateway learns of it when it asks, at the payment's deadline).
 
 import type { ApmMethod, Bank } from '../port.ts';
 
@@ -9,9 +10,11 @@ export type { ApmMethod, ApmType, PersonField } from '../port.ts';
 export const SANDBOX_BANKS: readonly Bank[] = [
   { code: 'SBX001', name: 'Sandbox Bank' },
   { code: 'SBX002', name: 'Test Savings Bank' },
+  { code: 'SBX008', name: 'Lost Answer Bank (the approval\'s answer is lost)' },
   { code: 'SBX009', name: 'Offline Bank (declines at once)' },
 ];
 export const OFFLINE_BANK = 'SBX009';
+export const LOST_ANSWER_BANK = 'SBX008';
 
 export const SANDBOX_METHODS: readonly ApmMethod[] = [
   { name: 'sandbox_redirect', type: 'redirect', label: 'Sandbox redirect', needs: {}, ttlMinutes: 30 },

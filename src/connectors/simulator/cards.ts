@@ -9,7 +9,8 @@ export type CardBehaviour =
   /** Approved when the shopper pays; every later merchant-initiated charge of the stored card is declined. */
   | { readonly kind: 'approve_first'; readonly later: DeclineReason }
   | { readonly kind: 'decline'; readonly reason: DeclineReason }
-  | { readonly kind: 'challenge' }
+  /** `completionLost`: the completion of an authenticated challenge is approved, but its answer never reaches the gateway. */
+  | { readonly kind: 'challenge'; readonly completionLost?: boolean }
   /** Approved; once captured, the acquirer reports a dispute a day later (`won`: reversed two days after capture). disputes.ts. */
   | { readonly kind: 'dispute'; readonly won: boolean }
   | { readonly kind: 'timeout' };
@@ -41,6 +42,12 @@ export const TEST_CARDS: readonly TestCard[] = [
     description: 'approved; every later charge of the stored card reaches the processor only after 10 s, or ACQUIRO_SANDBOX_CARD_DELAY (a window to stop a worker in)',
   },
   { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
+  {
+    number: '4000000000003238',
+    behaviour: { kind: 'challenge', completionLost: true },
+    description:
+      '3-D Secure challenge required; once authenticated the processor approves, but its answer is lost: the payment waits until the challenge\'s deadline, when the gateway asks the processor and records the approval',
+  },
   {
     number: '4000000000000259',
     behaviour: { kind: 'timeout' },

@@ -3,12 +3,13 @@
 // with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
 // keeps no state; what it remembers is what a real processor would remember too: the outcome of
 // an authorisation whose answer "got lost" (the timeout card), so a later status query can find
-// it, from any process and after a restart (memory.ts: a table of its own), and the dispute
-// cards' captures, for their disputes and their status (disputes.ts).
+// it, from any process and after a restart (memory.ts: a table of its own), the answer of every
+// 3-D Secure or APM completion (the gateway may never have heard it), and the dispute cards'
+// captures, for their disputes and their status (disputes.ts).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type ConnectorError, type OperationOutcome, type Result } from '../port.ts';
-import { OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
+import { LOST_ANSWER_BANK, OFFLINE_BANK, SANDBOX_BANKS, SANDBOX_METHODS } from './apm.ts';
 import { behaviourOf } from './cards.ts';
 import { sandboxCardFacts } from './risk.ts';
 import { simulatedPayouts } from './payouts.ts';
@@ -33,6 +34,10 @@ export function createSimulator(options: SimulatorOptions): Connector {
   const disputed = disputesIn(options.database);
   const now = () => options.now?.() ?? new Date();
   const reference = (paymentId: string) => `sim_${paymentId}`;
+  // A payment whose completion's approval is lost on its way to the gateway (the lost-answer card
+  // and bank) says so in its reference, the one thing a completion request carries back.
+  const LOST_SUFFIX = '_lost';
+  const losesCompletion = (ref: string) => ref.endsWith(LOST_SUFFIX);
   // The shopper's session on the issuer's page: an unguessable token in the URL only the shopper
   // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
   const session = () => randomBytes(24).toString('base64url');
@@ -57,10 +62,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
       if (request.methodData?.bank_code === OFFLINE_BANK) {
         return ok({ status: 'declined', reason: 'processor_error', reference: reference(request.paymentId), message: 'the bank is offline' });
       }
+      const lostAnswer = request.methodData?.bank_code === LOST_ANSWER_BANK ? LOST_SUFFIX : '';
       return ok({
         status: 'action_required',
         action: 'redirect',
-        reference: reference(request.paymentId),
+        reference: `${reference(request.paymentId)}${lostAnswer}`,
         url: `${options.baseUrl}/sandbox/apm/${request.paymentId}/${session()}`,
       });
     }
@@ -96,7 +102,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok({
           status: 'action_required',
           action: 'authenticate',
-          reference: reference(request.paymentId),
+          reference: `${reference(request.paymentId)}${behaviour.completionLost ? LOST_SUFFIX : ''}`,
           url: `${options.baseUrl}/sandbox/acs/${request.paymentId}/${session()}`,
         });
       case 'timeout':
@@ -109,6 +115,16 @@ export function createSimulator(options: SimulatorOptions): Connector {
   /** Past the last day of the card's expiry month. */
   function isExpired(card: { expiryMonth: number; expiryYear: number }, now: Date): boolean {
     return now.getTime() >= Date.UTC(card.expiryYear, card.expiryMonth, 1);
+  }
+
+  /**
+   * A completion's answer, remembered before it is given (the gateway may die before recording
+   * it, and asks later); the lost-answer card's and bank's approval never reaches the gateway.
+   */
+  async function completed(paymentId: string, outcome: AuthoriseOutcome): Promise<Result<AuthoriseOutcome>> {
+    await lost.remember(paymentId, outcome);
+    if (outcome.status === 'approved' && losesCompletion(outcome.reference)) return tooLate;
+    return ok(outcome);
   }
 
   const succeeded = (ref: string): Result<OperationOutcome> => ok({ status: 'succeeded', reference: ref });
@@ -159,14 +175,14 @@ export function createSimulator(options: SimulatorOptions): Connector {
     // The sandbox ACS page tells the simulator the cardholder's result; it approves only an authenticated one.
     completeAuthentication: async (request) => {
       const threeDS = typeof request.result.threeDS === 'string' ? request.result.threeDS : '';
-      if (request.result.authenticated !== true) return ok({ status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
-      return ok({ status: 'approved', reference: request.reference, captured: request.capture, threeDS });
+      if (request.result.authenticated !== true) return completed(request.paymentId, { status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
+      return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, threeDS });
     },
     // The sandbox issuer page's answer: approve, decline, or leave.
     completeRedirect: async (request) => {
       const answer = request.result.answer;
-      if (answer === 'approve') return ok({ status: 'approved', reference: request.reference, captured: request.capture });
-      return ok({ status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
+      if (answer === 'approve') return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture });
+      return completed(request.paymentId, { status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
     },
     payouts: simulatedPayouts,
     // The dispute cards' disputes, on the injected clock (disputes.ts).

@@ -1,7 +1,10 @@
-// The sandbox processor's memory of approvals whose answer it "lost" (the timeout card). A real
-// acquirer remembers a charge across its restarts and whichever of our processes asks, so this
-// memory lives in a table of its own (simulator_lost_answers), owned by the simulator and empty
-// in live mode. Without a database (the connector contract's unit tests) it is kept in memory.
+// The sandbox processor's memory of answers that may not have reached the gateway: approvals whose
+// answer it "lost" (the timeout card, a completion of the lost-answer card or bank), and every
+// 3-D Secure or APM completion's answer (the gateway may die before recording it). The latest
+// answer about a payment is the one kept. A real acquirer remembers a charge across its restarts
+// and whichever of our processes asks, so this memory lives in a table of its own
+// (simulator_lost_answers), owned by the simulator and empty in live mode. Without a database
+// (the connector contract's unit tests) it is kept in memory.
 import type { Database } from '../../db/client.ts';
 import type { AuthoriseOutcome } from '../port.ts';
 
@@ -17,7 +20,7 @@ export function lostAnswersIn(database: Database | undefined): LostAnswers {
   return {
     remember: async (paymentId, outcome) => {
       await database.query(
-        'INSERT INTO simulator_lost_answers (payment_id, outcome) VALUES ($1, $2) ON CONFLICT (payment_id) DO NOTHING',
+        'INSERT INTO simulator_lost_answers (payment_id, outcome) VALUES ($1, $2) ON CONFLICT (payment_id) DO UPDATE SET outcome = EXCLUDED.outcome, remembered_at = now()',
         [paymentId, JSON.stringify(outcome)],
       );
     },
@@ -32,7 +35,7 @@ function lostAnswersInMemory(): LostAnswers {
   const lost = new Map<string, AuthoriseOutcome>();
   return {
     remember: async (paymentId, outcome) => {
-      if (lost.size >= MAX_REMEMBERED) lost.delete(lost.keys().next().value!);
+      if (lost.size >= MAX_REMEMBERED && !lost.has(paymentId)) lost.delete(lost.keys().next().value!);
       lost.set(paymentId, outcome);
     },
     recall: async (paymentId) => lost.get(paymentId),

@@ -196,6 +196,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     subscriptionId: null,
     leasedUntil: null,
     reviewRequestKey: null,
+    completionSentAt: null,
     expiresAt: null,
     nextCheckAt: nextCheckFor(CLAIMED, claim, null),
     version: Number(stamps.version),
@@ -381,6 +382,14 @@ export async function leaseDuePayments(
   options: LeaseOptions = {},
 ): Promise<PaymentRow[]> {
   return (await leaseDue(db, queue, lease(clocks, leaseMs), limit, options)).map(toPayment);
+}
+
+/**
+ * A 3-D Secure or APM completion is about to be sent to the processor (wall time): from here on
+ * the processor may have an outcome the gateway has not heard, so the expiry task asks it first.
+ */
+export async function markCompletionSent(db: Executor, id: string, at: Date): Promise<void> {
+  await db.update(payments).set({ completionSentAt: at }).where(eq(payments.id, id));
 }
 
 /** When a sweeper should look at a payment again (its state unchanged). */
