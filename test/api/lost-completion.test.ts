@@ -102,6 +102,22 @@ describe('a completion whose answer was lost', () => {
   });
 });
 
+describe('a completion marked as sent that never reached the processor', () => {
+  it('fails as abandoned at its deadline: the processor says the shopper never finished, and the payment does not wait for ever', async () => {
+    const challenge = await challenged(CHALLENGE_CARD);
+    const apm = await atBank(manual);
+    // The gateway marks a completion before sending it; one killed in between leaves the mark and
+    // a processor that never heard of the completion.
+    await rows('UPDATE payments SET completion_sent_at = $2 WHERE id = ANY ($1)', [[challenge.transaction_id, apm.transaction_id], clock.now()]);
+
+    await pastDeadline(61 * 60_000);
+    for (const payment of [challenge, apm]) {
+      expect(await paymentOf(payment.transaction_id!)).toMatchObject({ status: 'failed', result_code: '2009' });
+      expect(await eventsOf(payment.transaction_id!)).toEqual([['payment.failed', '0']]);
+    }
+  });
+});
+
 describe('a processor that does not say what became of a sent completion', () => {
   const processor = scriptedProcessor();
   const ownClock = new FakeClock(new Date());

@@ -4,7 +4,8 @@
 // keeps no state; what it remembers is what a real processor would remember too: the outcome of
 // an authorisation whose answer "got lost" (the timeout card), so a later status query can find
 // it, from any process and after a restart (memory.ts: a table of its own), the answer of every
-// 3-D Secure or APM completion (the gateway may never have heard it), and the dispute cards'
+// 3-D Secure or APM completion (the gateway may never have heard it; until it comes, the
+// payment as unfinished), and the dispute cards'
 // captures, for their disputes and their status (disputes.ts).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -63,7 +64,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok({ status: 'declined', reason: 'processor_error', reference: reference(request.paymentId), message: 'the bank is offline' });
       }
       const lostAnswer = request.methodData?.bank_code === LOST_ANSWER_BANK ? LOST_SUFFIX : '';
-      return ok({
+      return awaitingShopper(request.paymentId, {
         status: 'action_required',
         action: 'redirect',
         reference: `${reference(request.paymentId)}${lostAnswer}`,
@@ -99,7 +100,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         return ok(approve(request, frictionless));
       case 'challenge':
         if (external) return ok(approve(request, external));
-        return ok({
+        return awaitingShopper(request.paymentId, {
           status: 'action_required',
           action: 'authenticate',
           reference: `${reference(request.paymentId)}${behaviour.completionLost ? LOST_SUFFIX : ''}`,
@@ -115,6 +116,18 @@ export function createSimulator(options: SimulatorOptions): Connector {
   /** Past the last day of the card's expiry month. */
   function isExpired(card: { expiryMonth: number; expiryYear: number }, now: Date): boolean {
     return now.getTime() >= Date.UTC(card.expiryYear, card.expiryMonth, 1);
+  }
+
+  /**
+   * A payment sent to the shopper (a challenge, an issuer's page) is known to the processor as
+   * unfinished until its completion comes: asked about it then (the gateway marked a completion
+   * as sent and died before sending it, and asks at the payment's deadline), the processor says
+   * the shopper never finished, so the payment fails as abandoned instead of waiting for ever.
+   * The completion's own answer replaces this one (completed, below).
+   */
+  async function awaitingShopper(paymentId: string, outcome: AuthoriseOutcome & { status: 'action_required' }): Promise<Result<AuthoriseOutcome>> {
+    await lost.remember(paymentId, { status: 'declined', reason: 'abandoned', reference: outcome.reference, message: 'the shopper never completed this payment' });
+    return ok(outcome);
   }
 
   /**

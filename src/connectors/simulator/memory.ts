@@ -1,7 +1,8 @@
 // The sandbox processor's memory of answers that may not have reached the gateway: approvals whose
-// answer it "lost" (the timeout card, a completion of the lost-answer card or bank), and every
-// 3-D Secure or APM completion's answer (the gateway may die before recording it). The latest
-// answer about a payment is the one kept. A real acquirer remembers a charge across its restarts
+// answer it "lost" (the timeout card, a completion of the lost-answer card or bank), every 3-D
+// Secure or APM completion's answer (the gateway may die before recording it), and, until that
+// answer, a payment sent to the shopper as unfinished. The latest answer about a payment is the
+// one kept. A real acquirer remembers a charge across its restarts
 // and whichever of our processes asks, so this memory lives in a table of its own
 // (simulator_lost_answers), owned by the simulator and empty in live mode. Without a database
 // (the connector contract's unit tests) it is kept in memory.
