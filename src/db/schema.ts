@@ -173,6 +173,8 @@ export const accountBalances = pgTable(
     available: money('available').notNull().default(0),
     reserved: money('reserved').notNull().default(0),
     updatedAt: time('updated_at').notNull().defaultNow(),
+    /** 0027: the latest cutoff settlement has settled this currency up to, business time (src/app/balances/settle.ts). */
+    settledBefore: time('settled_before'),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.currency] })],
 );

@@ -13,6 +13,7 @@ export type IdPrefix =
   | 'CS' // hosted payment page (checkout) session
   | 'VD' // void of an authorisation
   | 'TU' // sandbox top-up of a balance
+  | 'ST' // settlement batch of one account's currency
   | 'RC' // subscription (recurring contract): a payment's recurring_id
   | 'SC' // one attempt at a subscription's charge
   | 'PO' // payout

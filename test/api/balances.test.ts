@@ -133,6 +133,29 @@ describe('settlement', () => {
     expect((await balances(shop))[0]).toMatchObject({ available: '10.00', pending: '0.00', reserved: '50.00' });
     await expectLedgerBalanced(gw);
   });
+
+  it('never takes settled money back when a worker whose business time lags runs the batch, and still settles what was booked late', async () => {
+    const shop = await gw.merchant();
+    await pay(shop, { amount: '100.00' });
+    clock.advance(2 * DAY + 30_000);
+    await settleBalances(gw.gateway.deps);
+    expect((await balances(shop))[0]).toMatchObject({ available: '100.00', pending: '0.00' });
+
+    // Another worker a minute behind (a host's clock, or a process that has not yet seen `acquiro clock advance`).
+    const lagging = { ...gw.gateway.deps, clock: { now: () => new Date(clock.now().getTime() - 60_000) } };
+    await settleBalances(lagging);
+    expect((await balances(shop))[0]).toMatchObject({ available: '100.00', pending: '0.00' });
+
+    // A capture dated by such a process before the cutoff already settled, committed after it.
+    clock.advance(-(2 * DAY + 20_000));
+    await pay(shop, { amount: '5.00' });
+    clock.advance(2 * DAY + 20_000);
+    await settleBalances(lagging);
+    expect((await balances(shop))[0]).toMatchObject({ available: '105.00', pending: '0.00' });
+    expect(await settleBalances(gw.gateway.deps)).toBe(0);
+    expect((await balances(shop))[0]).toMatchObject({ available: '105.00', pending: '0.00' });
+    await expectLedgerBalanced(gw);
+  });
 });
 
 describe('acquiro ledger check and balances', () => {

@@ -1,12 +1,18 @@
 // The settlement batch: captured money (less refunds and fees) that has been pending for the
 // connector's settlement days becomes available. The authorisation and capture hot path never
 // touches a balance row; this batch moves what is due, per account and currency, one short
-// transaction each, under the balance row's lock, with a journal keyed by the batch's cutoff.
-// A negative amount due (refunds or chargebacks beyond new captures) takes available down: the
-// debt is recovered from the next settlements. docs/ledger.md, Settlement.
+// transaction each, under the balance row's lock. A negative amount due (refunds or chargebacks
+// beyond new captures) takes available down: the debt is recovered from the next settlements.
+// Workers' business times disagree (hosts' clocks; a process not yet told of `acquiro clock
+// advance`), so a batch settles up to the later of its own cutoff and the one the balance row was
+// settled up to: one behind never takes back money another made available. The cutoff may then
+// repeat with new money due (a capture dated by a lagging process), so each batch's journal has a
+// key of its own; the lock and the cumulative amount keep a batch from settling anything twice.
+// docs/ledger.md, Settlement.
+import { newId } from '../../domain/ids.ts';
 import { settlementEntries } from '../../domain/ledger.ts';
 import { scheduleOf } from '../../connectors/port.ts';
-import { creditAvailable, dueSettlements, lockBalance, settlementDue } from '../../db/repositories/balances.ts';
+import { dueSettlements, lockBalance, recordSettlement, settlementDue } from '../../db/repositories/balances.ts';
 import { writeJournal } from '../../db/repositories/ledger.ts';
 import type { Deps } from '../context.ts';
 
@@ -25,11 +31,11 @@ export async function settleBalances(deps: Pick<Deps, 'database' | 'clock' | 'co
     for (const due of await dueSettlements(deps.database.query, name, cutoff, BATCH)) {
       settled += await deps.database.transaction(async (query) => {
         await lockBalance(query, due.accountId, due.currency);
-        const amount = await settlementDue(query, due.accountId, due.currency, cutoff);
+        const { amount, cutoff: upTo } = await settlementDue(query, due.accountId, due.currency, cutoff);
+        await recordSettlement(query, due.accountId, due.currency, amount, upTo);
         if (amount === 0) return 0; // another worker settled it first
-        const key = `ST${due.accountId}_${due.currency}_${cutoff.toISOString()}`;
+        const key = newId('ST', now.getTime());
         await writeJournal(query, { key, accountId: due.accountId, currency: due.currency, kind: 'settlement', referenceId: key, entries: settlementEntries(amount), at: now });
-        await creditAvailable(query, due.accountId, due.currency, amount);
         return 1;
       });
     }

@@ -90,14 +90,17 @@ export interface DueSettlement {
 /**
  * Accounts on `connector` with pending money booked (on the injected clock) before `cutoff` and not yet settled. What
  * is due is cumulative (everything booked before the cutoff, less every settlement so far), so a
- * movement committed late is settled by the next batch, and a batch repeated settles nothing.
+ * movement committed late is settled by the next batch, and a batch repeated settles nothing. The
+ * cutoff is never earlier than the one the account's currency was settled up to (settled_before):
+ * a worker whose business time lags another's never takes settled money back.
  */
 export async function dueSettlements(query: RawQuery, connector: string, cutoff: Date, limit: number): Promise<DueSettlement[]> {
   const rows = await query<{ account_id: string; currency: string }>(
     `SELECT e.account_id, e.currency FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+       LEFT JOIN account_balances b ON b.account_id = e.account_id AND b.currency = e.currency
       WHERE e.book = 'merchant_balance' AND a.connector = $1
-      GROUP BY e.account_id, e.currency
-     HAVING coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < $2), 0)
+      GROUP BY e.account_id, e.currency, b.settled_before
+     HAVING coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < greatest($2::timestamptz, b.settled_before)), 0)
           + coalesce(sum(e.amount) FILTER (WHERE e.kind = 'settlement'), 0) <> 0
       LIMIT $3`,
     [connector, cutoff, limit],
@@ -105,13 +108,24 @@ export async function dueSettlements(query: RawQuery, connector: string, cutoff:
   return rows.map((r) => ({ accountId: r.account_id, currency: r.currency }));
 }
 
-/** What is due to settle now for one account and currency (call it under the balance row's lock). */
-export async function settlementDue(query: RawQuery, accountId: string, currency: string, cutoff: Date): Promise<number> {
-  const [row] = await query<{ due: string }>(
-    `SELECT (-(coalesce(sum(amount) FILTER (WHERE kind <> 'settlement' AND booked_at < $3), 0)
-              + coalesce(sum(amount) FILTER (WHERE kind = 'settlement'), 0)))::text AS due
-       FROM ledger_entries WHERE account_id = $1 AND currency = $2 AND book = 'merchant_balance'`,
+/** What settles now for one account and currency, and the cutoff it settles up to (call it under the balance row's lock). */
+export async function settlementDue(query: RawQuery, accountId: string, currency: string, cutoff: Date): Promise<{ readonly amount: number; readonly cutoff: Date }> {
+  const [row] = await query<{ due: string; cutoff: Date | string }>(
+    `WITH upto AS (SELECT greatest($3::timestamptz, (SELECT settled_before FROM account_balances WHERE account_id = $1 AND currency = $2)) AS cutoff)
+     SELECT (-(coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < u.cutoff), 0)
+              + coalesce(sum(e.amount) FILTER (WHERE e.kind = 'settlement'), 0)))::text AS due, u.cutoff
+       FROM upto u LEFT JOIN ledger_entries e ON e.account_id = $1 AND e.currency = $2 AND e.book = 'merchant_balance'
+      GROUP BY u.cutoff`,
     [accountId, currency, cutoff],
   );
-  return Number(row!.due);
+  return { amount: Number(row!.due), cutoff: new Date(row!.cutoff) };
+}
+
+/** Settlement moved `amount` (possibly 0) into available, everything booked before `cutoff` counted. */
+export async function recordSettlement(query: RawQuery, accountId: string, currency: string, amount: number, cutoff: Date): Promise<void> {
+  await query(
+    `UPDATE account_balances SET available = available + $3, settled_before = greatest(settled_before, $4::timestamptz), updated_at = now()
+      WHERE account_id = $1 AND currency = $2`,
+    [accountId, currency, amount, cutoff],
+  );
 }
