@@ -140,4 +140,23 @@ describe('/v1/payout', () => {
     expect(answer.body).toMatchObject({ status: 'PROCESSING', request_id: body.request_id, amount_beneficiary_receives: 10_000 });
     expect(answer.body.beneficiary.person_documents).toEqual([{ file_type: 'ID', file_url: 'https://files.example.com/id.pdf', labels: ['front'] }]);
   });
+
+  it('answers a repeat of its request_id sent after its payment_date with the payout, and still refuses a new payout dated in the past', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    clock.set('2026-11-23T23:59:00Z');
+    const body = payoutBody(shop, { payment_date: '2026-11-23' });
+    const answer = await shop.post('/v1/payout', body);
+    expect(answer.body).toMatchObject({ status: 'PROCESSING', payment_date: '2026-11-23' });
+    // The answer was lost; the merchant's retry arrives after midnight (UTC): the same payout, not a 400.
+    clock.set('2026-11-24T00:01:00Z');
+    const repeat = await shop.post('/v1/payout', body);
+    expect(repeat.status, repeat.raw).toBe(200);
+    expect(repeat.body).toMatchObject({ transaction_id: answer.body.transaction_id, payment_date: '2026-11-23' });
+    const late = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-23' }));
+    expect(late.status).toBe(400);
+    expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) on');
+    expect(await payoutCount(gw, shop)).toBe(1);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+  });
 });

@@ -103,6 +103,42 @@ describe('dunning with card 4000000000000341', () => {
     const shown = await runCommand(['accounts', 'dunning', 'show', ...ids], deps());
     expect(shown.stdout).toContain('2, 5 days after the due time');
   });
+
+  it('never retries the contract’s last cycle after contract_end', async () => {
+    clock.set(START);
+    // Cycle 3 would fall due on 31 March, after contract_end: cycle 2 (28 February) is the last.
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract_end: '2026-03-02' }, { card: DECLINING }));
+    clock.set('2026-12-31T00:00:00Z');
+    await runBilling(deps());
+    // The retry of 1 March is on a day the contract still covers; those of 3 and 7 March are not.
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.attempt, c.status])).toEqual([
+      [2, 1, 'failed'],
+      [2, 2, 'failed'],
+    ]);
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.subscription_status, e.recurring_deduction_time])).toEqual([
+      ['1', 'Active', '2026-03-01 10:15:00'],
+      ['2', 'Unpaid', ''],
+    ]);
+  });
+
+  it('keeps the last cycle’s retries within one period of its due time (billing_cycle reached)', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5,10'], deps())).exitCode).toBe(0);
+    clock.set(START);
+    const { recurringId } = await subscribe(merchant, subscribing(merchant, { interval: 'week', billing_cycle: '2' }, { card: DECLINING }));
+    clock.set('2026-12-31T00:00:00Z');
+    await runBilling(deps());
+    // Cycle 2 is due on 7 February; its window closes a week later: the retry of 17 February is dropped.
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.recurring_deduction_time])).toEqual([
+      ['1', '2026-02-09 10:15:00'],
+      ['2', '2026-02-12 10:15:00'],
+      ['3', ''],
+    ]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+  });
 });
 
 describe('a recurring charge held for review', () => {

@@ -21,7 +21,7 @@ export interface PayoutCommand {
   readonly feePaidBy: FeePaidBy;
   /** swift_charge_option PAYER: the account's SWIFT charge is added to the fee. */
   readonly payerPaysSwiftCharge: boolean;
-  /** UTC day, YYYY-MM-DD, not before today. */
+  /** UTC day, YYYY-MM-DD; the use case refuses a new payout dated before today (a repeat may be). */
   readonly paymentDate: string;
   /** The beneficiary's bank details as checked (its rail among them). */
   readonly bank: CheckedBankDetails;

@@ -1,5 +1,6 @@
 // /v1/payout, as a pipeline: the command (checked by its adapter) → a repeat of request_id is
-// answered with the payout as it stands (other fields: refused) → the rate and the amounts →
+// answered with the payout as it stands (other fields: refused; its payment_date may have passed
+// since) → a new one dated before today refused → the rate and the amounts →
 // one unit of work that locks the balance row, decides (enough available: SCHEDULED or
 // PROCESSING with amount_payer_pays reserved; not enough: FAILED with INSUFFICIENT_FUNDS, nothing
 // moved, payout.failed notified), inserts the payout, reserves, journals. The rail is called
@@ -31,6 +32,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   const fingerprint = deps.vault.fingerprint(command.identity);
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
   if (existing) return sameRequest(existing, fingerprint);
+  assertNotPast(command.paymentDate, dayOf(deps.clock.now()));
 
   const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
   const amounts = amountsOf(command, fees, await rateFor(deps, command));
@@ -92,6 +94,17 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   if (recorded) return recorded;
   // A twin with this request_id committed first.
   return sameRequest((await payoutByRequestId(deps.database.query, account.id, command.requestId))!, fingerprint);
+}
+
+/**
+ * A new payout is dated from today on. Checked here, after the repeat lookup, not by the adapter:
+ * the retry of a payout whose answer was lost may come after its payment_date, and is answered
+ * with the payout, never refused as if nothing had been stored.
+ */
+function assertNotPast(paymentDate: string, today: string): void {
+  if (paymentDate < today) {
+    throw new AppError('invalid_field', `payment_date is invalid: expected a date from today (${today}, UTC) on`, { field: 'payment_date' });
+  }
 }
 
 function sameRequest(existing: PayoutRow, fingerprint: string): PayoutRow {

@@ -12,7 +12,7 @@ import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
-import { dueAt, retryTimes } from '../../domain/subscriptions/schedule.ts';
+import { dueAt, retriesEnd, retryTimes } from '../../domain/subscriptions/schedule.ts';
 import {
   CHARGE_MACHINE,
   deductionTime,
@@ -132,7 +132,8 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
       },
     };
   }
-  const retries = retryTimes(charge.dueAt, nextDue, dunningPolicy(account.dunning, subscription.interval, subscription.intervalCount));
+  // Bounded by the cycle's window and contract_end: the last cycle has no next due date to stop them.
+  const retries = retryTimes(charge.dueAt, retriesEnd(plan, charge.cycle), dunningPolicy(account.dunning, subscription.interval, subscription.intervalCount));
   // A hold for review that no one decided in time (3003) is not retried: the review was the merchant's to make.
   const retryAt = code.resultCode === CODES.review_expired.code ? undefined : retries[charge.attempt - 1];
   return {

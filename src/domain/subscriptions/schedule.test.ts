@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addIntervals, amountOfCycle, cycleWindowEnd, defaultDunning, dueAt, retryTimes, type Interval, type Plan } from './schedule.ts';
+import { addIntervals, amountOfCycle, cycleWindowEnd, defaultDunning, dueAt, retriesEnd, retryTimes, type Interval, type Plan } from './schedule.ts';
 
 const plan = (firstPaymentAt: string, overrides: Partial<Plan> = {}): Plan => ({
   interval: 'month',
@@ -140,5 +140,17 @@ describe('dunning', () => {
         expect(retryTimes(due, next, defaultDunning(interval, count))).toHaveLength(3);
       }),
     );
+  });
+
+  it('ends the last cycle’s retries at its window, and never after contract_end', () => {
+    const last = plan('2026-01-31T10:00:00Z', { interval: 'week', billingCycles: 2 });
+    expect(dueAt(last, 3)).toBeNull();
+    expect(iso(retriesEnd(last, 2))).toBe('2026-02-14T10:00:00.000Z');
+    const ending = plan('2026-01-31T10:00:00Z', { contractEnd: '2026-03-02' });
+    expect(dueAt(ending, 3)).toBeNull();
+    expect(iso(retriesEnd(ending, 2))).toBe('2026-03-03T00:00:00.000Z');
+    expect(retryTimes(dueAt(ending, 2)!, retriesEnd(ending, 2), defaultDunning('month', 1)).map(iso)).toEqual(['2026-03-01T10:00:00.000Z']);
+    // A cycle with a next one: its window is the next due time.
+    expect(retriesEnd(ending, 1)).toEqual(dueAt(ending, 2));
   });
 });

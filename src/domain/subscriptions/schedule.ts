@@ -76,6 +76,18 @@ export function cycleWindowEnd(plan: Plan, n: number): Date {
   return dueAt({ ...plan, billingCycles: 0, contractEnd: undefined }, n + 1)!;
 }
 
+/**
+ * When the retries of cycle `n` must have ended: its window's close, and never past contract_end
+ * (no charge falls due after that day). The last cycle has no next due date to bound them, so
+ * both limits are stated here rather than taken from the next cycle.
+ */
+export function retriesEnd(plan: Plan, n: number): Date {
+  const window = cycleWindowEnd(plan, n);
+  if (!plan.contractEnd) return window;
+  const contractOver = new Date(utcDay(plan.contractEnd).getTime() + DAY_MS);
+  return contractOver < window ? contractOver : window;
+}
+
 export interface Pricing {
   /** The first payment's amount, in minor units. */
   readonly firstAmountMinor: number;
@@ -105,11 +117,10 @@ export function defaultDunning(interval: Interval, intervalCount: number): Dunni
 }
 
 /**
- * The times of the retries of a cycle due at `due`: those of the policy that come before the next
- * cycle's due time (a retry never overlaps the next cycle's charge).
+ * The times of the retries of a cycle due at `due`: those of the policy that come before `end`
+ * (retriesEnd: the next cycle's due time, or the last cycle's window, or contract_end), so a retry
+ * never overlaps the next cycle's charge nor outlives the contract.
  */
-export function retryTimes(due: Date, nextDue: Date | null, policy: DunningPolicy): Date[] {
-  return policy.retryOffsetsMs
-    .map((offset) => new Date(due.getTime() + offset))
-    .filter((time) => nextDue === null || time < nextDue);
+export function retryTimes(due: Date, end: Date, policy: DunningPolicy): Date[] {
+  return policy.retryOffsetsMs.map((offset) => new Date(due.getTime() + offset)).filter((time) => time < end);
 }

@@ -148,8 +148,9 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   if (body.swift_charge_option !== undefined && method !== 'SWIFT') throw invalid('swift_charge_option', 'no swift_charge_option with payment_method LOCAL');
 
   const today = dayOf(now);
+  // Not before today: checked by the use case once it knows the request_id is new (a repeat sent
+  // after the payout's payment_date is answered with the payout).
   const paymentDate = body.payment_date === undefined ? today : checkDay(body.payment_date, 'payment_date');
-  if (paymentDate < today) throw invalid('payment_date', `a date from today (${today}, UTC) on`);
 
   const beneficiary = body.beneficiary as Record<string, unknown>;
   const details = body.beneficiary.bank_details;
