@@ -1,9 +1,11 @@
 // Delivers the outbox to merchants (docs/notifications.md): claim due events with a lease, send each one
 // outside any transaction, record the attempt and schedule the next one. A worker that dies
 // between claim and record leaves its lease to run out; the event is then due again (the receiver
-// may see that notify_id twice, which is why it stays the same). The schedule runs on business
-// time (the injected clock), so a test runs the three-day schedule by moving it; notify_time is
-// the wall clock's, so receivers' 300-second check holds after the sandbox's clock is advanced.
+// may see that notify_id twice, which is why it stays the same). The retry schedule runs on the
+// wall clock (deps.wallClock, as every lease: QUEUES.dueNotifications), never on the sandbox's
+// business time, so advancing `acquiro clock` does not rush a merchant's retries; a test, whose
+// wall clock is its FakeClock, runs the three-day schedule by moving it. notify_time is the wall
+// clock's too, so receivers' 300-second check holds after the sandbox's clock is advanced.
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.ts';
 import { sign, type SignedBody } from '../../domain/signature.ts';
