@@ -88,6 +88,19 @@ describe('portal refund', () => {
     expect(row!.n).toBe(0);
   });
 
+
+  it('masks a card number typed into the refund reason, as the API does: stored, shown, answered and logged masked', async () => {
+    const card = '5555 5555 5555 4444';
+    const txn = await pay(shop, { amount: '10.00' });
+    const answer = await act(staff, txn, 'refund', { refund_amount: '1.00', refund_reason: `typo ${card}` });
+    expect(answer.status).toBe(303);
+    const [row] = await gw.database.query<{ reason: string }>('SELECT reason FROM refunds WHERE payment_id = $1', [txn.transaction_id]);
+    expect(row!.reason).toBe('typo 555555******4444');
+    const page = await staff.follow(answer);
+    expect(page.body).toContain('(typo 555555******4444)');
+    expect(page.body).not.toContain(card);
+    expect(gw.logs.text).not.toContain(card);
+  });
   it('20 concurrent full refunds from 20 renders of the page (20 form keys) refund once', async () => {
     const txn = await pay(shop, { amount: '30.00' });
     const path = `/portal/transactions/${txn.transaction_id}/refund`;
