@@ -1,12 +1,13 @@
 // Staff act on a transaction from its page: refund (full, partial; above the threshold only
 // after re-authenticating), cancel, capture, review, replay a notification. Each goes through the
 // API's use case: the API's query answer and the ledger show it, refusals carry the API's code,
-// concurrent identical actions have one effect, a viewer is refused, and another merchant's
-// transaction is not found.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// concurrent identical actions have one effect, a viewer is refused, another merchant's
+// transaction is not found, and a disabled account's transactions are refused as the API refuses them.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import type { FakeClock, TestGateway } from '../support/gateway.ts';
-import { booksOf, expectLedgerBalanced, pay, type Txn } from '../support/lifecycle.ts';
+import { booksOf, expectLedgerBalanced, orderOf, pay, type Txn } from '../support/lifecycle.ts';
 import { anyFormKey, createMember, formKeyOf, signIn, startPortalShops, type PortalClient, type TestMember } from '../support/portal.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 
@@ -88,6 +89,19 @@ describe('portal refund', () => {
     expect(row!.n).toBe(0);
   });
 
+
+  it('masks a card number typed into the refund reason, as the API does: stored, shown, answered and logged masked', async () => {
+    const card = '5555 5555 5555 4444';
+    const txn = await pay(shop, { amount: '10.00' });
+    const answer = await act(staff, txn, 'refund', { refund_amount: '1.00', refund_reason: `typo ${card}` });
+    expect(answer.status).toBe(303);
+    const [row] = await gw.database.query<{ reason: string }>('SELECT reason FROM refunds WHERE payment_id = $1', [txn.transaction_id]);
+    expect(row!.reason).toBe('typo 555555******4444');
+    const page = await staff.follow(answer);
+    expect(page.body).toContain('(typo 555555******4444)');
+    expect(page.body).not.toContain(card);
+    expect(gw.logs.text).not.toContain(card);
+  });
   it('20 concurrent full refunds from 20 renders of the page (20 form keys) refund once', async () => {
     const txn = await pay(shop, { amount: '30.00' });
     const path = `/portal/transactions/${txn.transaction_id}/refund`;
@@ -202,5 +216,41 @@ describe('portal actions refused', () => {
     const ours = await pay(shop);
     expect((await staff.post(`/portal/transactions/${ours.transaction_id}/notifications/${event!.id}/replay`, {})).status).toBe(404);
     expect(await queried(other, theirs)).toMatchObject({ payment_status: '3000', refunded_amount: '0.00' });
+  });
+});
+
+describe('portal actions on a disabled account', () => {
+  it('are refused as the API refuses the account (4410), and nothing moves', async () => {
+    const frozen = await gw.merchant({ captureMode: 'manual' });
+    const frozenStaff = await signIn(gw, await createMember(gw, frozen.ids.merchant_id, 'operator'), { clock: wall });
+    const toCapture = await pay(frozen, { amount: '20.00' });
+    const toCancel = await pay(frozen, { amount: '20.00' });
+    const toRefund = await pay(frozen, { amount: '20.00' });
+    expect((await act(frozenStaff, toRefund, 'capture')).status).toBe(303);
+    const disabled = await runCommand(['merchants', 'disable', '--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id], gw.gateway.deps);
+    expect(disabled.exitCode).toBe(0);
+    // The API refuses the account from its next request (a capture of the captured payment moves nothing either way).
+    const apiRefuses = async () => (await frozen.post('/v1/capture', { ...frozen.ids, capture_orders: [orderOf(toRefund)] })).status === 403;
+    await vi.waitFor(async () => expect(await apiRefuses()).toBe(true), { timeout: 2_000, interval: 20 });
+    for (const [txn, action, fields] of [
+      [toCapture, 'capture', {}],
+      [toCancel, 'cancel', {}],
+      [toRefund, 'refund', { refund_amount: '1.00' }],
+    ] as const) {
+      const answer = await act(frozenStaff, txn, action, fields);
+      expect(answer.status, action).toBe(403);
+      expect(answer.body, action).toContain('4410:');
+    }
+    const rows = await gw.database.query<{ id: string; status: string; captured_amount: number; refunded_amount: number }>(
+      'SELECT id, status, captured_amount::int AS captured_amount, refunded_amount::int AS refunded_amount FROM payments WHERE merchant_id = $1 ORDER BY id',
+      [frozen.ids.merchant_id],
+    );
+    expect(Object.fromEntries(rows.map((r) => [r.id, [r.status, r.captured_amount, r.refunded_amount]]))).toEqual({
+      [toCapture.transaction_id]: ['authorised', 0, 0],
+      [toCancel.transaction_id]: ['authorised', 0, 0],
+      [toRefund.transaction_id]: ['captured', 2000, 0],
+    });
+    const [refunds] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM refunds r JOIN payments p ON p.id = r.payment_id WHERE p.merchant_id = $1', [frozen.ids.merchant_id]);
+    expect(refunds!.n).toBe(0);
   });
 });

@@ -11,7 +11,7 @@
 import { codeText } from '../../domain/errors.ts';
 import { exponentOf, formatAmount } from '../../domain/money.ts';
 import { merchantEvent } from '../../db/repositories/portal-transactions.ts';
-import type { PaymentRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { OrderRef } from '../batch/orders.ts';
 import { cancel } from '../cancel/cancel.ts';
 import { capture } from '../capture/capture.ts';
@@ -59,6 +59,17 @@ function formRequestKey(sending: FormSending, action: FormAction, transactionId:
   return `portal:${sending.userId}:${action}:${transactionId}:${sending.formKey}`;
 }
 
+/**
+ * The member's merchant's transaction, for an action that moves money. The API refuses every
+ * request of a disabled account (4410, `acquiro merchants disable --account-id`) before it looks
+ * anything up; its staff are refused the same, or the portal would be a door the operator left open.
+ */
+async function transactionToAct(deps: Deps, merchantId: string, transactionId: string): Promise<{ payment: PaymentRow; account: AccountRow }> {
+  const found = await merchantTransaction(deps, merchantId, transactionId);
+  if (found.account.status !== 'active') throw new PortalRefusal(codeText('account_disabled'), { status: 403 });
+  return found;
+}
+
 function orderOf(payment: PaymentRow, sending: FormSending, action: FormAction): OrderRef {
   return { transactionId: payment.id, orderNo: payment.orderNo, currency: payment.currency, amount: payment.amount, requestKey: formRequestKey(sending, action, payment.id) };
 }
@@ -80,7 +91,7 @@ function outcomeText(status: ActionOutcome['status'], reason?: string): ActionOu
 }
 
 export async function refundTransaction(deps: Deps, sending: FormSending, order: { transactionId: string; refundAmount: number; reason?: string }): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, sending.merchantId, order.transactionId);
+  const { payment, account } = await transactionToAct(deps, sending.merchantId, order.transactionId);
   const row = await asRefusal(() => refund(deps, account, { ...orderOf(payment, sending, 'refund'), refundAmount: order.refundAmount, ...(order.reason ? { reason: order.reason } : {}) }));
   // A refund claimed under this form's key before: only its amount can differ from what was asked now.
   if (row.amount !== order.refundAmount) throw keySpent('a refund', row.amount, row.currency);
@@ -89,14 +100,14 @@ export async function refundTransaction(deps: Deps, sending: FormSending, order:
 }
 
 export async function cancelTransaction(deps: Deps, sending: FormSending, transactionId: string): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const { payment, account } = await transactionToAct(deps, sending.merchantId, transactionId);
   const outcome = outcomeOf(await asRefusal(() => cancel(deps, account, orderOf(payment, sending, 'cancel'))));
   return outcomeText(outcome.status, outcome.reason);
 }
 
 /** Captures `amount` (minor units; the whole authorisation when absent). */
 export async function captureTransaction(deps: Deps, sending: FormSending, transactionId: string, amount?: number): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const { payment, account } = await transactionToAct(deps, sending.merchantId, transactionId);
   const asked = amount ?? payment.amount;
   const result = await asRefusal(() => capture(deps, account, { ...orderOf(payment, sending, 'capture'), amount: asked }));
   // A capture claimed under this form's key before: only its amount can differ from what was asked now.
@@ -106,7 +117,7 @@ export async function captureTransaction(deps: Deps, sending: FormSending, trans
 }
 
 export async function reviewTransaction(deps: Deps, sending: FormSending, transactionId: string, approve: boolean): Promise<ActionOutcome> {
-  const { payment, account } = await merchantTransaction(deps, sending.merchantId, transactionId);
+  const { payment, account } = await transactionToAct(deps, sending.merchantId, transactionId);
   const outcome = await asRefusal(() => review(deps, account, { ...orderOf(payment, sending, approve ? 'approve' : 'reject'), approve }));
   return outcomeText(outcome.status, outcome.reason);
 }

@@ -3,7 +3,7 @@
 // API calls (src/app/portal/payment-actions.ts) and sends the member back to the transaction's
 // page with the outcome; a refusal shows the API's code and message. The forms that move money
 // carry the page's one-time key (form-keys.ts), read first: the same form sent twice answers what
-// its first sending did.
+// its first sending did. The refund's reason is free text, masked for card numbers as the API's is.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import {
@@ -17,6 +17,7 @@ import {
   type FormSending,
 } from '../../../app/portal/payment-actions.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
+import { maskCardNumbers } from '../../../domain/card-in-text.ts';
 import { merchantTransaction } from '../../../app/portal/transactions.ts';
 import { readFormKey } from '../form-keys.ts';
 import { amountField, choiceField, textField } from '../forms.ts';
@@ -58,7 +59,9 @@ export function transactionActionRoutes(app: FastifyInstance, deps: Deps): void 
     async handle(context, request) {
       const sending = sendingOf(context, request);
       const refundAmount = await refundAmountOf(deps, context.member.merchantId, request);
-      const reason = textField(formOf(request), 'refund_reason', { max: 256, hint: 'at most 256 characters' });
+      // Free text, as the API's refund_reason: a card number typed into it is masked before it is stored, sent or shown.
+      const typed = textField(formOf(request), 'refund_reason', { max: 256, hint: 'at most 256 characters' });
+      const reason = typed === undefined ? undefined : maskCardNumbers(typed);
       const outcome = await refundTransaction(deps, sending, { transactionId: request.params.id, refundAmount, ...(reason ? { reason } : {}) });
       return done(request.params.id, 'refund', outcome);
     },
