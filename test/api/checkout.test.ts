@@ -474,6 +474,17 @@ describe('the hosted payment page', () => {
     expect(await paymentOf(body.order_no)).toMatchObject({ status: 'requires_redirect', card_last4: null });
   });
 
+  it('refuses a card number typed into the name on the card, however it is spaced: it never reaches the processor or the page', async () => {
+    const { body, pageUrl } = await openPage();
+    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242']) {
+      const answer = await browser.post(`${pageUrl}/pay`, { ...CARD, holder_name: holder });
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('<span class="error" id="holder_name-error" aria-live="polite">Enter the name as it appears on the card.</span>');
+      expect(answer.body).not.toContain(holder);
+    }
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'requires_redirect', card_last4: null });
+  });
+
   it('charges once when the pay button is submitted ten times at once', async () => {
     const { body, pageUrl } = await openPage();
     const answers = await Promise.all(Array.from({ length: 10 }, () => browser.post(`${pageUrl}/pay`, CARD)));

@@ -66,6 +66,11 @@ export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentR
   );
 }
 
+// A name holds no card number, however it is spaced ("4242 4242 4242 4242" typed in the wrong
+// field): six digits in all, separators aside, are refused, so none reaches the processor as the
+// cardholder's name or comes back on the page.
+const CARD_DIGITS = /(?:\d[\s.-]*){6}/;
+
 function checkForm(
   form: CardForm,
   now: Date,
@@ -73,7 +78,7 @@ function checkForm(
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
   const problems: Partial<Record<CardField, FieldProblem>> = {};
   const holderName = text(form.holder_name).replace(/\s+/g, ' ');
-  if (holderName.length === 0 || holderName.length > 64 || /\d{6}/.test(holderName)) problems.holder = 'holder';
+  if (holderName.length === 0 || holderName.length > 64 || CARD_DIGITS.test(holderName)) problems.holder = 'holder';
   const expiry = /^(\d{1,2})\s*\/?\s*(\d{2}|\d{4})$/.exec(text(form.expiry));
   const checked = checkCard(
     {

@@ -58,7 +58,7 @@
 
   function problem(name) {
     var value = fields[name].value;
-    if (name === 'holder') return value.trim() === '' || /\d{6}/.test(value) ? msg('holder') : '';
+    if (name === 'holder') return value.trim() === '' || /(?:\d[\s.-]*){6}/.test(value) ? msg('holder') : '';
     if (name === 'number') {
       var n = digits(value);
       var brand = brandOf(n);
