@@ -1,7 +1,7 @@
 // Every periodic task a worker runs. Areas add theirs here.
 import { deliverDueNotifications } from '../app/notifications/deliver.ts';
 import { expireAbandonedPayments } from '../app/apm/expire.ts';
-import { settleBalances } from '../app/balances/settle.ts';
+import { settleBalancesTask } from '../app/balances/settle.ts';
 import { expireAuthorisations } from '../app/capture/expire-authorisations.ts';
 import { resolveUnknownPayments } from '../app/payments/resolve-unknown.ts';
 import { resolvePendingOperations } from '../app/capture/operation.ts';
@@ -26,8 +26,9 @@ export const PERIODIC_TASKS: readonly PeriodicTask[] = [
     run: (deps) => purgeKeysBefore(deps.database.db, new Date(deps.wallClock.now().getTime() - KEY_DAYS * 86_400_000)),
   },
   { name: 'expire-abandoned-payments', intervalMs: 30_000, run: (deps) => expireAbandonedPayments(deps) },
-  // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement).
-  { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalances(deps) },
+  // Pending money becomes available on each connector's schedule (docs/ledger.md, Settlement), a
+  // minute's worth at a time: the task goes again at once only for a full batch.
+  { name: 'settle-balances', intervalMs: 60_000, run: (deps) => settleBalancesTask(deps) },
   // Holds at the processor (uncaptured authorisations, payments still held for review) are voided
   // when their connector's authorisation expiry passes.
   { name: 'expire-authorisations', intervalMs: 60_000, run: (deps) => expireAuthorisations(deps) },

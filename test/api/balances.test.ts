@@ -4,7 +4,7 @@
 // platform account, and `acquiro ledger check` proving every balance row against its entries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payOutFunds, releaseFunds, reserveFunds } from '../../src/app/balances/funds.ts';
-import { settleBalances } from '../../src/app/balances/settle.ts';
+import { settleBalances, settleBalancesTask } from '../../src/app/balances/settle.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -154,6 +154,21 @@ describe('settlement', () => {
     expect((await balances(shop))[0]).toMatchObject({ available: '105.00', pending: '0.00' });
     expect(await settleBalances(gw.gateway.deps)).toBe(0);
     expect((await balances(shop))[0]).toMatchObject({ available: '105.00', pending: '0.00' });
+    await expectLedgerBalanced(gw);
+  });
+
+  it('as the worker\'s task, settles what is due and then waits its interval unless a batch was full: steady traffic never keeps it going without pause', async () => {
+    const shops = [await gw.merchant(), await gw.merchant()];
+    for (const shop of shops) await pay(shop, { amount: '10.00' });
+    clock.advance(2 * DAY + 60_000);
+    // Both settled, fewer than a batch: the runner is told nothing is left to do at once.
+    expect(await settleBalancesTask(gw.gateway.deps)).toBe(0);
+    for (const shop of shops) expect((await balances(shop))[0]).toMatchObject({ available: '10.00', pending: '0.00' });
+    // A capture falling due a moment later waits for the next round, not a round right away.
+    await pay(shops[0]!, { amount: '1.00' });
+    clock.advance(2 * DAY + 60_000);
+    expect(await settleBalancesTask(gw.gateway.deps)).toBe(0);
+    expect((await balances(shops[0]!))[0]).toMatchObject({ available: '11.00', pending: '0.00' });
     await expectLedgerBalanced(gw);
   });
 });

@@ -21,14 +21,33 @@ const DAY_MS = 86_400_000;
 
 /** One round: settles up to BATCH account-currency pairs per connector; answers how many it settled. */
 export async function settleBalances(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): Promise<number> {
+  return (await settlementRound(deps)).settled;
+}
+
+/**
+ * The worker's round (src/jobs/tasks.ts): answers how many it settled when a connector's batch was
+ * full, so that the runner goes again at once for the rest, and 0 otherwise, so that it waits its
+ * interval. Under steady traffic something falls due every moment: going again after any
+ * settlement kept the task from ever pausing, each round reading every account's balance book and
+ * writing a journal per account for a few milliseconds' captures.
+ */
+export async function settleBalancesTask(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): Promise<number> {
+  const { settled, full } = await settlementRound(deps);
+  return full ? settled : 0;
+}
+
+async function settlementRound(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): Promise<{ settled: number; full: boolean }> {
   const connectors = await deps.database.query<{ connector: string }>(`SELECT DISTINCT connector FROM accounts`);
   let settled = 0;
+  let full = false;
   for (const { connector: name } of connectors) {
     const connector = deps.connectors.get(name);
     if (!connector) continue; // not served by this process (a live connector in a sandbox worker, or the reverse)
     const now = deps.clock.now();
     const cutoff = new Date(now.getTime() - scheduleOf(connector).settlementDays * DAY_MS);
-    for (const due of await dueSettlements(deps.database.query, name, cutoff, BATCH)) {
+    const dues = await dueSettlements(deps.database.query, name, cutoff, BATCH);
+    if (dues.length === BATCH) full = true;
+    for (const due of dues) {
       settled += await deps.database.transaction(async (query) => {
         await lockBalance(query, due.accountId, due.currency);
         const { amount, cutoff: upTo } = await settlementDue(query, due.accountId, due.currency, cutoff);
@@ -40,5 +59,5 @@ export async function settleBalances(deps: Pick<Deps, 'database' | 'clock' | 'co
       });
     }
   }
-  return settled;
+  return { settled, full };
 }
