@@ -359,6 +359,8 @@ export const subscriptionCharges = pgTable('subscription_charges', {
   attempts: integer('attempts').notNull().default(0),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull().defaultNow(),
+  /** 0028: when a worker began sending the attempt, wall time, stamped while the subscription was Active (src/app/subscriptions/bill.ts). */
+  sentAt: time('sent_at'),
 }, () => [statusCheck('subscription_charges', CHARGE_MACHINE)]);
 
 export type SubscriptionRow = typeof subscriptions.$inferSelect;

@@ -82,6 +82,8 @@ export const CODES = {
   subscription_not_found: { code: '5014', message: 'Subscription not found' },
   contract_name_mismatch: { code: '5015', message: 'contract_name does not match the subscription' },
   subscription_ended: { code: '5016', message: 'Subscription already ended: every charge of its contract was taken' },
+  // A recurring charge's attempt failed without being sent: subscription.charge_failed (docs/subscriptions.md).
+  subscription_cancelled: { code: '5017', message: 'Not charged: the subscription was cancelled before this charge was sent' },
   payout_not_cancellable: { code: '5060', message: 'Only a SCHEDULED payout can be cancelled' },
 
   // The database is away (restarting, failing over): nothing was stored; the same request may be sent again.

@@ -6,7 +6,9 @@
 //              payment of the stored card (merchantInitiatedCharge → authoriseCard), outside any
 //              transaction, under the attempt's own order_no: the payment's id is the processor's
 //              idempotency key, so a retry after a crash finds the payment instead of charging
-//              again; then record what it became (recordCharge).
+//              again; then record what it became (recordCharge). An attempt with no payment yet is
+//              sent only once it is marked sent (sent_at) under the subscription's lock while the
+//              subscription is Active: a cancel committed first leaves it unsent, failed (5017).
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
 // one only after it is paid: every missed cycle is taken, in order. A charge that risk holds for
 // review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
@@ -15,7 +17,7 @@
 // rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge).
 import { AppError } from '../../domain/errors.ts';
 import { amountOfCycle, cycleWindowEnd, dueAt } from '../../domain/subscriptions/schedule.ts';
-import { chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
+import { CHARGE_MACHINE, chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { newId } from '../../domain/ids.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
 import { findPaymentByOrderNo } from '../../db/repositories/payments.ts';
@@ -24,7 +26,9 @@ import {
   findSubscription,
   leaseDueSubscriptions,
   leasePendingCharges,
+  lockCharge,
   lockSubscription,
+  transitionCharge,
   transitionSubscription,
 } from '../../db/repositories/subscriptions.ts';
 import type { AccountRow, PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
@@ -41,7 +45,8 @@ export async function billSubscriptions(deps: Deps, limit = 50): Promise<number>
   return opened + recorded;
 }
 
-async function openDueCharges(deps: Deps, limit: number): Promise<number> {
+/** Step 1 of a round: claims the attempts of the due subscriptions (each its own unit of work). */
+export async function openDueCharges(deps: Deps, limit: number): Promise<number> {
   const due = await leaseDueSubscriptions(deps.database.db, deps, limit, deps.config.processor.leaseMs);
   let opened = 0;
   for (const subscription of due) if (await openCharge(deps, subscription)) opened += 1;
@@ -119,11 +124,40 @@ async function releaseLateReview(deps: Deps, account: AccountRow, subscription: 
   return (await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo)) ?? payment;
 }
 
+/**
+ * Marks the attempt as being sent, under the subscription's lock (the lock a cancel takes), if the
+ * subscription is still Active; false when it is not (cancelled: the attempt must not be sent) or
+ * the attempt is recorded already (recordCharge then changes nothing). The mark commits before
+ * the payment is claimed: a cancel either commits first, and is seen here, or finds the attempt
+ * begun, a charge in flight that follows its own course (docs/subscriptions.md, "Cancelling").
+ * A worker killed after the mark and before its payment's claim sent nothing: the next one to
+ * take the attempt up (its lease run out) decides again, here.
+ */
+async function markSent(deps: Pick<Deps, 'database' | 'wallClock'>, claimed: SubscriptionChargeRow): Promise<boolean> {
+  return runUnitOfWork<{ subscription: SubscriptionRow | null; charge: SubscriptionChargeRow | null }, SubscriptionChargeRow, boolean>(deps.database, {
+    async lock(tx) {
+      const subscription = await lockSubscription(tx, claimed.accountId, claimed.subscriptionId);
+      return { subscription, charge: await lockCharge(tx, claimed.id) };
+    },
+    check({ subscription, charge }) {
+      if (!subscription || subscription.status !== 'Active' || !charge || charge.status !== 'pending') return { answer: false };
+      return { change: charge };
+    },
+    async change(tx, charge) {
+      await transitionCharge(tx, charge.id, CHARGE_MACHINE.stay('pending'), { sentAt: deps.wallClock.now() });
+      return true;
+    },
+  });
+}
+
 async function paymentOf(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult> {
   // A payment made by an earlier try of this attempt (its worker died before recording it) is the
   // attempt's payment: it is never made twice. Still processing, the unknown-payments sweeper asks.
   const earlier: PaymentRow | null = await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo);
   if (earlier) return { payment: await releaseLateReview(deps, account, subscription, charge, earlier) };
+  // Nothing of this attempt has reached the processor. A cancel committed since its claim (its
+  // worker killed before sending it, or this worker slower than the merchant) means it is never sent.
+  if (!(await markSent(deps, charge))) return { refusal: new AppError('subscription_cancelled') };
   const command = merchantInitiatedCharge({
     merchantId: account.merchantId,
     accountId: account.id,

@@ -1,7 +1,9 @@
 // Cancelling a subscription (/v1/cancelsubscription, `acquiro subscriptions cancel`): under the
 // subscription's lock, an Active (or Unpaid) one becomes Inactived and no charge is ever started
-// for it again. An attempt already claimed follows its own course (the billing sweeper records it
-// and schedules nothing after it); the merchant cancels or refunds that payment itself. A repeat
+// for it again. An attempt a worker already marked sent (under this same lock, bill.ts) follows its
+// own course (the billing sweeper records it and schedules nothing after it); the merchant cancels
+// or refunds that payment itself. One claimed but not yet marked sent is never sent: the worker
+// that takes it up sees the cancel and fails it (5017). A repeat
 // answers the same and changes nothing; another account's subscription is answered like an
 // unknown one.
 import type { CodeName } from '../../domain/errors.ts';

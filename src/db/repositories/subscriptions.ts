@@ -10,7 +10,7 @@ import { payments, subscriptionCharges, subscriptions, type PaymentRow, type Sub
 
 export type NewSubscription = Omit<typeof subscriptions.$inferInsert, 'status'>;
 export type SubscriptionChanges = Omit<Partial<NewSubscription>, 'id' | 'accountId' | 'createdAt'>;
-export type ChargeChanges = Pick<Partial<SubscriptionChargeRow>, 'paymentId' | 'resultCode' | 'resultMessage' | 'nextCheckAt'>;
+export type ChargeChanges = Pick<Partial<SubscriptionChargeRow>, 'paymentId' | 'resultCode' | 'resultMessage' | 'nextCheckAt' | 'sentAt'>;
 
 export async function insertSubscription(tx: Executor, entry: Entry<SubscriptionStatus>, row: NewSubscription): Promise<SubscriptionRow> {
   const [inserted] = await tx.insert(subscriptions).values({ ...row, status: entry.to }).returning();
