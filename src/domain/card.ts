@@ -65,7 +65,30 @@ export function numberVerdict(pan: string): NumberVerdict {
 /** How far ahead an expiry date may be before we call it a typo. */
 const MAX_YEARS_AHEAD = 20;
 
+/** A card whose expiry month ended before `now`'s (UTC): the answer every check of it gives. */
+export const EXPIRED_CARD = { field: 'expiration_year', reason: 'invalid_expiry', detail: 'the card has expired' } as const satisfies CardProblem;
+
+/** Whether the card's expiry month ended before the month of `now` (UTC). */
+export function cardExpired(card: Pick<CheckedCard, 'expiryMonth' | 'expiryYear'>, now: Date): boolean {
+  const thisYear = now.getUTCFullYear();
+  return card.expiryYear < thisYear || (card.expiryYear === thisYear && card.expiryMonth < now.getUTCMonth() + 1);
+}
+
+/** Every check of a card, its expiry against `now` included (the hosted page's card form). */
 export function checkCard(input: CardInput, now: Date): CheckedCard | CardProblem {
+  return checkCardAt(input, now, true);
+}
+
+/**
+ * Every check but whether the card has expired by `now`: the direct payment's use case asks that
+ * (cardExpired) once it knows whether the order is new, since the retry of a payment accepted
+ * before the card's expiry month ended is answered with its stored outcome, not refused.
+ */
+export function checkCardButExpiry(input: CardInput, now: Date): CheckedCard | CardProblem {
+  return checkCardAt(input, now, false);
+}
+
+function checkCardAt(input: CardInput, now: Date, refuseExpired: boolean): CheckedCard | CardProblem {
   const pan = input.number.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(pan)) {
     return { field: 'card', reason: 'invalid_card_number', detail: 'card must be 12 to 19 digits' };
@@ -84,12 +107,8 @@ export function checkCard(input: CardInput, now: Date): CheckedCard | CardProble
   }
   const month = Number(input.expiryMonth);
   const year = Number(input.expiryYear);
-  const thisYear = now.getUTCFullYear();
-  const thisMonth = now.getUTCMonth() + 1;
-  if (year < thisYear || (year === thisYear && month < thisMonth)) {
-    return { field: 'expiration_year', reason: 'invalid_expiry', detail: 'the card has expired' };
-  }
-  if (year > thisYear + MAX_YEARS_AHEAD) {
+  if (refuseExpired && cardExpired({ expiryMonth: month, expiryYear: year }, now)) return EXPIRED_CARD;
+  if (year > now.getUTCFullYear() + MAX_YEARS_AHEAD) {
     return { field: 'expiration_year', reason: 'invalid_expiry', detail: 'expiration_year is too far ahead' };
   }
 

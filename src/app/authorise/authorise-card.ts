@@ -1,5 +1,6 @@
-// Direct card payment, as a pipeline: validate → resolve the card → claim the order (and read the
-// risk facts) → assess risk
+// Direct card payment, as a pipeline: validate (a date the request names that has passed — its
+// contract_end, the card's expiry — refuses only a new order_no; a repeat gets the stored outcome)
+// → resolve the card → claim the order (and read the risk facts) → assess risk
 // → call the processor (outside any transaction) → record the outcome. The steps are shared with
 // the hosted payment page and APM payments (steps.ts).
 import { newId } from '../../domain/ids.ts';
@@ -11,7 +12,8 @@ import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import type { CardPaymentCommand } from '../payments/command.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
-import { cardClaim, claimOnce, decide, resolveCard, riskProbe, type CardCharge, type ResolvedCard } from './steps.ts';
+import { passedDate } from '../payments/passed-date.ts';
+import { cardClaim, claimOnce, decide, repeatOrRefuse, resolveCard, riskProbe, type CardCharge, type ResolvedCard } from './steps.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
 /**
@@ -23,9 +25,11 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
   if ((command.initiator === 'merchant') !== (command.source.kind === 'stored_credential')) {
     throw new Error('a merchant-initiated payment charges a stored credential, and only it does');
   }
+  const requestFingerprint = deps.vault.fingerprint(command.identity);
+  const passed = passedDate(command, command.source, deps.clock.now());
+  if (passed) return repeatOrRefuse(deps, account, command.orderNo, requestFingerprint, passed);
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const card = await resolveCard(deps, account, command.source);
-  const requestFingerprint = deps.vault.fingerprint(command.identity);
 
   const paymentId = newId('T', deps.clock.now().getTime());
   const claim = claimFor(account, command, card, paymentId, requestFingerprint, checkTimes(deps));

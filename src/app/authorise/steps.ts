@@ -58,13 +58,32 @@ export async function claimOnce(
 
 const TWIN_WAIT_MS = 15_000;
 
+/** The claim found the order_no taken: the order's stored outcome (storedOutcome). */
+async function existingOutcome(deps: Deps, account: AccountRow, orderNo: string, requestFingerprint: string): Promise<PaymentRow> {
+  const payment = await findPaymentByOrderNo(deps.database.db, account.id, orderNo);
+  if (!payment) throw new Error(`order ${orderNo} claimed but not found`);
+  return storedOutcome(deps, account, payment, requestFingerprint);
+}
+
 /**
- * The order_no is already claimed. Different fields: refused, the original untouched. Same
+ * A request a new order would be refused for (a date it names has passed: passedDate) may repeat
+ * an order accepted before: then it is answered as any repeat (the stored outcome, or 4009 when
+ * the fields differ); otherwise `refusal`, nothing stored. Only this refusal's path reads the
+ * order: a valid request's authorisation costs no statement more.
+ */
+export async function repeatOrRefuse(deps: Deps, account: AccountRow, orderNo: string, requestFingerprint: string, refusal: AppError): Promise<PaymentRow> {
+  const payment = await findPaymentByOrderNo(deps.database.db, account.id, orderNo);
+  if (!payment) throw refusal;
+  return storedOutcome(deps, account, payment, requestFingerprint);
+}
+
+/**
+ * The order_no is already taken. Different fields: refused, the original untouched. Same
  * fields: the stored outcome, after waiting for a twin that is still talking to the processor.
  */
-async function existingOutcome(deps: Deps, account: AccountRow, orderNo: string, requestFingerprint: string): Promise<PaymentRow> {
-  let payment = await findPaymentByOrderNo(deps.database.db, account.id, orderNo);
-  if (!payment) throw new Error(`order ${orderNo} claimed but not found`);
+async function storedOutcome(deps: Deps, account: AccountRow, found: PaymentRow, requestFingerprint: string): Promise<PaymentRow> {
+  let payment = found;
+  const { orderNo } = payment;
   if (payment.requestFingerprint !== requestFingerprint) {
     throw new AppError('order_conflict', `order_no ${orderNo} was already used with different fields`, { field: 'order_no' });
   }

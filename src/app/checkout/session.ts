@@ -15,6 +15,7 @@ import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
 import type { OrderDetails, OrderRecord } from '../payments/command.ts';
 import { checkTimes } from '../clock/check-times.ts';
+import { passedDate } from '../payments/passed-date.ts';
 
 /** How long the hand-off page may wait before the shopper's browser posts it. */
 export const HANDOFF_TTL_MS = 30 * 60_000;
@@ -42,7 +43,8 @@ export interface CheckoutSession {
 
 /**
  * Claims the order and creates its session, in one transaction. The same order_no with the same
- * fields finds the same session (and so the same hand-off); with other fields it is refused.
+ * fields finds the same session (and so the same hand-off), also once the subscription's
+ * contract_end has passed (only a new order is refused for it); with other fields it is refused.
  */
 export async function createCheckout(deps: Deps, account: AccountRow, command: CheckoutCommand): Promise<CheckoutSession> {
   const now = deps.clock.now();
@@ -69,7 +71,9 @@ export async function createCheckout(deps: Deps, account: AccountRow, command: C
     resultMessage: CODES.awaiting_shopper.message,
     expiresAt: new Date(now.getTime() + SESSION_TTL_MS),
   };
-  const created = await deps.database.db.transaction(async (tx) => {
+  // A contract_end that has passed refuses a new order only; a repeat finds its session below.
+  const passed = passedDate(order, undefined, now);
+  const created = passed ? null : await deps.database.db.transaction(async (tx) => {
     const payment = await claimWaitingPayment(tx, row, checkTimes(deps, now));
     if (!payment) return null;
     const session = await insertSession(tx, {
@@ -83,6 +87,7 @@ export async function createCheckout(deps: Deps, account: AccountRow, command: C
   if (created) return created;
 
   const payment = await findPaymentByOrderNo(deps.database.db, account.id, order.orderNo);
+  if (!payment && passed) throw passed;
   if (!payment || payment.requestFingerprint !== requestFingerprint) {
     throw new AppError('order_conflict', `order_no ${order.orderNo} was already used with different fields`, { field: 'order_no' });
   }

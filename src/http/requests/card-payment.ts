@@ -5,7 +5,7 @@ import Type, { type Static } from 'typebox';
 import { OrderFields, orderDetails } from './order.ts';
 import { storedOrder, type CardPaymentCommand, type OrderRecord, type PaymentSource } from '../../app/payments/command.ts';
 import { compile, invalid, Text, Url } from './validation.ts';
-import { checkCard, isCardProblem } from '../../domain/card.ts';
+import { checkCardButExpiry, isCardProblem } from '../../domain/card.ts';
 import { AppError } from '../../domain/errors.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 
@@ -54,7 +54,9 @@ function sourceOf(body: CardPaymentBody, now: Date): PaymentSource {
   }
   const missing = cardFields.find((field) => body[field] === undefined);
   if (missing) throw new AppError('missing_field', `${missing} is required (or token_id)`, { field: missing });
-  const checked = checkCard(
+  // Whether the card has expired is the use case's to ask: a retry of a payment accepted before
+  // its expiry month ended is answered with the stored outcome (passedDate, src/app/payments).
+  const checked = checkCardButExpiry(
     { number: body.card!, expiryMonth: body.expiration_month!, expiryYear: body.expiration_year!, securityCode: body.security_code! },
     now,
   );

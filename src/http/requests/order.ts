@@ -211,7 +211,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
   const mpi = body.additional_information?.find((info) => info.mpi_info?.cavv)?.mpi_info;
   // Empty leaves are dropped as the signature drops them: a subscription whose every field was
   // empty is no subscription (docs/subscriptions.md: any field present makes one).
-  const subscription = body.subscription && Object.keys(body.subscription).length > 0 ? subscriptionTerms(body.subscription, currency, now) : undefined;
+  const subscription = body.subscription && Object.keys(body.subscription).length > 0 ? subscriptionTerms(body.subscription, currency) : undefined;
   return {
     merchantId: body.merchant_id,
     accountId: body.account_id,
@@ -234,7 +234,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
 type SubscriptionBody = NonNullable<OrderBody['subscription']>;
 
 /** The `subscription` object's rules (docs/subscriptions.md): any field present makes the three terms required. */
-function subscriptionTerms(body: SubscriptionBody, currency: string, now: Date): SubscriptionTerms {
+function subscriptionTerms(body: SubscriptionBody, currency: string): SubscriptionTerms {
   for (const field of ['contract_name', 'contract_amount', 'interval'] as const) {
     if (body[field] === undefined) throw new AppError('missing_field', `subscription.${field} is required with a subscription`, { field: `subscription.${field}` });
   }
@@ -247,7 +247,8 @@ function subscriptionTerms(body: SubscriptionBody, currency: string, now: Date):
   };
   const start = body.contract_start === undefined ? undefined : checkDay(body.contract_start, 'subscription.contract_start');
   const end = body.contract_end === undefined ? undefined : checkDay(body.contract_end, 'subscription.contract_end');
-  if (end !== undefined && end < now.toISOString().slice(0, 10)) throw invalid('subscription.contract_end', 'a date not before today (UTC)');
+  // Not before today: the use case's to ask, once it knows the order is new (a retry sent after
+  // contract_end is answered with the stored outcome: passedDate, src/app/payments).
   if (start !== undefined && end !== undefined && end < start) throw invalid('subscription.contract_end', 'a date not before contract_start');
   return {
     contractName: body.contract_name!,
