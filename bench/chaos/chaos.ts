@@ -40,6 +40,11 @@ export interface ChaosFigures {
   /** HTTP requests sent, and how each ended. */
   readonly requests: number;
   readonly outcomes: Record<string, number>;
+  /**
+   * The refusals (4xx) answered, by path and code (refusalCode): the load sends well-formed
+   * requests, so each is a refusal the run should explain.
+   */
+  readonly refusals: Record<string, number>;
   /** Requests sent again after a cut connection or a 503. */
   readonly retries: number;
   readonly acknowledged: { payments: number; captures: number; refunds: number; payouts: number; subscriptions: number };
@@ -94,6 +99,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     let requests = 0;
     let retries = 0;
     const tally = (what: string) => (outcomes[what] = (outcomes[what] ?? 0) + 1);
+    const refusals: Record<string, number> = {};
 
     const ctx: ActorContext = {
       deps,
@@ -119,6 +125,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
             continue;
           }
           tally(String(sent.status));
+          if (sent.status >= 400 && sent.status < 500) {
+            const why = `${path} ${sent.status} ${refusalCode(sent.body)}`;
+            refusals[why] = (refusals[why] ?? 0) + 1;
+          }
           if (sent.status >= 500 && sent.status !== 503) book.anomalies.push(`${path} answered ${sent.status}: ${sent.raw.slice(0, 200)}`);
           if (sent.status === 503) continue;
           return { status: sent.status, body: sent.body };
@@ -188,6 +198,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
       operations,
       requests,
       outcomes,
+      refusals,
       retries,
       acknowledged: { payments: book.payments.size, captures: book.captures.size, refunds: book.refunds.size, payouts: book.payouts.size, subscriptions: book.subscriptions.size },
       cycles: { clockDays: book.clockDays, ...charges! },
@@ -202,6 +213,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosFigures> {
     await releaseDeps(deps);
     await testDb.drop();
   }
+}
+
+/** The code a refusal names: its `result_info`'s, or a payout answer's `return_message`'s (`4002:…` → 4002). */
+function refusalCode(body: Record<string, unknown> | undefined): string {
+  const text = [body?.result_info, body?.return_message].find((value) => typeof value === 'string') as string | undefined;
+  return text?.split(':', 1)[0] || 'no code';
 }
 
 const elapsed = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
@@ -219,6 +236,7 @@ export function describeFigures(figures: ChaosFigures): string {
     ...kills.restartFailures.map((why) => `  restart failed: ${why}`),
     `operations: ${Object.entries(figures.operations).map(([name, n]) => `${name} ${n}`).join(', ')}`,
     `requests: ${figures.requests} (${Object.entries(figures.outcomes).map(([what, n]) => `${what} ${n}`).join(', ')}), ${figures.retries} sent again`,
+    ...Object.entries(figures.refusals).map(([why, n]) => `  refused: ${why} (${n})`),
     `acknowledged: ${figures.acknowledged.payments} payments, ${figures.acknowledged.captures} captures, ${figures.acknowledged.refunds} refunds, ` +
       `${figures.acknowledged.payouts} payouts, ${figures.acknowledged.subscriptions} subscriptions; ` +
       `${figures.stuckKeys} Idempotency-Keys answered 409 (4017)`,
