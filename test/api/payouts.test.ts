@@ -1,6 +1,9 @@
 // /v1/payout, the story of a payout: accepted with its amount reserved, answered with every
 // request field echoed and the figures added, paid by the sandbox rail, repeated by request_id.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPayout } from '../../src/app/payouts/create.ts';
+import { accountById } from '../../src/db/repositories/checkout.ts';
+import { payoutCommand, payoutRequest } from '../../src/http/requests/payout.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { ACH_BENEFICIARY, balanceOf, driveRail, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
@@ -158,5 +161,18 @@ describe('/v1/payout', () => {
     expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) on');
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+  });
+
+  it('pays a payout that names no payment_date when its request straddles midnight: the default date is never refused', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    // The adapter reads the request at 23:59:59.999 (today: the 23rd); the use case runs after midnight.
+    // (The signature was checked before the adapter, by the signed-request plugin.)
+    const command = payoutCommand(payoutRequest.parse({ ...payoutBody(shop), encryption_data: 'checked' }), new Date('2026-11-23T23:59:59.999Z'));
+    clock.set('2026-11-24T00:00:00.001Z');
+    const account = await accountById(gw.database.db, shop.ids.account_id);
+    const payout = await createPayout(gw.gateway.deps, account!, command);
+    expect(payout).toMatchObject({ status: 'PROCESSING', paymentDate: '2026-11-23' });
+    expect(await payoutCount(gw, shop)).toBe(1);
   });
 });

@@ -23,6 +23,11 @@ export interface PayoutCommand {
   readonly payerPaysSwiftCharge: boolean;
   /** UTC day, YYYY-MM-DD; the use case refuses a new payout dated before today (a repeat may be). */
   readonly paymentDate: string;
+  /**
+   * Whether the merchant named it: the default is the adapter's today, which a request straddling
+   * midnight (or an `acquiro clock advance`) finds in the past by the time the use case asks.
+   */
+  readonly paymentDateNamed: boolean;
   /** The beneficiary's bank details as checked (its rail among them). */
   readonly bank: CheckedBankDetails;
   readonly bankCountry: string;

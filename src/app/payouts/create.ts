@@ -32,7 +32,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   const fingerprint = deps.vault.fingerprint(command.identity);
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
   if (existing) return sameRequest(existing, fingerprint);
-  assertNotPast(command.paymentDate, dayOf(deps.clock.now()));
+  if (command.paymentDateNamed) assertNotPast(command.paymentDate, dayOf(deps.clock.now()));
 
   const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
   const amounts = amountsOf(command, fees, await rateFor(deps, command));
@@ -99,7 +99,8 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
 /**
  * A new payout is dated from today on. Checked here, after the repeat lookup, not by the adapter:
  * the retry of a payout whose answer was lost may come after its payment_date, and is answered
- * with the payout, never refused as if nothing had been stored.
+ * with the payout, never refused as if nothing had been stored. Only a date the merchant named:
+ * the default, the adapter's today, may be yesterday by now, and is no fault of the request.
  */
 function assertNotPast(paymentDate: string, today: string): void {
   if (paymentDate < today) {
