@@ -4,9 +4,9 @@
 // keeps no state; what it remembers is what a real processor would remember too: the outcome of
 // an authorisation whose answer "got lost" (the timeout card), so a later status query can find
 // it, from any process and after a restart (memory.ts: a table of its own), the answer of every
-// 3-D Secure or APM completion (the gateway may never have heard it; until it comes, the
-// payment as unfinished), and the dispute cards'
-// captures, for their disputes and their status (disputes.ts).
+// 3-D Secure or APM completion (the gateway may never have heard it; until it comes, the payment
+// as unfinished), and the dispute cards' captures, for their disputes and their status
+// (disputes.ts).
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type ConnectorError, type OperationOutcome, type Result } from '../port.ts';
