@@ -154,6 +154,30 @@ describe('a payment with the dispute card', () => {
     expect(await pending(shop)).toBe('0.00');
   });
 
+  it('is checked by acquiro ledger check: a chargeback the open disputes do not account for is named', async () => {
+    await drain();
+    const txn = await pay(shop, { card: DISPUTED });
+    clock.advance(DAY);
+    expect(await pollDisputes(deps())).toBe(1);
+    await expectLedgerCheckClean();
+    // Broken on purpose, and mended again: the dispute row says less than its journal took back,
+    // then (as if reversed without its journal) nothing.
+    for (const [breakIt, mendIt] of [
+      [`UPDATE disputes SET amount = amount - 1 WHERE payment_id = $1`, `UPDATE disputes SET amount = amount + 1 WHERE payment_id = $1`],
+      [`UPDATE disputes SET status = 'reversed' WHERE payment_id = $1`, `UPDATE disputes SET status = 'open' WHERE payment_id = $1`],
+    ] as const) {
+      await gw.database.query(breakIt, [txn.transaction_id]);
+      try {
+        const check = await runCommand(['ledger', 'check', '--json'], deps());
+        expect(check.exitCode).toBe(1);
+        expect(JSON.parse(check.stdout).violations).toContainEqual(expect.objectContaining({ id: txn.transaction_id, problem: 'chargeback' }));
+      } finally {
+        await gw.database.query(mendIt, [txn.transaction_id]);
+      }
+      await expectLedgerCheckClean();
+    }
+  });
+
   it('is disputed once when two workers poll at once as it falls due', async () => {
     await drain();
     const txn = await pay(shop, { card: DISPUTED });

@@ -1,7 +1,8 @@
 // `acquiro ledger check`: proves the books. Every journal sums to zero in its one currency, and
 // every payment's books agree with its row: the hold outstanding only while it is authorised or
 // held for review, the captured and refunded amounts as booked, refunds (pending and succeeded)
-// never above what was captured, and the state matching the amounts; every balance row (available,
+// never above what was captured, the chargebacks booked as its open disputes say, and the state
+// matching the amounts; every balance row (available,
 // reserved) equals the sum of its books' entries; every payout's reservation, payment, fee and
 // return are booked as its status says. docs/ledger.md.
 import type { PaymentStatus } from '../../domain/payment.ts';
@@ -81,6 +82,9 @@ export function paymentViolations(p: PaymentBooks): Violation[] {
   if (p.refundsReserved > p.capturedAmount) add('over_refund', `pending and succeeded refunds sum to ${p.refundsReserved}, above the ${p.capturedAmount} captured`);
   if (p.refundReserved !== p.refundsReserved) add('reserved', `pending and succeeded refunds sum to ${p.refundsReserved}, the payment reserves ${p.refundReserved}`);
   if (p.capturedAmount > p.amount) add('over_capture', `${p.capturedAmount} captured of ${p.amount} authorised`);
+  // Refunds and chargebacks are not summed against the capture: a dispute the acquirer reports
+  // after a refund is its fact, recorded whatever was refunded (docs/chargebacks.md).
+  if (p.bookedChargedBack !== p.disputesOpen) add('chargeback', `${p.bookedChargedBack} booked as charged back, the payment's open disputes say ${p.disputesOpen}`);
   if (!stateMatches(p)) add('state', `a ${p.status} payment with ${p.capturedAmount} captured and ${p.refundedAmount} refunded`);
   return found;
 }

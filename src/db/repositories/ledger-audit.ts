@@ -52,6 +52,10 @@ export interface PaymentBooks {
   readonly refundsSucceeded: number;
   /** Pending and succeeded refunds. */
   readonly refundsReserved: number;
+  /** What the chargeback journals took back and did not give back (processor_receivable). */
+  readonly bookedChargedBack: number;
+  /** The amounts of the payment's disputes still open: what its chargebacks took back. */
+  readonly disputesOpen: number;
   /** The succeeded capture operation's amount, when the payment was captured after authorisation. */
   readonly operationCaptured: number | null;
 }
@@ -65,8 +69,12 @@ export async function paymentBooks(db: Executor, afterId: string, limit: number)
           SELECT payment_id,
                  coalesce(sum(amount) FILTER (WHERE book = 'authorised_funds'), 0) AS held,
                  coalesce(sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind = 'capture'), 0) AS captured,
-                 coalesce(-sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind = 'refund'), 0) AS refunded
+                 coalesce(-sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind = 'refund'), 0) AS refunded,
+                 coalesce(-sum(amount) FILTER (WHERE book = 'processor_receivable' AND kind IN ('chargeback', 'chargeback_reversal')), 0) AS charged_back
             FROM ledger_entries WHERE payment_id IN (SELECT id FROM page) GROUP BY payment_id),
+        disputed AS (
+          SELECT payment_id, sum(amount) FILTER (WHERE status = 'open') AS open
+            FROM disputes WHERE payment_id IN (SELECT id FROM page) GROUP BY payment_id),
         refund_sums AS (
           SELECT payment_id,
                  coalesce(sum(amount) FILTER (WHERE status = 'succeeded'), 0) AS succeeded,
@@ -79,9 +87,10 @@ export async function paymentBooks(db: Executor, afterId: string, limit: number)
                p.refunded_amount::text AS refunded_amount, p.refund_reserved::text AS refund_reserved, coalesce(b.held, 0)::text AS held,
                coalesce(b.captured, 0)::text AS booked_captured, coalesce(b.refunded, 0)::text AS booked_refunded,
                coalesce(r.succeeded, 0)::text AS refunds_succeeded, coalesce(r.reserved, 0)::text AS refunds_reserved,
-               c.captured::text AS operation_captured
+               c.captured::text AS operation_captured, coalesce(b.charged_back, 0)::text AS booked_charged_back,
+               coalesce(d.open, 0)::text AS disputes_open
           FROM page p LEFT JOIN books b ON b.payment_id = p.id LEFT JOIN refund_sums r ON r.payment_id = p.id
-          LEFT JOIN captures c ON c.payment_id = p.id
+          LEFT JOIN captures c ON c.payment_id = p.id LEFT JOIN disputed d ON d.payment_id = p.id
          ORDER BY p.id`,
   );
   return rows.map((r) => ({
@@ -98,6 +107,8 @@ export async function paymentBooks(db: Executor, afterId: string, limit: number)
     refundsSucceeded: Number(r.refunds_succeeded),
     refundsReserved: Number(r.refunds_reserved),
     operationCaptured: r.operation_captured === null ? null : Number(r.operation_captured),
+    bookedChargedBack: Number(r.booked_charged_back),
+    disputesOpen: Number(r.disputes_open),
   }));
 }
 
