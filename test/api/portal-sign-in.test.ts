@@ -130,6 +130,36 @@ describe('portal sign-in', () => {
     expect((await passwordStep(member)).answer.location).toBe('/portal/second-factor');
   });
 
+  it('ends the member\'s other sessions when it sets or replaces its second factor from My account, as a new password does', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const here = await signIn(gw, member, { clock: wall });
+    const elsewhere = await signIn(gw, member, { clock: wall });
+    const enrol = async () => {
+      // Replacing asks for a code from the current app too.
+      const current = member.totpSecret ? { _reauth_code: nextCode(member, wall) } : {};
+      const page = await here.get('/portal/enrol');
+      member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+      expect((await here.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password, ...current })).status).toBe(200);
+    };
+    await enrol();
+    expect((await here.get('/portal/transactions')).status).toBe(200);
+    expect((await elsewhere.get('/portal/transactions')).location).toMatch(/^\/portal\/sign-in/);
+
+    // Replaced (a lost phone, say): a session opened with the old factor ends too.
+    wall.advance(60_000);
+    const again = await signIn(gw, member, { clock: wall });
+    expect((await again.get('/portal/transactions')).status).toBe(200);
+    wall.advance(60_000);
+    await enrol();
+    expect((await here.get('/portal/transactions')).status).toBe(200);
+    expect((await again.get('/portal/transactions')).location).toMatch(/^\/portal\/sign-in/);
+    const [audit] = await gw.database.query<{ detail: Record<string, string> }>(
+      `SELECT detail FROM portal_audit_log WHERE user_id = $1 AND action = 'second-factor.enrol' AND outcome = 'ok' ORDER BY seq DESC LIMIT 1`,
+      [member.userId],
+    );
+    expect(audit?.detail).toEqual({ sessions_ended: '1' });
+  });
+
   it('locks a member after 5 failures, even against the right password, for 15 minutes of wall-clock time', async () => {
     const member = await createMember(gw, merchantId, 'viewer');
     for (let i = 0; i < 5; i++) expect((await passwordStep(member, `wrong password ${i}`)).answer.status).toBe(401);

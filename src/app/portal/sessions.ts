@@ -3,7 +3,7 @@
 // is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { deleteExpiredSessions, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -115,7 +115,9 @@ export type EnrolmentResult = { readonly ok: true; readonly recoveryCodes: reado
 /**
  * Confirms enrolment with a code from the app: the member's second factor is set, ten recovery
  * codes are made (shown once), and a session that was waiting on enrolment becomes active under a
- * new token. A member already enrolled replaces its secret (My account).
+ * new token. A member already enrolled replaces its secret (My account); set or replaced from My
+ * account, the member's other sessions end, as with a new password: one opened elsewhere with
+ * the factor being replaced (a lost phone, say) is not trusted past the change.
  */
 export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, attempt: { code: string; ip: string }): Promise<EnrolmentResult> {
   const at = deps.wallClock.now();
@@ -135,9 +137,13 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       const sealed = deps.vault.seal(secret, member.id);
       await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
       await replaceRecoveryCodes(tx, member.id, codes.map(recoveryCodeHash), at);
-      await appendAudit(tx, { ...base, outcome: 'ok' }, at);
       // The member has just typed its password and a code: that counts as re-authentication.
-      if (open.session.status === 'enrol') return { ok: true, recoveryCodes: codes, token: await promote(tx, open.session, member, at, { reauthenticated: true }) };
+      if (open.session.status === 'enrol') {
+        await appendAudit(tx, { ...base, outcome: 'ok' }, at);
+        return { ok: true, recoveryCodes: codes, token: await promote(tx, open.session, member, at, { reauthenticated: true }) };
+      }
+      const ended = await deleteOtherSessionsOf(tx, member.id, open.session.id);
+      await appendAudit(tx, { ...base, outcome: 'ok', detail: { sessions_ended: String(ended) } }, at);
       await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: null, pendingTotpKeyId: null });
       return { ok: true, recoveryCodes: codes };
     },

@@ -1,6 +1,6 @@
 // Portal sessions: the row's key is the SHA-256 of the cookie's token. A session's status
 // (second factor due, enrolment due, active) moves only by a Transition of SESSION_MACHINE.
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, ne, sql } from 'drizzle-orm';
 import type { SessionStatus } from '../../domain/members.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
@@ -50,6 +50,15 @@ export async function deleteSession(db: Executor, id: string): Promise<void> {
 /** Ends every session of the member (sign out everywhere, a new password, disabling); answers how many. */
 export async function deleteSessionsOf(db: Executor, userId: string): Promise<number> {
   const rows = await db.delete(portalSessions).where(eq(portalSessions.userId, userId)).returning({ id: portalSessions.id });
+  return rows.length;
+}
+
+/** Ends every session of the member but `keptId` (a credential changed in that session); answers how many. */
+export async function deleteOtherSessionsOf(db: Executor, userId: string, keptId: string): Promise<number> {
+  const rows = await db
+    .delete(portalSessions)
+    .where(and(eq(portalSessions.userId, userId), ne(portalSessions.id, keptId)))
+    .returning({ id: portalSessions.id });
   return rows.length;
 }
 
