@@ -136,7 +136,7 @@ describe('portal sign-in', () => {
     const elsewhere = await signIn(gw, member, { clock: wall });
     const enrol = async () => {
       // Replacing asks for a code from the current app too.
-      const current = member.totpSecret ? { _reauth_code: nextCode(member, wall) } : {};
+      const current: Record<string, string> = member.totpSecret ? { _reauth_code: nextCode(member, wall) } : {};
       const page = await here.get('/portal/enrol');
       member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
       expect((await here.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password, ...current })).status).toBe(200);
