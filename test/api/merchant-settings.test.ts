@@ -5,9 +5,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
-import { cardPayment } from '../support/fixtures.ts';
+import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { booksOf, pay } from '../support/lifecycle.ts';
+import { shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
 
@@ -54,6 +55,26 @@ describe('acquiro merchants disable|enable', () => {
     expect(await within(2_000, async () => (await authorise(shop)).status === 403)).toBe(true);
     const other = await gw.merchant();
     expect((await authorise(other)).status).toBe(200);
+  });
+
+  it("takes no payment on a disabled merchant's hosted page, and takes it again once enabled", async () => {
+    const shop = await gw.merchant();
+    const browser = shopper(gw.gateway.server.app);
+    const order = orderNo('CO');
+    const handOffPage = await shop.post('/v1/checkout', { ...shop.ids, order_no: order, currency: 'USD', amount: '25.00', return_url: 'https://shop.example/return' });
+    const pageUrl = (await browser.handOff(handOffPage.raw)).location!;
+    expect((await browser.get(pageUrl)).status).toBe(200); // the card form; the account is cached now
+    expect((await acquiro('merchants', 'disable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
+    expect(await within(2_000, async () => (await browser.get(pageUrl)).status === 404)).toBe(true);
+    const card = { holder_name: 'Ana Lima', card_number: '4111 1111 1111 1111', expiry: '12 / 30', security_code: '123' };
+    expect((await browser.post(`${pageUrl}/pay`, card)).status).toBe(404);
+    const status = async () => (await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE order_no = $1', [order]))[0]!.status;
+    expect(await status()).toBe('requires_redirect');
+
+    expect((await acquiro('merchants', 'enable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
+    expect(await within(2_000, async () => (await browser.get(pageUrl)).status === 200)).toBe(true);
+    expect((await browser.post(`${pageUrl}/pay`, card)).status).toBe(303);
+    expect(await status()).toBe('captured');
   });
 
   it('refuses an unknown merchant, and an account of another merchant', async () => {

@@ -12,7 +12,7 @@ import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
 import { CheckoutRequest, checkoutCommand, REFUSED } from '../requests/checkout.ts';
 import { createCheckout, openHandOff, pageUrlOf, sessionOfPage, signInfoOf } from '../../app/checkout/session.ts';
 import type { Deps } from '../../app/context.ts';
-import { merchantName, paymentById } from '../../db/repositories/checkout.ts';
+import { accountById, merchantName, paymentById } from '../../db/repositories/checkout.ts';
 import type { CheckoutSessionRow } from '../../db/schema.ts';
 import { handOffPage } from '../../web/pages/handoff.ts';
 import { hostedPage } from '../../web/pages/hosted.ts';
@@ -85,13 +85,13 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
   const pageRoute = { errorHandler: pageErrorHandler(deps) };
 
   app.get<{ Params: PageParams }>('/checkout/:session/:token', pageRoute, async (request, reply) => {
-    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    const session = await openSession(request.params);
     if (!session) return sendPage(reply, notFound(request));
     return show(request, session, reply);
   });
 
   app.post<{ Params: PageParams }>('/checkout/:session/:token/pay', pageRoute, async (request, reply) => {
-    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    const session = await openSession(request.params);
     if (!session) return sendPage(reply, notFound(request));
     const result: PayResult = await payWithCard(deps, session, (request.body ?? {}) as Record<string, unknown>);
     if (result.kind === 'invalid') return show(request, session, reply, { problems: result.problems, holderName: result.holderName });
@@ -99,12 +99,25 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
   });
 
   app.post<{ Params: PageParams }>('/checkout/:session/:token/cancel', pageRoute, async (request, reply) => {
-    const session = await sessionOfPage(deps, request.params.session, request.params.token);
+    const session = await openSession(request.params);
     if (!session) return sendPage(reply, notFound(request));
     const payment = await paymentById(deps.database.db, session.paymentId);
     if (payment?.status === 'requires_redirect') await abandon(deps, payment);
     return redirect(reply, pageUrlOf(deps, session));
   });
+
+  /**
+   * The session a page URL names, while its account and merchant are enabled: an operator's
+   * `merchants disable` stops the hosted page as it refuses the API (4410), from the next request
+   * on every process (the account directory), so a shopper is not charged for a merchant that no
+   * longer takes payments. Enabled again, the page works until the session expires.
+   */
+  async function openSession(params: PageParams): Promise<CheckoutSessionRow | null> {
+    const session = await sessionOfPage(deps, params.session, params.token);
+    if (!session) return null;
+    const account = await accountById(deps.database.db, session.accountId);
+    return account && (await directory.find(account.merchantId, account.id)) ? session : null;
+  }
 
   function notFound(request: FastifyRequest) {
     return messagePage({ baseUrl, lang: languageOf(request).lang, status: 404, title: 'notFoundTitle', text: 'notFoundText', sandbox });
