@@ -77,6 +77,22 @@ describe('acquiro merchants disable|enable', () => {
     expect(await status()).toBe('captured');
   });
 
+  it("completes no 3-D Secure challenge of a disabled account: the shopper's answer charges nothing, and again once enabled", async () => {
+    const shop = await gw.merchant();
+    const browser = shopper(gw.gateway.server.app);
+    const challenged = (await shop.post('/v1/authorise', cardPayment(shop.ids, { card: '4000000000003220', return_url: 'https://shop.example/back' }))).body;
+    expect(challenged.order_status).toBe('2');
+    const status = async () => (await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [challenged.transaction_id]))[0]!.status;
+    expect((await acquiro('merchants', 'disable', ...ids(shop))).exitCode).toBe(0);
+    await browser.answer(challenged.redirect_url, { code: '1234', action: 'verify' });
+    expect(await status()).toBe('requires_authentication');
+    expect(await booksOf(gw, challenged.transaction_id)).toEqual({});
+
+    expect((await acquiro('merchants', 'enable', ...ids(shop))).exitCode).toBe(0);
+    await browser.answer(challenged.redirect_url, { code: '1234', action: 'verify' });
+    expect(await status()).toBe('captured');
+  });
+
   it('refuses an unknown merchant, and an account of another merchant', async () => {
     const [mine, theirs] = [await gw.merchant(), await gw.merchant()];
     expect((await acquiro('merchants', 'disable', '--merchant-id', 'M999')).stderr).toBe('error: no merchant M999\n');

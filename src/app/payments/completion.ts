@@ -7,6 +7,7 @@
 // charged); the expiry task asks the processor about a marked payment before failing it.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
 import { markCompletionSent } from '../../db/repositories/payments.ts';
+import { merchantActive } from '../../db/repositories/accounts.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import type { Waiting } from './waiting.ts';
@@ -22,6 +23,14 @@ export async function connectorCompletion(
   const complete = connector?.[kind];
   if (!connector || !complete) {
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind }, 'the connector cannot complete this payment');
+    return undefined;
+  }
+  // An operator's `merchants disable` stops payments as it refuses the API (4410): a shopper who
+  // finishes a challenge or an issuer's page begun before it is not charged for a merchant that
+  // no longer takes payments. Nothing is sent; the payment waits, and fails as abandoned at its
+  // deadline unless the merchant is enabled again before it and the shopper answers again.
+  if (waiting.context.account.status !== 'active' || !(await merchantActive(deps.database.db, payment.merchantId))) {
+    deps.log.info({ paymentId: payment.id, kind }, 'completion not sent: the account or its merchant is disabled');
     return undefined;
   }
   await markCompletionSent(deps.database.db, payment.id, deps.wallClock.now());

@@ -6,7 +6,8 @@
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
 import { deleteSession, insertSession } from '../../db/repositories/portal-sessions.ts';
-import { memberByEmail, memberById, merchantActive, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
+import { merchantActive } from '../../db/repositories/accounts.ts';
+import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';

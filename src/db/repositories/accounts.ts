@@ -73,3 +73,12 @@ export async function storefrontDomains(db: Executor, accountId: string): Promis
   const [row] = await db.select({ domains: accounts.storefrontDomains }).from(accounts).where(eq(accounts.id, accountId));
   return row?.domains ?? [];
 }
+
+/**
+ * False for a merchant disabled by an operator (or gone): its members neither sign in nor keep a
+ * session, and no payment of it is completed (src/app/payments/completion.ts).
+ */
+export async function merchantActive(db: Executor, merchantId: string): Promise<boolean> {
+  const [row] = await db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
+  return row?.status === 'active';
+}

@@ -95,12 +95,6 @@ export async function unusedRecoveryCodes(db: Executor, userId: string): Promise
   return row?.count ?? 0;
 }
 
-/** False for a merchant disabled by an operator (or gone): its members neither sign in nor keep a session. */
-export async function merchantActive(db: Executor, merchantId: string): Promise<boolean> {
-  const [row] = await db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
-  return row?.status === 'active';
-}
-
 export async function merchantExists(db: Executor, merchantId: string): Promise<boolean> {
   const [row] = await db.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
   return row !== undefined;
