@@ -33,10 +33,10 @@ const toRefund = rowMapper(refunds);
 // order's columns, so the update finds its payment by one index lookup a row: joined to `o` again,
 // it scanned the orders once for every locked row (the planner takes a CTE for one row).
 const CLAIM_REFUNDS_SQL = `WITH o AS (
-    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[])
-      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key)
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[], $13::timestamptz[])
+      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key, created_at)
   ), locked AS (
-    SELECT p.id, o.order_no, o.currency, o.amount, o.refund_amount, o.reason, o.next_check_at, o.refund_id, o.request_key
+    SELECT p.id, o.order_no, o.currency, o.amount, o.refund_amount, o.reason, o.next_check_at, o.refund_id, o.request_key, o.created_at
     FROM payments p JOIN o ON o.payment_id = p.id WHERE p.account_id = $1 ORDER BY p.id FOR UPDATE OF p
   ), reserved AS (
     UPDATE payments p SET refund_reserved = p.refund_reserved + o.refund_amount, version = p.version + 1, updated_at = now()
@@ -45,10 +45,10 @@ const CLAIM_REFUNDS_SQL = `WITH o AS (
       AND p.amount = o.amount AND p.status = ANY ($10::text[])
       AND p.captured_amount - p.refund_reserved - (SELECT coalesce(sum(d.amount), 0) FROM disputes d WHERE d.payment_id = p.id AND d.status = 'open') >= o.refund_amount
       AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
-    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
+    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key, o.created_at
   ), claimed AS (
-    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key)
-    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key FROM reserved r
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key, created_at)
+    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key, r.created_at FROM reserved r
     RETURNING *
   )
   SELECT row_to_json(claimed) AS refund, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference
@@ -75,6 +75,11 @@ export interface RefundClaim {
   readonly reason: string | null;
   readonly refundableFrom: readonly string[];
   readonly nextCheckAt: Date;
+  /**
+   * Business time of the claim (the clock's): refund_date, and the refund search's window, read it
+   * beside the payment's created_at and the refund's settled_at, which the clock stamped too.
+   */
+  readonly createdAt: Date;
   /** The order's key in a keyed request (OrderRef.requestKey): at most one refund per key. */
   readonly requestKey?: string;
 }
@@ -115,6 +120,7 @@ export async function claimRefunds(database: Database, claims: readonly RefundCl
         first!.refundableFrom,
         REFUND_MACHINE.enter('pending').to,
         claims.map((c) => c.requestKey ?? null),
+        claims.map((c) => c.createdAt.toISOString()),
       ],
       'claim_refunds',
     );
