@@ -641,6 +641,42 @@ describe('a refund of a payment with an open chargeback', () => {
   });
 });
 
+// A chargeback recorded while a refund's claim waits for the payment's lock: the claim must count
+// it (PostgreSQL only: the embedded engine runs one statement at a time, so nothing waits).
+describe.runIf(TEST_DB === 'postgres')('a refund whose claim waits while a chargeback is recorded', () => {
+  it('counts the chargeback recorded just before it: nothing is refunded beyond what it left', async () => {
+    await drain();
+    const txn = await pay(shop);
+    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
+    const report: DisputeReport = {
+      disputeId: `acq-wait-${txn.transaction_id}`,
+      paymentReference: row!.connector_reference,
+      stage: 'opened',
+      amount: { minor: 1000, currency: 'USD' },
+      reasonCode: '13.1',
+      at: clock.now(),
+    };
+    let recorded: Promise<unknown> | undefined;
+    let refunded: Promise<Record<string, string>> | undefined;
+    // Another transaction holds the payment; the chargeback's recording queues for it first, then the refund's claim.
+    await second.transaction(async (query) => {
+      await query('SELECT id FROM payments WHERE id = $1 FOR UPDATE', [txn.transaction_id]);
+      recorded = recordDispute(deps(), { connector: 'simulator', report });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      refunded = refund(shop, txn, '10.00');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(await recorded).toMatchObject({ outcome: 'opened' });
+    const answer = await refunded!;
+    expect(answer.refund_status).toBe('0');
+    expect(answer.error_message).toMatch(/^5010:/);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
+    const [reserved] = await gw.database.query<{ n: number }>('SELECT refund_reserved::int AS n FROM payments WHERE id = $1', [txn.transaction_id]);
+    expect(reserved!.n).toBe(0);
+    await expectLedgerCheckClean();
+  });
+});
+
 describe('another merchant', () => {
   it('sees none of it: no event, no dispute, no movement of its balance', async () => {
     await drain();

@@ -9,7 +9,8 @@ import { QUEUES } from '../../src/db/repositories/leases.ts';
 import { leaseDuePayments } from '../../src/db/repositories/payments.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { eventTypes, expectLedgerBalanced, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
+import { compactTime } from '../../src/app/batch/selection.ts';
+import { allowQueriesFrom, eventTypes, expectLedgerBalanced, pay, paymentRow, refund, scriptedProcessor } from '../support/lifecycle.ts';
 
 const DAY = 86_400_000;
 const clock = new FakeClock('2025-06-01T12:00:00Z');
@@ -68,5 +69,28 @@ describe('authorisation expiry on the injected clock, through the lease', () => 
     expect(processor.calls.cancel - voidsBefore).toBe(3);
     expect(await paymentRow(gw, held[0]!.transaction_id)).toMatchObject({ status: 'cancelled', result_code: '2010' });
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('refunds on the injected clock', () => {
+  it('stamps a refund’s refund_date from the clock, as its settle_date and its payment’s transaction_date are, and finds it in that window', async () => {
+    const shop = await gw.merchant();
+    await allowQueriesFrom(gw, [shop]);
+    const paid = await pay(shop, { amount: '30.00' });
+    const refunded = await refund(shop, paid, '5.00');
+    expect(refunded.refund_status).toBe('1');
+    const day = compactTime(clock.now()).slice(0, 8);
+
+    const byId = await shop.post('/v1/refundSearch', { ...shop.ids, refund_reference_id: refunded.refund_reference_id }, { format: 'form' });
+    const [found] = byId.body.refund_list;
+    expect(found.settle_date).toBe(compactTime(clock.now()));
+    expect(found.refund_date).toBe(found.settle_date);
+
+    const query = await shop.post('/v1/retrievalTrans', { ...shop.ids, transaction_id: paid.transaction_id }, { format: 'form' });
+    expect(query.body.orders_list[0].transaction_date.slice(0, 8)).toBe(day);
+
+    const window = await shop.post('/v1/refundSearch', { ...shop.ids, start_time: `${day}000000`, end_time: `${day}235959` }, { format: 'form' });
+    expect(window.body).toMatchObject({ total: '1' });
+    expect(window.body.refund_list.map((r: Record<string, string>) => r.refund_reference_id)).toEqual([refunded.refund_reference_id]);
   });
 });

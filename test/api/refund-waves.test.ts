@@ -241,6 +241,7 @@ describe('claims under request keys (a keyed request taken over) racing', () => 
         reason: null,
         refundableFrom: startsFrom('refund'),
         nextCheckAt: new Date(Date.now() + 60_000),
+        createdAt: new Date(),
         requestKey: `race-key:${i}`,
       }));
     const [first, second] = await Promise.all([claimRefunds(gw.database, claimsOf()), claimRefunds(gw.database, claimsOf())]);

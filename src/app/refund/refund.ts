@@ -138,6 +138,7 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder, turn: numb
     refundableFrom: startsFrom('refund'),
     // Wall time: a technical timer, not hurried by the test clock.
     nextCheckAt: new Date(deps.wallClock.now().getTime() + unknownAfterMs + turn * callTimeoutMs),
+    createdAt: now,
     ...(order.requestKey ? { requestKey: order.requestKey } : {}),
   };
 }

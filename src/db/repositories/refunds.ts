@@ -24,19 +24,26 @@ const toRefund = rowMapper(refunds);
 // Claims refunds with one conditional update: each payment is this account's, named by both keys
 // with its currency and amount, in a refundable state, with enough left (an open chargeback's
 // amount is back with the shopper already: refunding it too would pay it twice), and (in a request with an
-// Idempotency-Key) no refund claimed under the order's request key yet. Under concurrency the
-// database re-checks the condition against the latest row, so refunds never exceed the capture
-// (and payments_refund_reserved_bounds would refuse it anyway); two claims under one request key
+// Idempotency-Key) no refund claimed under the order's request key yet. It runs once the payments
+// are locked (LOCK_CLAIMED_PAYMENTS_SQL, the statement before it in the claim's transaction), so it
+// reads the disputes as their writers, who hold the payment's lock, left them: a statement that
+// waited for the lock itself would re-check the payment's row but count the disputes as they were
+// when it began, missing a chargeback recorded meanwhile and refunding that money a second time.
+// So refunds never exceed the capture less open chargebacks (and payments_refund_reserved_bounds
+// would refuse more than the capture anyway); two claims under one request key
 // at once are settled by refunds_request_key (0019): the loser's statement, reservations
 // included, is undone. `locked` takes the payments' locks in id order (its rows are locked as they
 // leave the sort, and the update only reaches a row once `locked` has given it), and carries each
 // order's columns, so the update finds its payment by one index lookup a row: joined to `o` again,
 // it scanned the orders once for every locked row (the planner takes a CTE for one row).
+/** The claimed payments of the account, locked in id order, before the claim reads them ($1 account, $2 ids). */
+const LOCK_CLAIMED_PAYMENTS_SQL = `SELECT id FROM payments WHERE account_id = $1 AND id = ANY ($2::text[]) ORDER BY id FOR UPDATE`;
+
 const CLAIM_REFUNDS_SQL = `WITH o AS (
-    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[])
-      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key)
+    SELECT * FROM unnest($2::text[], $3::text[], $4::text[], $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[], $9::text[], $12::text[], $13::timestamptz[])
+      AS o(payment_id, order_no, currency, amount, refund_amount, reason, next_check_at, refund_id, request_key, created_at)
   ), locked AS (
-    SELECT p.id, o.order_no, o.currency, o.amount, o.refund_amount, o.reason, o.next_check_at, o.refund_id, o.request_key
+    SELECT p.id, o.order_no, o.currency, o.amount, o.refund_amount, o.reason, o.next_check_at, o.refund_id, o.request_key, o.created_at
     FROM payments p JOIN o ON o.payment_id = p.id WHERE p.account_id = $1 ORDER BY p.id FOR UPDATE OF p
   ), reserved AS (
     UPDATE payments p SET refund_reserved = p.refund_reserved + o.refund_amount, version = p.version + 1, updated_at = now()
@@ -45,10 +52,10 @@ const CLAIM_REFUNDS_SQL = `WITH o AS (
       AND p.amount = o.amount AND p.status = ANY ($10::text[])
       AND p.captured_amount - p.refund_reserved - (SELECT coalesce(sum(d.amount), 0) FROM disputes d WHERE d.payment_id = p.id AND d.status = 'open') >= o.refund_amount
       AND (o.request_key IS NULL OR NOT EXISTS (SELECT 1 FROM refunds k WHERE k.account_id = $1 AND k.request_key = o.request_key))
-    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key
+    RETURNING p.id, p.account_id, p.currency, p.connector, p.connector_reference, o.refund_id, o.refund_amount, o.reason, o.next_check_at, o.request_key, o.created_at
   ), claimed AS (
-    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key)
-    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key FROM reserved r
+    INSERT INTO refunds (id, payment_id, account_id, amount, currency, reason, next_check_at, status, request_key, created_at)
+    SELECT r.refund_id, r.id, r.account_id, r.refund_amount, r.currency, r.reason, r.next_check_at, $11, r.request_key, r.created_at FROM reserved r
     RETURNING *
   )
   SELECT row_to_json(claimed) AS refund, reserved.connector AS payment_connector, reserved.connector_reference AS payment_reference
@@ -75,6 +82,11 @@ export interface RefundClaim {
   readonly reason: string | null;
   readonly refundableFrom: readonly string[];
   readonly nextCheckAt: Date;
+  /**
+   * Business time of the claim (the clock's): refund_date, and the refund search's window, read it
+   * beside the payment's created_at and the refund's settled_at, which the clock stamped too.
+   */
+  readonly createdAt: Date;
   /** The order's key in a keyed request (OrderRef.requestKey): at most one refund per key. */
   readonly requestKey?: string;
 }
@@ -87,7 +99,7 @@ export interface ClaimedRefund {
 }
 
 /**
- * Claims refunds of one account, each on a different payment, with one statement (one commit):
+ * Claims refunds of one account, each on a different payment, with one statement once their payments are locked (one commit):
  * answers each claim's refund in the claims' order, null where nothing was claimed.
  */
 export async function claimRefunds(database: Database, claims: readonly RefundClaim[]): Promise<(ClaimedRefund | null)[]> {
@@ -100,24 +112,28 @@ export async function claimRefunds(database: Database, claims: readonly RefundCl
   if (new Set(claims.map((c) => c.transactionId)).size !== claims.length) throw new Error('claimRefunds: two claims on one payment');
   let rows: ClaimedRow[];
   try {
-    rows = await database.query<ClaimedRow>(
-      CLAIM_REFUNDS_SQL,
-      [
-        first!.accountId,
-        claims.map((c) => c.transactionId),
-        claims.map((c) => c.orderNo),
-        claims.map((c) => c.currency),
-        claims.map((c) => c.amount),
-        claims.map((c) => c.refundAmount),
-        claims.map((c) => c.reason),
-        claims.map((c) => c.nextCheckAt.toISOString()),
-        claims.map((c) => c.id),
-        first!.refundableFrom,
-        REFUND_MACHINE.enter('pending').to,
-        claims.map((c) => c.requestKey ?? null),
-      ],
-      'claim_refunds',
-    );
+    rows = await database.transaction(async (query) => {
+      await query(LOCK_CLAIMED_PAYMENTS_SQL, [first!.accountId, claims.map((c) => c.transactionId)], 'lock_claimed_payments');
+      return query<ClaimedRow>(
+        CLAIM_REFUNDS_SQL,
+        [
+          first!.accountId,
+          claims.map((c) => c.transactionId),
+          claims.map((c) => c.orderNo),
+          claims.map((c) => c.currency),
+          claims.map((c) => c.amount),
+          claims.map((c) => c.refundAmount),
+          claims.map((c) => c.reason),
+          claims.map((c) => c.nextCheckAt.toISOString()),
+          claims.map((c) => c.id),
+          first!.refundableFrom,
+          REFUND_MACHINE.enter('pending').to,
+          claims.map((c) => c.requestKey ?? null),
+          claims.map((c) => c.createdAt.toISOString()),
+        ],
+        'claim_refunds',
+      );
+    });
   } catch (error) {
     // Another request claimed under one of these keys meanwhile (refunds_request_key): nothing was
     // claimed here. Alone, that claim is simply not taken; among others, each is claimed again on its own.
