@@ -598,6 +598,12 @@ describe.runIf(TEST_DB === 'postgres')('a poll beside a statement that locks sev
 // The acquirer took the disputed amount back to the shopper: refunding it as well would pay the
 // shopper twice and debit the merchant twice. A refund counts an open dispute as refunded already;
 // a reversed one (the merchant won it) gives the amount back to refund.
+/** The acquirer's report of a dispute of `minor` opened on `txn` now, as its poll would hand it over. */
+async function openedReport(txn: Txn, tag: string, minor: number): Promise<DisputeReport> {
+  const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
+  return { disputeId: `acq-${tag}-${txn.transaction_id}`, paymentReference: row!.connector_reference, stage: 'opened', amount: { minor, currency: 'USD' }, reasonCode: '13.1', at: clock.now() };
+}
+
 describe('a refund of a payment with an open chargeback', () => {
   it('is refused beyond what the dispute left, and allowed again once the dispute is reversed', async () => {
     await drain();
@@ -622,15 +628,7 @@ describe('a refund of a payment with an open chargeback', () => {
   it('of part of the payment leaves the rest refundable, never more', async () => {
     await drain();
     const txn = await pay(shop);
-    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
-    const report: DisputeReport = {
-      disputeId: `acq-part-${txn.transaction_id}`,
-      paymentReference: row!.connector_reference,
-      stage: 'opened',
-      amount: { minor: 600, currency: 'USD' },
-      reasonCode: '13.1',
-      at: clock.now(),
-    };
+    const report = await openedReport(txn, 'part', 600);
     expect(await recordDispute(deps(), { connector: 'simulator', report })).toMatchObject({ outcome: 'opened' });
 
     expect((await refund(shop, txn, '4.01')).refund_message).toBe('V5010:refund_amount 4.01 exceeds the 4.00 left to refund of 10.00 captured (6.00 taken back by an open chargeback)');
@@ -647,15 +645,7 @@ describe.runIf(TEST_DB === 'postgres')('a refund whose claim waits while a charg
   it('counts the chargeback recorded just before it: nothing is refunded beyond what it left', async () => {
     await drain();
     const txn = await pay(shop);
-    const [row] = await gw.database.query<{ connector_reference: string }>('SELECT connector_reference FROM payments WHERE id = $1', [txn.transaction_id]);
-    const report: DisputeReport = {
-      disputeId: `acq-wait-${txn.transaction_id}`,
-      paymentReference: row!.connector_reference,
-      stage: 'opened',
-      amount: { minor: 1000, currency: 'USD' },
-      reasonCode: '13.1',
-      at: clock.now(),
-    };
+    const report = await openedReport(txn, 'wait', 1000);
     let recorded: Promise<unknown> | undefined;
     let refunded: Promise<Record<string, string>> | undefined;
     // Another transaction holds the payment; the chargeback's recording queues for it first, then the refund's claim.
