@@ -3,6 +3,7 @@
 // processor, cancelled with 2010, the hold released in the books, the merchant notified.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
@@ -44,5 +45,33 @@ describe('authorisation expiry', () => {
     expect(late.capture_status).not.toBe('succeeded');
     expect(await expireAuthorisations(gw.gateway.deps)).toBe(0);
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('an account routed to another connector since', () => {
+  const ownClock = new FakeClock(new Date());
+  const own = scriptedProcessor({ capped: 4 });
+  let alone: TestGateway;
+  beforeAll(async () => {
+    alone = await startTestGateway({ clock: ownClock, connectors: own.connectors });
+  });
+  afterAll(() => alone?.close());
+
+  it('still has its holds on the old connector voided on that connector\'s schedule', async () => {
+    const shop = await alone.merchant({ captureMode: 'manual' });
+    const route = async (connector: string) => {
+      const routed = await runCommand(['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector], alone.gateway.deps);
+      expect(routed.exitCode, routed.stderr).toBe(0);
+      alone.gateway.server.directory.forget();
+    };
+    // Taken on `capped`, which no account uses once this one is routed back to the simulator.
+    await route('capped');
+    const held = await pay(shop, { amount: '12.00' });
+    expect((await paymentRow(alone, held.transaction_id)).status).toBe('authorised');
+    await route('simulator');
+    ownClock.advance(7 * DAY + 60_000);
+    expect(await expireAuthorisations(alone.gateway.deps)).toBe(1);
+    expect(await paymentRow(alone, held.transaction_id)).toMatchObject({ status: 'cancelled', result_code: '2010' });
+    await expectLedgerBalanced(alone);
   });
 });

@@ -25,10 +25,13 @@ import { expireReview } from '../review/review.ts';
 import { claimOperation, executeOperation } from './operation.ts';
 
 const DAY_MS = 86_400_000;
+const HOLDS_CONNECTORS_SQL = `SELECT DISTINCT connector FROM payments WHERE status IN ('authorised', 'pending_review')`;
 
 /** One round; answers how many holds (authorisations and payments held for review) it released. */
 export async function expireAuthorisations(deps: Deps, limit = 50): Promise<number> {
-  const connectors = await deps.database.query<{ connector: string }>(`SELECT DISTINCT connector FROM accounts`);
+  // The connectors of the holds themselves (payments_holds_age), not of the accounts: an account
+  // routed to another connector since leaves its holds on the one that took them.
+  const connectors = await deps.database.query<{ connector: string }>(HOLDS_CONNECTORS_SQL);
   let released = 0;
   for (const { connector: name } of connectors) {
     const connector = deps.connectors.get(name);
