@@ -16,9 +16,9 @@ import { accountById } from '../../db/repositories/checkout.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
 import { leaseDuePayments } from '../../db/repositories/payments.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordLaterOutcome, type AuthorisationDecision } from '../payments/record-authorisation.ts';
+import { statusAtProcessor } from '../payments/status-at-processor.ts';
 import { storedRisk } from '../payments/waiting.ts';
 
 const LEASE_MS = 60_000;
@@ -49,11 +49,8 @@ export async function expireAbandonedPayments(deps: Deps, limit = 50): Promise<n
 async function outcomeAtProcessor(deps: Deps, payment: PaymentRow): Promise<AuthorisationDecision | undefined> {
   if (!payment.completionSentAt) return ABANDONED;
   if (deps.wallClock.now().getTime() < payment.completionSentAt.getTime() + deps.config.processor.unknownAfterMs) return undefined;
-  const connector = deps.connectors.get(payment.connector);
-  if (!connector) return undefined;
-  const answer = await callConnector(deps, (signal) =>
-    connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}), signal }),
-  );
+  const answer = await statusAtProcessor(deps, payment);
+  if (!answer) return undefined;
   if (!answer.ok) {
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind: answer.error.kind }, 'outcome of a sent completion unknown: not expired yet');
     return undefined;

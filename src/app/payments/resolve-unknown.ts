@@ -8,9 +8,9 @@ import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../../config.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
 import { leaseDuePayments, rescheduleCheck } from '../../db/repositories/payments.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
-import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { recordLaterOutcome } from './record-authorisation.ts';
+import { statusAtProcessor } from './status-at-processor.ts';
 import { riskOfLaterAnswer } from './unrecorded-risk.ts';
 
 /** The wait before an unknown outcome is asked about with the default ACQUIRO_CONNECTOR_TIMEOUT (35 s). */
@@ -20,12 +20,7 @@ export async function resolveUnknownPayments(deps: Deps, limit = 50): Promise<nu
   const leased = await leaseDuePayments(deps.database.db, QUEUES.unknownPayments, deps, limit, deps.config.processor.leaseMs);
   let resolved = 0;
   for (const payment of leased) {
-    const connector = deps.connectors.get(payment.connector);
-    const answer = connector
-      ? await callConnector(deps, (signal) =>
-          connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}), signal }),
-        )
-      : undefined;
+    const answer = await statusAtProcessor(deps, payment);
     if (!answer?.ok || answer.value.status === 'pending') {
       // Asked again no sooner than the next window.
       await rescheduleCheck(deps.database.db, payment.id, new Date(deps.wallClock.now().getTime() + deps.config.processor.unknownAfterMs));
