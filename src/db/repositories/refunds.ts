@@ -32,10 +32,10 @@ const toRefund = rowMapper(refunds);
 // So refunds never exceed the capture less open chargebacks (and payments_refund_reserved_bounds
 // would refuse more than the capture anyway); two claims under one request key
 // at once are settled by refunds_request_key (0019): the loser's statement, reservations
-// included, is undone. `locked` takes the payments' locks in id order (its rows are locked as they
-// leave the sort, and the update only reaches a row once `locked` has given it), and carries each
-// order's columns, so the update finds its payment by one index lookup a row: joined to `o` again,
-// it scanned the orders once for every locked row (the planner takes a CTE for one row).
+// included, is undone. `locked` carries each order's columns, so the update finds its payment by
+// one index lookup a row: joined to `o` again, it scanned the orders once for every locked row
+// (the planner takes a CTE for one row). Its FOR UPDATE finds the locks LOCK_CLAIMED_PAYMENTS_SQL
+// took already, and keeps the CTE from being inlined into the update.
 /**
  * The claimed payments of the account, locked in id order, before the claim reads them ($1
  * account, $2 ids). Joined to the ids, each is one probe of the primary key: written
