@@ -1,5 +1,6 @@
 // The Drizzle schema (src/db/schema.ts) and the SQL migrations describe the same tables: every
 // table, column, type and NOT NULL agree, and the migrations create nothing the schema lacks.
+import { readFileSync } from 'node:fs';
 import { getTableConfig, PgTable } from 'drizzle-orm/pg-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate } from '../../src/db/client.ts';
@@ -62,6 +63,17 @@ describe('schema and migrations', () => {
       expect(states(row!.def)).toEqual(states(declared));
     },
   );
+
+  // docs/scaling.md's plan for Citus says where each table goes (distributed by which key, a
+  // reference table, or local to the coordinator): a table added without a place there fails here.
+  it('has a place for every table in the Citus plan of docs/scaling.md', async () => {
+    const scaling = readFileSync(new URL('../../docs/scaling.md', import.meta.url), 'utf8');
+    const plan = scaling.slice(scaling.indexOf('## Sharding by merchant on Citus'));
+    const rows = await test.database.query<{ relname: string }>(
+      `SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace ORDER BY relname`,
+    );
+    expect(rows.map((r) => r.relname).filter((name) => !plan.includes(`\`${name}\``))).toEqual([]);
+  });
 
   it('applies nothing twice', async () => {
     expect(await migrate(test.database)).toEqual([]);
