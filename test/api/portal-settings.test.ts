@@ -1,7 +1,8 @@
 // Settings over HTTP: key rotation (re-authentication; the new secret shown once and working at
 // once), query IPs, storefront domains, the notification URL check; roles refused; another
-// merchant's accounts not found.
+// merchant's accounts not found; a disabled account's settings refused as its API requests are (4410).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
 import { verify } from '../../src/domain/signature.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -161,5 +162,54 @@ describe('portal notification URL check', () => {
     await staff.get('/portal/settings');
     const answer = await staff.post(`${account()}/notify-url/check`, { notify_url: receiver.url });
     expect(answer.body).toContain('HTTP 500');
+  });
+});
+
+describe('portal settings of a disabled account', () => {
+  it('refuses every change with 403 4410, audited, and changes nothing', async () => {
+    const frozen = await gw.merchant();
+    const frozenAdmin = await createMember(gw, frozen.ids.merchant_id, 'admin');
+    const client = await signIn(gw, frozenAdmin, { clock: wall });
+    const path = `/portal/settings/accounts/${frozen.ids.account_id}`;
+    await client.get('/portal/settings');
+    expect((await client.post(`${path}/query-ips/add`, { cidr: '198.51.100.7' })).status).toBe(303);
+    expect((await client.post(`${path}/storefronts/add`, { domain: 'https://frozen.example' })).status).toBe(303);
+    const disabled = await runCommand(['merchants', 'disable', '--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id], gw.gateway.deps);
+    expect(disabled.exitCode).toBe(0);
+    const before = await gw.database.query('SELECT id, expires_at FROM account_keys WHERE account_id = $1 ORDER BY id', [frozen.ids.account_id]);
+    const heard = receiver.received.length;
+
+    const changes = [
+      ['rotate-key', { _reauth_password: frozenAdmin.password, _reauth_code: nextCode(frozenAdmin, wall) }],
+      ['query-ips/add', { cidr: '198.51.100.8' }],
+      ['query-ips/remove', { cidr: '198.51.100.7' }],
+      ['storefronts/add', { domain: 'https://other.example' }],
+      ['storefronts/remove', { domain: 'https://frozen.example' }],
+      ['notify-url/check', { notify_url: receiver.url }],
+    ] as const;
+    for (const [action, fields] of changes) {
+      await client.get('/portal/settings');
+      const answer = await client.post(`${path}/${action}`, fields);
+      expect(answer.status, action).toBe(403);
+      expect(answer.body, action).toContain('4410:Merchant or account disabled');
+      expect(answer.body, action).not.toContain('new-secret');
+    }
+    expect(await gw.database.query('SELECT id, expires_at FROM account_keys WHERE account_id = $1 ORDER BY id', [frozen.ids.account_id])).toEqual(before);
+    const [row] = await gw.database.query<{ domains: string[] }>('SELECT storefront_domains AS domains FROM accounts WHERE id = $1', [frozen.ids.account_id]);
+    expect(row!.domains).toEqual(['https://frozen.example']);
+    const ips = await gw.database.query<{ cidr: string }>('SELECT cidr::text AS cidr FROM account_ips WHERE account_id = $1', [frozen.ids.account_id]);
+    expect(ips.map((ip) => ip.cidr)).toEqual(['198.51.100.7/32']);
+    expect(receiver.received).toHaveLength(heard);
+    const audit = await gw.database.query<{ action: string; outcome: string; detail: unknown }>(
+      "SELECT action, outcome, detail FROM portal_audit_log WHERE merchant_id = $1 AND action LIKE 'settings.%' AND outcome = 'refused' ORDER BY seq",
+      [frozen.ids.merchant_id],
+    );
+    expect(audit).toEqual(
+      ['settings.rotate-key', 'settings.query-ips.add', 'settings.query-ips.remove', 'settings.storefronts.add', 'settings.storefronts.remove', 'settings.notify-url.check'].map((action) => ({
+        action,
+        outcome: 'refused',
+        detail: { reason: '4410:Merchant or account disabled' },
+      })),
+    );
   });
 });

@@ -1,7 +1,9 @@
 // Subscriptions and payouts in the portal over HTTP: lists, a subscription's charges and a
 // payout's detail, cancelling each through the operators' use cases (seen in their rows and the
-// balance), roles refused, and another merchant's ids not found.
+// balance), roles refused, another merchant's ids not found, and a disabled account's cancels
+// refused as the API refuses the account (4410).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
@@ -15,9 +17,10 @@ let other: SignedClient;
 let admin: PortalClient;
 let operator: PortalClient;
 let viewer: PortalClient;
+let wall: FakeClock;
 
 beforeAll(async () => {
-  const wall = new FakeClock(new Date());
+  wall = new FakeClock(new Date());
   gw = await startTestGateway({ clock: new FakeClock('2026-11-22T10:15:00Z'), wallClock: wall });
   shop = await gw.merchant();
   other = await gw.merchant();
@@ -94,5 +97,39 @@ describe('portal payouts', () => {
     expect((await admin.get('/portal/payouts')).body).not.toContain(id);
     const [row] = await gw.database.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [id]);
     expect(row!.status).toBe('SCHEDULED');
+  });
+});
+
+describe('portal cancels on a disabled account', () => {
+  it('refuses a subscription’s and a payout’s cancel with 403 4410, audited, and nothing changes', async () => {
+    const frozen = await gw.merchant();
+    await topUp(gw, frozen, 'USD', '1000.00');
+    const frozenAdmin = await signIn(gw, await createMember(gw, frozen.ids.merchant_id, 'admin'), { clock: wall });
+    const { recurringId } = await subscribe(frozen, subscribing(frozen));
+    const created = await frozen.post('/v1/payout', payoutBody(frozen, { payment_date: '2026-11-30' }));
+    expect(created.body).toMatchObject({ status: 'SCHEDULED' });
+    const payoutId = created.body.transaction_id as string;
+    const reserved = await balanceOf(gw, frozen, 'USD');
+    const disabled = await runCommand(['merchants', 'disable', '--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id], gw.gateway.deps);
+    expect(disabled.exitCode).toBe(0);
+
+    for (const path of [`/portal/subscriptions/${frozen.ids.account_id}/${recurringId}`, `/portal/payouts/${frozen.ids.account_id}/${payoutId}`]) {
+      await frozenAdmin.get(path);
+      const answer = await frozenAdmin.post(`${path}/cancel`);
+      expect(answer.status, path).toBe(403);
+      expect(answer.body, path).toContain('4410:Merchant or account disabled');
+    }
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Active');
+    const [payout] = await gw.database.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [payoutId]);
+    expect(payout!.status).toBe('SCHEDULED');
+    expect(await balanceOf(gw, frozen, 'USD')).toEqual(reserved);
+    const audit = await gw.database.query<{ action: string; outcome: string; detail: unknown }>(
+      "SELECT action, outcome, detail FROM portal_audit_log WHERE merchant_id = $1 AND action IN ('subscriptions.cancel', 'payouts.cancel') ORDER BY seq",
+      [frozen.ids.merchant_id],
+    );
+    expect(audit).toEqual([
+      { action: 'subscriptions.cancel', outcome: 'refused', detail: { reason: '4410:Merchant or account disabled' } },
+      { action: 'payouts.cancel', outcome: 'refused', detail: { reason: '4410:Merchant or account disabled' } },
+    ]);
   });
 });

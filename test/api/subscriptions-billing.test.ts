@@ -1,8 +1,12 @@
 // A subscription's recurring charges with the clock moved by hand (FakeClock), through the
 // billing sweeper as a worker runs it: 13 monthly cycles begun on 31 January (the month-end rule),
 // missed cycles taken in order, each charge a payment of its own (query, refund, notification),
-// promotion and billing cycles, contract_start and contract_end, the account's capture mode.
+// promotion and billing cycles, contract_start and contract_end, the account's capture mode, and
+// a merchant or account disabled by an operator: its cycles skipped, never charged (4410).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { openDueCharges } from '../../src/app/subscriptions/bill.ts';
+import { leasePendingCharges } from '../../src/db/repositories/subscriptions.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
 import { single } from '../support/lifecycle.ts';
@@ -159,5 +163,82 @@ describe('contract_start and contract_end', () => {
     at('2026-07-15T00:00:00Z');
     await runBilling(deps());
     expect((await chargesOf(deps(), answer.body.recurring_id)).map((c) => c.due_at)).toEqual(['2026-06-01T10:15:00', '2026-07-01T10:15:00']);
+  });
+});
+
+describe('a disabled merchant or account', () => {
+  const operator = async (verb: 'disable' | 'enable', ids: readonly string[]) => expect((await runCommand(['merchants', verb, ...ids], deps())).exitCode).toBe(0);
+  const idsOf = (client: SignedClient, level: 'merchant' | 'account') =>
+    level === 'merchant' ? ['--merchant-id', client.ids.merchant_id] : ['--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id];
+  const recurringPayments = async (client: SignedClient, orderNo: string) =>
+    gw.database.query<{ id: string }>('SELECT id FROM payments WHERE account_id = $1 AND order_no LIKE $2', [client.ids.account_id, `${orderNo} R%`]);
+
+  it.each(['merchant', 'account'] as const)('skips every cycle that falls due while the %s is disabled: not sent, not retried, and not charged once enabled again', async (level) => {
+    at(START);
+    const frozen = await gw.merchant();
+    const { recurringId, orderNo } = await subscribe(frozen, subscribing(frozen, {}, { notify_url: 'http://127.0.0.1:9/hook' }));
+    await operator('disable', idsOf(frozen, level));
+    // Cycles 2 (28 February) and 3 (31 March) fall due while disabled, and a retry's days with them.
+    at('2026-04-15T00:00:00Z');
+    await runBilling(deps());
+    expect(await recurringPayments(frozen, orderNo)).toEqual([]);
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.attempt, c.status, c.result_code, c.payment_id])).toEqual([
+      [2, 1, 'failed', '4410', null],
+      [3, 1, 'failed', '4410', null],
+    ]);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 1, next_cycle: 4, next_attempt: 1 });
+    expect((await subscriptionOf(deps(), recurringId)).next_charge_at.toISOString()).toBe('2026-04-30T10:15:00.000Z');
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.cycle, e.attempt, e.transaction_id, e.payment_status, e.result_info, e.subscription_status, e.recurring_deduction_time])).toEqual([
+      ['2', '1', '', '', '4410:Merchant or account disabled', 'Active', '2026-03-31 10:15:00'],
+      ['3', '1', '', '', '4410:Merchant or account disabled', 'Active', '2026-04-30 10:15:00'],
+    ]);
+
+    // Enabled again: the missed cycles stay missed; the next one is charged on its date.
+    await operator('enable', idsOf(frozen, level));
+    await runBilling(deps());
+    expect(await recurringPayments(frozen, orderNo)).toEqual([]);
+    at('2026-04-30T10:15:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.status])).toEqual([
+      [2, 'failed'],
+      [3, 'failed'],
+      [4, 'succeeded'],
+    ]);
+    expect(await recurringPayments(frozen, orderNo)).toHaveLength(1);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 4, next_cycle: 5 });
+  });
+
+  it('completes a contract whose last cycle fell due while disabled, charging nothing', async () => {
+    at(START);
+    const frozen = await gw.merchant();
+    const { recurringId, orderNo } = await subscribe(frozen, subscribing(frozen, { billing_cycle: '2' }));
+    await operator('disable', idsOf(frozen, 'account'));
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    expect(await recurringPayments(frozen, orderNo)).toEqual([]);
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.status, c.result_code])).toEqual([[2, 'failed', '4410']]);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Completed', cycles_paid: 1, next_charge_at: null });
+  });
+
+  it('never sends an attempt claimed before the disable and taken up after it', async () => {
+    at(START);
+    const frozen = await gw.merchant();
+    const { recurringId, orderNo } = await subscribe(frozen, subscribing(frozen));
+    at('2026-02-28T10:15:00Z');
+    // A worker's round, up to where it is killed: cycle 2's attempt claimed and leased, nothing sent.
+    // (Other subscriptions of this file due by now are claimed, and left, with it.)
+    await openDueCharges(deps(), 50);
+    const leased = await leasePendingCharges(deps().database.db, deps(), 50, deps().config.processor.leaseMs);
+    expect(leased.map((charge) => charge.subscriptionId)).toContain(recurringId);
+    await operator('disable', idsOf(frozen, 'merchant'));
+    // The killed worker's lease runs out; another worker takes the attempt up.
+    clock.advance(deps().config.processor.leaseMs + 1_000);
+    await runBilling(deps());
+    expect(await recurringPayments(frozen, orderNo)).toEqual([]);
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.cycle, c.attempt, c.status, c.result_code, c.payment_id])).toEqual([[2, 1, 'failed', '4410', null]]);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 1, next_cycle: 3 });
+    const [sent] = await gw.database.query<{ sent: boolean }>('SELECT sent_at IS NOT NULL AS sent FROM subscription_charges WHERE subscription_id = $1', [recurringId]);
+    expect(sent!.sent).toBe(false);
   });
 });

@@ -7,7 +7,7 @@
 // charged); the expiry task asks the processor about a marked payment before failing it.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
 import { markCompletionSent } from '../../db/repositories/payments.ts';
-import { merchantActive } from '../../db/repositories/accounts.ts';
+import { accountEnabled } from '../accounts/enabled.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import type { Waiting } from './waiting.ts';
@@ -29,7 +29,7 @@ export async function connectorCompletion(
   // finishes a challenge or an issuer's page begun before it is not charged for a merchant that
   // no longer takes payments. Nothing is sent; the payment waits, and fails as abandoned at its
   // deadline unless the merchant is enabled again before it and the shopper answers again.
-  if (waiting.context.account.status !== 'active' || !(await merchantActive(deps.database.db, payment.merchantId))) {
+  if (!(await accountEnabled(deps.database.db, payment.accountId))) {
     deps.log.info({ paymentId: payment.id, kind }, 'completion not sent: the account or its merchant is disabled');
     return undefined;
   }

@@ -21,6 +21,7 @@ import { replayNotification } from '../notifications/deliver.ts';
 import { refund } from '../refund/refund.ts';
 import { review } from '../review/review.ts';
 import { asRefusal } from './api-refusal.ts';
+import { refuseDisabledAccount } from './disabled-account.ts';
 import { PortalRefusal } from './refusal.ts';
 import { merchantTransaction } from './transactions.ts';
 
@@ -59,14 +60,10 @@ function formRequestKey(sending: FormSending, action: FormAction, transactionId:
   return `portal:${sending.userId}:${action}:${transactionId}:${sending.formKey}`;
 }
 
-/**
- * The member's merchant's transaction, for an action that moves money. The API refuses every
- * request of a disabled account (4410, `acquiro merchants disable --account-id`) before it looks
- * anything up; its staff are refused the same, or the portal would be a door the operator left open.
- */
+/** The member's merchant's transaction, for an action that moves money: refused (4410) while its account is disabled. */
 async function transactionToAct(deps: Deps, merchantId: string, transactionId: string): Promise<{ payment: PaymentRow; account: AccountRow }> {
   const found = await merchantTransaction(deps, merchantId, transactionId);
-  if (found.account.status !== 'active') throw new PortalRefusal(codeText('account_disabled'), { status: 403 });
+  await refuseDisabledAccount(deps, merchantId, found.account.id);
   return found;
 }
 

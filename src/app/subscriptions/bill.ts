@@ -8,7 +8,10 @@
 //              idempotency key, so a retry after a crash finds the payment instead of charging
 //              again; then record what it became (recordCharge). An attempt with no payment yet is
 //              sent only once it is marked sent (sent_at) under the subscription's lock while the
-//              subscription is Active: a cancel committed first leaves it unsent, failed (5017).
+//              subscription is Active: a cancel committed first leaves it unsent, failed (5017);
+//              and only while the account and its merchant are enabled: an attempt that falls due
+//              while `acquiro merchants disable` holds is never sent, failed (4410), and its cycle
+//              is skipped (recordCharge), so enabling again charges nothing for the cycles missed.
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
 // one only after it is paid: every missed cycle is taken, in order. A charge that risk holds for
 // review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
@@ -33,6 +36,7 @@ import {
 } from '../../db/repositories/subscriptions.ts';
 import type { AccountRow, PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
+import { accountEnabled } from '../accounts/enabled.ts';
 import { authoriseCard } from '../authorise/authorise-card.ts';
 import type { Deps } from '../context.ts';
 import { merchantInitiatedCharge } from '../payments/command.ts';
@@ -124,28 +128,36 @@ async function releaseLateReview(deps: Deps, account: AccountRow, subscription: 
   return (await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo)) ?? payment;
 }
 
+/** Why an attempt with no payment yet is not sent: the refusal it is recorded with (recordCharge). */
+type NotSent = 'subscription_cancelled' | 'account_disabled';
+
 /**
  * Marks the attempt as being sent, under the subscription's lock (the lock a cancel takes), if the
- * subscription is still Active; false when it is not (cancelled: the attempt must not be sent) or
- * the attempt is recorded already (recordCharge then changes nothing). The mark commits before
- * the payment is claimed: a cancel either commits first, and is seen here, or finds the attempt
- * begun, a charge in flight that follows its own course (docs/subscriptions.md, "Cancelling").
+ * subscription is still Active and its account and merchant are enabled (their rows locked for
+ * share: a disable waits for this mark to commit); otherwise answers why not, and the attempt is
+ * never sent. The mark commits before the payment is claimed: a cancel or a disable either commits
+ * first, and is seen here, or finds the attempt begun, a charge in flight that follows its own
+ * course (docs/subscriptions.md, "Cancelling" and "A disabled merchant or account"). An attempt
+ * recorded already answers `subscription_cancelled` too: recordCharge then changes nothing.
  * A worker killed after the mark and before its payment's claim sent nothing: the next one to
  * take the attempt up (its lease run out) decides again, here.
  */
-async function markSent(deps: Pick<Deps, 'database' | 'wallClock'>, claimed: SubscriptionChargeRow): Promise<boolean> {
-  return runUnitOfWork<{ subscription: SubscriptionRow | null; charge: SubscriptionChargeRow | null }, SubscriptionChargeRow, boolean>(deps.database, {
+async function markSent(deps: Pick<Deps, 'database' | 'wallClock'>, claimed: SubscriptionChargeRow): Promise<NotSent | null> {
+  type Locked = { subscription: SubscriptionRow | null; charge: SubscriptionChargeRow | null; enabled: boolean };
+  return runUnitOfWork<Locked, SubscriptionChargeRow, NotSent | null>(deps.database, {
     async lock(tx) {
       const subscription = await lockSubscription(tx, claimed.accountId, claimed.subscriptionId);
-      return { subscription, charge: await lockCharge(tx, claimed.id) };
+      const charge = await lockCharge(tx, claimed.id);
+      return { subscription, charge, enabled: await accountEnabled(tx, claimed.accountId) };
     },
-    check({ subscription, charge }) {
-      if (!subscription || subscription.status !== 'Active' || !charge || charge.status !== 'pending') return { answer: false };
+    check({ subscription, charge, enabled }) {
+      if (!subscription || subscription.status !== 'Active' || !charge || charge.status !== 'pending') return { answer: 'subscription_cancelled' };
+      if (!enabled) return { answer: 'account_disabled' };
       return { change: charge };
     },
     async change(tx, charge) {
       await transitionCharge(tx, charge.id, CHARGE_MACHINE.stay('pending'), { sentAt: deps.wallClock.now() });
-      return true;
+      return null;
     },
   });
 }
@@ -156,8 +168,10 @@ async function paymentOf(deps: Deps, account: AccountRow, subscription: Subscrip
   const earlier: PaymentRow | null = await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo);
   if (earlier) return { payment: await releaseLateReview(deps, account, subscription, charge, earlier) };
   // Nothing of this attempt has reached the processor. A cancel committed since its claim (its
-  // worker killed before sending it, or this worker slower than the merchant) means it is never sent.
-  if (!(await markSent(deps, charge))) return { refusal: new AppError('subscription_cancelled') };
+  // worker killed before sending it, or this worker slower than the merchant), or the account or
+  // its merchant disabled now, means it is never sent.
+  const notSent = await markSent(deps, charge);
+  if (notSent) return { refusal: new AppError(notSent) };
   const command = merchantInitiatedCharge({
     merchantId: account.merchantId,
     accountId: account.id,

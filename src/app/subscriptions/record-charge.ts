@@ -7,7 +7,9 @@
 // attempt like a decline; the gateway's own rejection of a hold left undecided (3003: the cycle's
 // window closed, or, sooner, the authorisation expired at the connector) is not retried, the
 // decision being the merchant's to make: the subscription is Unpaid. A cancel that came meanwhile
-// is kept: the charge is recorded, nothing is scheduled after it.
+// is kept: the charge is recorded, nothing is scheduled after it. An attempt not sent because the
+// account or its merchant was disabled (4410) skips its cycle: no retry (the shopper's card was
+// never asked), and the next cycle falls due on its date, as after a paid one.
 import { CODES, type AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, PAYMENT_STATUS_CODES, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
@@ -120,6 +122,19 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   }
   const plan = planOf(subscription, subscription.anchorAt);
   const nextDue = dueAt(plan, charge.cycle + 1);
+  if (code.resultCode === CODES.account_disabled.code) {
+    // Skipped, not paid: cycles_paid stays. The contract's last cycle skipped ends it, as paid would.
+    const next = { nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
+    return {
+      change: {
+        ...base,
+        chargeMove,
+        chargeChanges,
+        subscriptionMove: nextDue ? SUBSCRIPTION_MACHINE.stay('Active') : SUBSCRIPTION_MACHINE.move('Active', 'Completed'),
+        subscriptionChanges: nextDue ? next : { ...next, nextChargeAt: null, endedAt: now },
+      },
+    };
+  }
   if (outcome === 'succeeded') {
     const paid = { cyclesPaid: charge.cycle, nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
     return {

@@ -76,9 +76,25 @@ export async function storefrontDomains(db: Executor, accountId: string): Promis
 
 /**
  * False for a merchant disabled by an operator (or gone): its members neither sign in nor keep a
- * session, and no payment of it is completed (src/app/payments/completion.ts).
+ * session (an account's own status and its merchant's together: accountStatuses).
  */
 export async function merchantActive(db: Executor, merchantId: string): Promise<boolean> {
   const [row] = await db.select({ status: merchants.status }).from(merchants).where(eq(merchants.id, merchantId));
   return row?.status === 'active';
+}
+
+/**
+ * What `acquiro merchants disable` set on an account and on its merchant; null for no such account.
+ * The rows are locked for share: inside a transaction, a disable or enable (an update of either
+ * row) waits for it to end, so what the caller decided on these statuses commits before the
+ * operator's change does (a subscription charge's sent mark, src/app/subscriptions/bill.ts).
+ */
+export async function accountStatuses(db: Executor, accountId: string): Promise<{ account: 'active' | 'disabled'; merchant: 'active' | 'disabled' } | null> {
+  const [row] = await db
+    .select({ account: accounts.status, merchant: merchants.status })
+    .from(accounts)
+    .innerJoin(merchants, eq(merchants.id, accounts.merchantId))
+    .where(eq(accounts.id, accountId))
+    .for('share', { of: [accounts, merchants] });
+  return row ?? null;
 }

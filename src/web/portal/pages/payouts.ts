@@ -1,10 +1,12 @@
 // Payouts: each account's payouts, one payout's detail (the fields the API answers), and
-// cancelling a scheduled one — through the use cases `acquiro payouts` uses (src/app/payouts).
+// cancelling a scheduled one — through the use cases `acquiro payouts` uses (src/app/payouts);
+// refused (4410) on an account an operator disabled, as the API refuses it.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { cancelPayout, payoutOf, payoutsOf } from '../../../app/payouts/operator.ts';
 import { payoutFields } from '../../../app/payouts/view.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
+import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { merchantAccount, merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
 import { html, type Html } from '../../html.ts';
@@ -79,6 +81,7 @@ ${canCancel ? html`<form method="post" action="${pathOf(accountId, payout.id)}/c
     permission: 'payouts.cancel',
     async handle(context, request) {
       const accountId = await ownAccount(deps, context.member.merchantId, request.params.accountId);
+      await refuseDisabledAccount(deps, context.member.merchantId, accountId);
       const payout = await asRefusal(() => cancelPayout(deps, accountId, request.params.payoutId));
       return { redirect: `${pathOf(accountId, payout.id)}?done=cancel`, target: payout.id };
     },

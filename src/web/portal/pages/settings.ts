@@ -1,11 +1,13 @@
 // Settings, per account of the merchant: rotate the API key (re-authenticate; the new secret is
 // shown once, on the answer to the post, never stored in clear or put in a URL), the addresses
 // allowed to query, the storefronts allowed to frame the hosted page, and a notification URL check.
+// Every change is refused (4410) on an account an operator disabled, as its API requests are.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { allowQueryIp, changeStorefront, checkNotifyUrl, forbidQueryIp, queryIpsOf, storefrontsOf } from '../../../app/merchants/access.ts';
 import { rotateKey } from '../../../app/merchants/credentials.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
+import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
 import type { AccountRow } from '../../../db/schema.ts';
@@ -85,6 +87,7 @@ ${await Promise.all(accounts.map((account) => accountSection(deps, context, acco
     permission: 'settings.rotate-key',
     reauth: true,
     async handle(context, request) {
+      await refuseDisabledAccount(deps, context.member.merchantId, request.params.accountId);
       const rotated = await asRefusal(() => rotateKey(deps, context.member.merchantId, request.params.accountId));
       return {
         title: 'New secret key',
@@ -104,6 +107,7 @@ ${await Promise.all(accounts.map((account) => accountSection(deps, context, acco
       permission: 'settings.change',
       audit: `settings.${suffix.replace('/', '.')}`,
       async handle(context, request) {
+        await refuseDisabledAccount(deps, context.member.merchantId, request.params.accountId);
         await asRefusal(() => run(context, request.params.accountId, requiredField(formOf(request), field)));
         return { redirect: `${SETTINGS}?done=${done}#acct-${encodeURIComponent(request.params.accountId)}`, target: request.params.accountId };
       },
@@ -118,6 +122,7 @@ ${await Promise.all(accounts.map((account) => accountSection(deps, context, acco
     permission: 'settings.change',
     audit: 'settings.notify-url.check',
     async handle(context, request) {
+      await refuseDisabledAccount(deps, context.member.merchantId, request.params.accountId);
       const url = requiredField(formOf(request), 'notify_url');
       const result = await asRefusal(() => checkNotifyUrl(deps, context.member.merchantId, request.params.accountId, url));
       return {

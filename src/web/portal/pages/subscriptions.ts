@@ -1,8 +1,10 @@
 // Subscriptions: each account's subscriptions, one's history of charges, and cancelling it —
-// through the use cases `acquiro subscriptions` and /v1/cancelsubscription use (src/app/subscriptions).
+// through the use cases `acquiro subscriptions` and /v1/cancelsubscription use (src/app/subscriptions);
+// refused (4410) on an account an operator disabled, as /v1/cancelsubscription is.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
+import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { cancelAccountSubscription, listAccountSubscriptions, showSubscription } from '../../../app/subscriptions/manage.ts';
 import { codeText } from '../../../domain/errors.ts';
@@ -78,6 +80,7 @@ ${s.charges.map(
     permission: 'subscriptions.cancel',
     async handle(context, request) {
       const { accountId, recurringId } = request.params;
+      await refuseDisabledAccount(deps, context.member.merchantId, accountId);
       const outcome = await asRefusal(() => cancelAccountSubscription(deps, context.member.merchantId, accountId, recurringId));
       if (outcome.status === 'refused') throw new PortalRefusal(codeText(outcome.code), { status: outcome.code === 'subscription_not_found' ? 404 : 409 });
       return { redirect: `${pathOf(accountId, recurringId)}?done=cancel`, target: recurringId };
