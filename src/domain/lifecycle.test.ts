@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CODES } from './errors.ts';
-import { batchStatus, refusalFor, statusAfterRefund, type LifecycleOperation } from './lifecycle.ts';
+import { batchStatus, holdsExpiredBy, refusalFor, statusAfterRefund, type LifecycleOperation } from './lifecycle.ts';
 import { canMove, PAYMENT_STATUSES, type PaymentStatus } from './payment.ts';
 
 const OPERATIONS: readonly LifecycleOperation[] = ['capture', 'cancel', 'review', 'refund'];
@@ -53,5 +53,13 @@ describe('statusAfterRefund and batchStatus', () => {
 
   it('maps outcomes to 1, 2, 0', () => {
     expect([batchStatus('succeeded'), batchStatus('pending'), batchStatus('failed')]).toEqual(['1', '2', '0']);
+  });
+});
+
+describe('holdsExpiredBy', () => {
+  it('is the expiry days before now', () => {
+    const now = new Date('2026-11-24T12:00:00Z');
+    expect(holdsExpiredBy(now, 7)).toEqual(new Date('2026-11-17T12:00:00Z'));
+    expect(holdsExpiredBy(now, 0)).toEqual(now);
   });
 });

@@ -1,12 +1,13 @@
 // An authorisation never captured on a manual-capture account expires on its connector's
 // schedule (the sandbox's seven days, moved here by the injected clock): voided at the
-// processor, cancelled with 2010, the hold released in the books, the merchant notified.
+// processor, cancelled with 2010, the hold released in the books, the merchant notified. A
+// capture that comes after the expiry but before the round is refused as it is after the round.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
+import { booksOf, capture, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
 
 const DAY = 86_400_000;
 const clock = new FakeClock(new Date());
@@ -44,6 +45,39 @@ describe('authorisation expiry', () => {
     const late = await capture(manual, held);
     expect(late.capture_status).not.toBe('succeeded');
     expect(await expireAuthorisations(gw.gateway.deps)).toBe(0);
+    await expectLedgerBalanced(gw);
+  });
+});
+
+describe('a capture after the expiry, before the round has run', () => {
+  /** Everything the gateway keeps of a payment: a refused capture must leave all of it as it was. */
+  const kept = async (id: string) => ({
+    payment: (await gw.database.query('SELECT * FROM payments WHERE id = $1', [id]))[0],
+    operations: await gw.database.query('SELECT * FROM payment_operations WHERE payment_id = $1', [id]),
+    events: await eventTypes(gw, id),
+    books: await booksOf(gw, id),
+  });
+
+  it('is refused as the round will leave it (5007): nothing sent to the processor, nothing stored; the round then records the expiry', async () => {
+    const held = await pay(manual, { amount: '12.00' });
+    const inTime = await pay(manual, { amount: '4.00' });
+    clock.advance(7 * DAY - 60_000);
+    expect((await capture(manual, inTime)).capture_status).toBe('1');
+
+    clock.advance(2 * 60_000);
+    const before = await kept(held.transaction_id);
+    const captures = processor.calls.capture;
+    const early = await capture(manual, held);
+    expect(early).toEqual({ ...orderOf(held), capture_status: '0', error_message: '5007:the transaction is already cancelled' });
+    expect(processor.calls.capture).toBe(captures);
+    expect(await kept(held.transaction_id)).toEqual(before);
+
+    // The round records the expiry as usual, and a capture after it is answered the same.
+    expect(await expireAuthorisations(gw.gateway.deps)).toBe(1);
+    expect(await paymentRow(gw, held.transaction_id)).toMatchObject({ status: 'cancelled', result_code: '2010' });
+    expect(await eventTypes(gw, held.transaction_id)).toEqual(['payment.authorised', 'payment.cancelled']);
+    expect(await capture(manual, held)).toEqual(early);
+    expect(processor.calls.capture).toBe(captures);
     await expectLedgerBalanced(gw);
   });
 });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
 import type { SignedClient } from '../support/client.ts';
+import { cardPayment } from '../support/fixtures.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import {
   batch,
@@ -54,6 +55,24 @@ describe('cancelling before capture', () => {
     const txn = await pay(auto, { card: '4000000000004954' });
     expect((await cancel(auto, txn)).cancel_status).toBe('1');
     expect((await paymentRow(gw, txn.transaction_id)).status).toBe('cancelled');
+  });
+
+  it('reports a payment held for review, once cancelled, as any cancelled payment: 0000:Success, not the held 1003', async () => {
+    const statusFields = ({ order_status, payment_status, result_info }: Record<string, string>) => ({ order_status, payment_status, result_info });
+    /** What a payment cancelled by /v1/cancel shows in its payment.cancelled and in the answer to a repeat of the payment. */
+    const cancelledAs = async (client: SignedClient, overrides: Record<string, unknown>) => {
+      const body = cardPayment(client.ids, overrides);
+      const first = await client.post('/v1/authorise', body);
+      const txn = { transaction_id: first.body.transaction_id, order_no: String(body.order_no), currency: String(body.currency), amount: first.body.amount };
+      expect((await cancel(client, txn)).cancel_status).toBe('1');
+      const [event] = await gw.database.query<{ payload: Record<string, string> }>(`SELECT payload FROM events WHERE payment_id = $1 AND type = 'payment.cancelled'`, [
+        txn.transaction_id,
+      ]);
+      return { notified: statusFields(event!.payload), repeated: statusFields((await client.post('/v1/authorise', body)).body) };
+    };
+    const held = await cancelledAs(auto, { card: '4000000000004954' });
+    expect(held).toEqual(await cancelledAs(shop, {}));
+    expect(held.notified).toEqual({ order_status: '0', payment_status: '4000', result_info: '0000:Success' });
   });
 
   it('needs the amount and currency of the transaction', async () => {

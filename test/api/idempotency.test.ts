@@ -1,10 +1,11 @@
 // order_no is unique per account. A repeat with the same fields returns the stored
-// outcome and charges nothing again, also when the copies arrive at once; different fields are
-// refused and the original is untouched.
+// outcome (the payment as it stands, after a capture, refund or cancel too) and charges nothing
+// again, also when the copies arrive at once; different fields are refused and the original is untouched.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { cancel, capture, refund } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -103,5 +104,35 @@ describe('the event of an authorisation', () => {
       [withTarget.body.transaction_id]: ['pending', 'http://127.0.0.1:9/notify'],
       [without.body.transaction_id]: ['no_target', null],
     });
+  });
+});
+
+// Last: its second account's traffic would make the concurrent tests above compete for a fair share (4429).
+describe('a repeat after the payment changed', () => {
+  it('answers the payment as it stands now, not a copy of the first answer, and charges nothing again', async () => {
+    const manual = await gw.merchant({ captureMode: 'manual', rateLimitPerSecond: 10_000 });
+    const authorised = async () => {
+      const body = cardPayment(manual.ids);
+      const first = (await manual.post('/v1/authorise', body)).body;
+      expect([first.order_status, first.payment_status, first.result_info]).toEqual(['1', '2000', '0000:Success']);
+      return { body, txn: { transaction_id: first.transaction_id, order_no: String(body.order_no), currency: String(body.currency), amount: first.amount } };
+    };
+    const captured = await authorised();
+    await capture(manual, captured.txn);
+    const refunded = await authorised();
+    await capture(manual, refunded.txn);
+    await refund(manual, refunded.txn, refunded.txn.amount);
+    const cancelled = await authorised();
+    await cancel(manual, cancelled.txn);
+
+    const standing = async ({ body, txn }: Awaited<ReturnType<typeof authorised>>) => {
+      const repeat = (await manual.post('/v1/authorise', body)).body;
+      expect(repeat.transaction_id).toBe(txn.transaction_id);
+      expect((await effects(txn.order_no)).payments).toBe(1);
+      return [repeat.order_status, repeat.payment_status, repeat.result_info];
+    };
+    expect(await standing(captured)).toEqual(['1', '3000', '0000:Success']);
+    expect(await standing(refunded)).toEqual(['1', '3002', '0000:Success']);
+    expect(await standing(cancelled)).toEqual(['0', '4000', '0000:Success']);
   });
 });

@@ -164,6 +164,25 @@ describe('portal cancel, capture and review', () => {
     expect(await queried(shop, rejected)).toMatchObject({ payment_status: '4000' });
     expect((await act(staff, held, 'review', { decision: 'maybe' })).status).toBe(400);
   });
+
+  it('refuses to capture or approve a hold past its authorisation expiry before the expiry round has run, with the API code (5007)', async () => {
+    const authorised = await pay(manual, { amount: '20.00' });
+    const held = await pay(shop, { card: '4000000000004954' });
+    // Business time, as `acquiro clock advance` moves it; staff sessions keep the wall clock.
+    const lead = () => gw.gateway.deps.clock.now().getTime() - Date.now();
+    expect((await runCommand(['clock', 'advance', '--days', '8'], gw.gateway.deps)).exitCode).toBe(0);
+    await expect.poll(lead).toBeGreaterThan(7 * 86_400_000);
+    for (const [client, txn, action, fields] of [
+      [staff2(), authorised, 'capture', { amount: '20.00' }],
+      [staff, held, 'review', { decision: 'approve' }],
+    ] as const) {
+      const answer = await act(client, txn, action, fields);
+      expect(answer.status, action).toBe(409);
+      expect(answer.body, action).toContain('5007');
+    }
+    expect(await queried(manual, authorised)).toMatchObject({ payment_status: '2000', captured_amount: '0.00' });
+    expect(await queried(shop, held)).toMatchObject({ payment_status: '1003', captured_amount: '0.00' });
+  });
 });
 
 let manualStaff: PortalClient | undefined;

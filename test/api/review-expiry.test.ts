@@ -2,7 +2,8 @@
 // processor, which the card network drops after its connector's expiry days (the sandbox's seven,
 // moved here by the injected clock). The expire-authorisations round releases it then, as a
 // review rejection the gateway makes itself: voided once, cancelled with 3003, its hold released,
-// one payment.cancelled. A recurring charge held for review ends at the first of that expiry and
+// one payment.cancelled; an approval sent after that expiry but before the round is refused as it
+// is after the round. A recurring charge held for review ends at the first of that expiry and
 // its cycle's window, and its two paths never release it twice.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/app/context.ts';
@@ -143,6 +144,30 @@ describe('a one-off payment held for review', () => {
     stuck.release();
     await killed;
     await expectReleasedOnce(auto, txn);
+    await expectLedgerCheckClean();
+  });
+});
+
+describe('an approval after the expiry, before the round has run', () => {
+  it('is refused as the round will leave it (5007) on either capture mode: nothing sent, nothing stored; the round then releases it once', async () => {
+    const held: [SignedClient, Txn][] = [
+      [auto, await pay(auto, { card: REVIEW_CARD })],
+      [manual, await pay(manual, { card: REVIEW_CARD })],
+    ];
+    clock.advance(7 * DAY + 60_000);
+    const calls = { ...processor.calls };
+    for (const [client, txn] of held) {
+      const before = await gw.database.query('SELECT * FROM payments WHERE id = $1', [txn.transaction_id]);
+      const approval = await review(client, txn, '1');
+      expect(approval).toMatchObject({ review_status: '0', error_message: '5007:the transaction is already cancelled' });
+      expect(await gw.database.query('SELECT * FROM payments WHERE id = $1', [txn.transaction_id])).toEqual(before);
+      expect(await voidsOf(txn.transaction_id)).toEqual([]);
+      expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.review']);
+    }
+    expect(processor.calls).toEqual(calls);
+
+    expect(await expireAuthorisations(deps())).toBe(2);
+    for (const [client, txn] of held) await expectReleasedOnce(client, txn);
     await expectLedgerCheckClean();
   });
 });

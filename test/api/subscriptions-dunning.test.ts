@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
-import { review } from '../support/lifecycle.ts';
+import { cancel, review } from '../support/lifecycle.ts';
 import { chargesOf, eventsOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
@@ -202,6 +202,21 @@ describe('a recurring charge held for review', () => {
     clock.set('2026-12-31T00:00:00Z');
     await billLater();
     expect(await chargesOf(deps(), recurringId)).toHaveLength(2);
+  });
+
+  it('fails an attempt whose held payment /v1/cancel voids, with the result every cancelled payment carries (0000), and retries it', async () => {
+    const recurringId = await heldFromStart();
+    clock.set('2026-02-28T10:15:00Z');
+    await billLater();
+    const [charge] = await chargesOf(deps(), recurringId);
+    const voided = await cancel(shop, { transaction_id: charge!.payment_id!, order_no: charge!.order_no, currency: 'USD', amount: '10.00' });
+    expect(voided.cancel_status).toBe('1');
+    await billLater();
+    expect((await chargesOf(deps(), recurringId)).map((c) => [c.attempt, c.status, c.result_code])).toEqual([[1, 'failed', '0000']]);
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.payment_status, e.result_info, e.subscription_status, e.recurring_deduction_time])).toEqual([
+      ['1', '4000', '0000:Success', 'Active', '2026-03-01 10:15:00'],
+    ]);
   });
 });
 

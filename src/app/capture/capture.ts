@@ -4,11 +4,11 @@
 import { AppError } from '../../domain/errors.ts';
 import { refusalFor } from '../../domain/lifecycle.ts';
 import { formatAmount } from '../../domain/money.ts';
-import type { PaymentStatus } from '../../domain/payment.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import { assertSameCurrency, refuse, type OrderRef } from '../batch/orders.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
+import { statusOnceExpired } from './hold-expiry.ts';
 import { carryOut, claimOperation, earlierClaim, lockKeyedOrder, type Claimed, type KeyedOrder, type OperationResult } from './operation.ts';
 
 /** Captures `order.amount` of one authorised payment of `account`. */
@@ -18,7 +18,8 @@ export async function capture(deps: Deps, account: AccountRow, order: OrderRef):
     check({ payment, earlier }) {
       if (earlier) return earlierClaim(payment, earlier);
       assertSameCurrency(payment, order);
-      refuse(refusalFor('capture', payment.status as PaymentStatus));
+      // A hold past its expiry is refused as the expiry round will leave it (hold-expiry.ts).
+      refuse(refusalFor('capture', statusOnceExpired(deps, payment)));
       if (order.amount > payment.amount) {
         throw new AppError(
           'capture_exceeds_authorised',

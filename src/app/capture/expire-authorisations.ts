@@ -5,6 +5,8 @@
 // is an authorisation too, which the card network drops after the same days: the gateway rejects
 // it as its review would (expireReview: a void of origin review_expired, cancelled with 3003). Either
 // way the hold's journal is released and the merchant notified (payment.cancelled). docs/states.md.
+// A capture or a review approval that reaches a due hold before this round does is refused already,
+// with the answer it gets once the round has run (hold-expiry.ts); the round records the expiry.
 //
 // Each due payment is leased first (QUEUES.expiringAuthorisations, in a short statement that
 // commits before the processor is asked), so two workers never void the same one at once and a
@@ -13,7 +15,6 @@
 // pending (the answer lost, the worker killed) is settled by resolvePendingOperations. A recurring
 // charge held for review also ends at its cycle's window (bill.ts), whichever comes first: both
 // paths claim under the same lock and status check, so only one of them releases it.
-import { scheduleOf } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
 import { QUEUES } from '../../db/repositories/leases.ts';
@@ -22,9 +23,9 @@ import type { PaymentOperationRow, PaymentRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { expireReview } from '../review/review.ts';
+import { expiryLineOf } from './hold-expiry.ts';
 import { claimOperation, executeOperation } from './operation.ts';
 
-const DAY_MS = 86_400_000;
 const HOLDS_CONNECTORS_SQL = `SELECT DISTINCT connector FROM payments WHERE status IN ('authorised', 'pending_review')`;
 
 /** One round; answers how many holds (authorisations and payments held for review) it released. */
@@ -34,10 +35,9 @@ export async function expireAuthorisations(deps: Deps, limit = 50): Promise<numb
   const connectors = await deps.database.query<{ connector: string }>(HOLDS_CONNECTORS_SQL);
   let released = 0;
   for (const { connector: name } of connectors) {
-    const connector = deps.connectors.get(name);
-    if (!connector) continue;
-    const now = deps.clock.now();
-    const dueBy = new Date(now.getTime() - scheduleOf(connector).authorisationExpiryDays * DAY_MS);
+    // The same line a capture or an approval judges by (hold-expiry.ts).
+    const dueBy = expiryLineOf(deps, name);
+    if (!dueBy) continue;
     const due = await leaseDuePayments(deps.database.db, QUEUES.expiringAuthorisations, deps, limit, deps.config.processor.leaseMs, { dueBy, scope: name });
     for (const leased of due) if (await release(deps, leased)) released += 1;
   }

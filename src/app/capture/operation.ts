@@ -240,6 +240,9 @@ function decideOperation(rows: OperationRows, answer: Answer, wallNow: Date): De
 /** The payment's columns a succeeded capture or void sets beside its state. */
 function paymentChangesOf(operation: PaymentOperationRow): PaymentChanges {
   if (operation.kind === 'capture') return { capturedAmount: operation.amount, resultCode: CODES.success.code, resultMessage: CODES.success.message };
+  // A merchant's void (/v1/cancel, the portal) reports what a cancelled authorisation always
+  // carries: 0000:Success. A payment held for review has 1003 until then, which must not outlive the hold.
+  if (operation.origin === 'cancel') return { resultCode: CODES.success.code, resultMessage: CODES.success.message };
   if (operation.origin === 'review_reject') return { resultCode: CODES.review_rejected.code, resultMessage: CODES.review_rejected.message };
   if (operation.origin === 'review_expired') return { resultCode: CODES.review_expired.code, resultMessage: CODES.review_expired.message };
   if (operation.origin === 'expiry') return { resultCode: CODES.authorisation_expired.code, resultMessage: CODES.authorisation_expired.message };

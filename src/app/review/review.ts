@@ -27,6 +27,7 @@ import {
   type OperationKind,
   type OperationOrigin,
 } from '../capture/operation.ts';
+import { statusOnceExpired } from '../capture/hold-expiry.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
@@ -65,7 +66,9 @@ async function decide(deps: Deps, account: AccountRow, order: ReviewOrder, rejec
       if (approvedUnderKey(payment, order)) return { answer: { payment } };
       assertSameCurrency(payment, order);
       assertSameAmount(payment, order);
-      refuse(refusalFor('review', payment.status as PaymentStatus));
+      // An approval of a hold past its expiry is refused as the expiry round will leave it
+      // (hold-expiry.ts); a rejection still voids it, and so does the round's own (expireReview).
+      refuse(refusalFor('review', order.approve ? statusOnceExpired(deps, payment) : (payment.status as PaymentStatus)));
       if (!order.approve) return { change: { payment, claim: { kind: 'void', origin: rejection } } };
       if (account.captureMode === 'auto') return { change: { payment, claim: { kind: 'capture', origin: 'review_approve' } } };
       // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.
