@@ -57,14 +57,17 @@ class DatabaseOnFirstUse {
       this.ownership = await claimDataDir(this.config.dataDir, { leaseMs: this.config.dataDirLeaseMs });
       if (!this.ownership) throw new DataDirTaken();
     }
-    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }] = await Promise.all([
+    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }, { databaseClock }] = await Promise.all([
       import('../startup.ts'),
       import('../deps.ts'),
       import('../logging.ts'),
+      import('../app/clock/database-clock.ts'),
     ]);
     const database = await openReachableDatabase(this.config);
     try {
-      const deps = await createDeps({ config: this.config, database, log: createLogger('warn'), watchClock: false });
+      // The database's clock, not this host's: what the command stamps is judged beside the database.
+      const wallClock = await databaseClock(database);
+      const deps = await createDeps({ config: this.config, database, wallClock, log: createLogger('warn'), watchClock: false });
       const close = async () => {
         await releaseDeps(deps);
         await database.close();

@@ -79,6 +79,46 @@ describe('members', () => {
     expect(await memberRow(viewer.userId)).toEqual({ role: 'operator', status: 'active' });
   });
 
+  it("answers an invitation of another merchant's member as any invitation; only the link's holder learns the address is taken", async () => {
+    const otherMerchant = (await gw.merchant()).credentials.merchant_id;
+    const outsider = await createMember(gw, otherMerchant, 'viewer');
+    const owner = await createMember(gw, merchantId, 'owner');
+    const client = await signIn(gw, owner);
+    const invite = async (email: string) => {
+      const answer = await act(client, owner, '/portal/members/invite', { email, role: 'viewer' });
+      const link = /id="invite-link">[^<]*(\/portal\/set-password\?token=[^<]+)</.exec(answer.body)?.[1];
+      // The page less what differs by construction (the address typed, the link drawn, the form tokens).
+      const page = answer.body.replaceAll(email, 'E').replace(/token=[^<"]+/g, 'token=T').replace(/value="[^"]*"/g, 'value=""');
+      return { status: answer.status, page, link };
+    };
+    const fresh = await invite(`nobody-${Date.now()}@shop.example`);
+    const taken = await invite(outsider.email.toUpperCase());
+    expect([fresh.status, fresh.page]).toEqual([200, expect.stringContaining('<h1>Member invited</h1>')]);
+    expect(taken.status).toBe(200);
+    expect(taken.page).toBe(fresh.page);
+    expect(taken.link).toBeDefined();
+    // The merchant's own list shows the invitation as it shows any other; its own member again is refused (its own data).
+    const list = await runCommand(['users', 'list', '--merchant-id', merchantId, '--json'], gw.gateway.deps);
+    expect(JSON.parse(list.stdout).members).toContainEqual(expect.objectContaining({ email: outsider.email.toUpperCase(), status: 'invited' }));
+    expect((await act(client, owner, '/portal/members/invite', { email: outsider.email, role: 'viewer' })).status).toBe(409);
+
+    // The other merchant's member still signs in there, as before.
+    expect((await signIn(gw, outsider)).cookies.size).toBeGreaterThan(0);
+    // The link's holder (the address's owner) is told when choosing a password; nothing changes.
+    const holder = new PortalClient(gw.gateway.server.app);
+    expect((await holder.get(taken.link!)).status).toBe(200);
+    const token = new URL(taken.link!, 'http://portal').searchParams.get('token')!;
+    const refused = await holder.post('/portal/set-password', { token, password: 'another long enough password' });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toContain('already signs in to the portal of another merchant');
+    expect(await memberRow(outsider.userId)).toEqual({ role: 'viewer', status: 'active' });
+    const invited = await gw.database.query<{ status: string }>('SELECT status FROM portal_users WHERE merchant_id = $1 AND email = $2', [merchantId, outsider.email.toUpperCase()]);
+    expect(invited).toEqual([{ status: 'invited' }]);
+    // With the address named alone, the command line asks which member is meant.
+    const ambiguous = await runCommand(['users', 'reset', '--email', outsider.email], gw.gateway.deps);
+    expect([ambiguous.exitCode, ambiguous.stderr]).toEqual([1, expect.stringContaining('name one with --user-id')]);
+  });
+
   it('refuses a bad e-mail or role without storing anything', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await signIn(gw, owner);

@@ -1,6 +1,7 @@
 // docs/signing.md: who is asking (404 for an unknown pair), whether they signed (401), and
 // that nothing is stored for a refused request.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AccountDirectory } from '../../src/app/accounts/directory.ts';
 import { rotateKey } from '../../src/app/merchants/credentials.ts';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -87,5 +88,30 @@ describe('key rotation', () => {
     const current = await merchant.post('/v1/authorise', cardPayment(merchant.ids), { secret: rotated.secret_key });
     expect(late.status).toBe(401);
     expect(current.body.result_info).toBe('0000:Success');
+  });
+
+  // Behind a transaction pooler a gateway has no LISTEN: a change reaches its cache only through the
+  // version its heartbeat reads (docs/operations.md). Here a directory that never listens stands for
+  // it, and the heartbeat's reads are made by hand, so the moment of each is the test's to choose.
+  it('a directory that caches an account before its first version read forgets it at that read', async () => {
+    const merchant = await gw.merchant();
+    const directory = new AccountDirectory(gw.gateway.deps);
+    const version = async () => Number((await gw.database.query<{ v: string }>(`SELECT version::text AS v FROM cache_versions WHERE name = 'accounts'`))[0]!.v);
+    const secrets = async () => (await directory.lookup(merchant.ids.merchant_id, merchant.ids.account_id))?.secrets;
+
+    // Served while the first beats failed (the database away a moment at start): cached, no version yet.
+    expect(await secrets()).toEqual([merchant.secret]);
+    const rotated = await rotateKey(gw.gateway.deps, merchant.ids.merchant_id, merchant.ids.account_id);
+    // The first beat that succeeds reads the version the rotation wrote: the copy cached before it is stale.
+    directory.noteVersion(await version());
+    expect(await secrets()).toEqual([rotated.secret_key, merchant.secret]);
+
+    // The same version again changes nothing: the copy stays (no query per request).
+    directory.noteVersion(await version());
+    await rotateKey(gw.gateway.deps, merchant.ids.merchant_id, merchant.ids.account_id);
+    expect(await secrets()).toEqual([rotated.secret_key, merchant.secret]);
+    // A later change is seen at the next beat.
+    directory.noteVersion(await version());
+    expect(await secrets()).toHaveLength(3);
   });
 });

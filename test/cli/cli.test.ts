@@ -62,7 +62,47 @@ describe('acquiro without a running server', () => {
     expect(new Date(rotated.previous_key_expires_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
+  it('revokes the previous keys for every process at once, whatever the clock of the host it runs on', async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Leaked', '--json'], env)).stdout);
+    const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
+    const rotated = json((await acquiro(['keys', 'rotate', ...ids, '--json'], env)).stdout);
+    // Revoked from a host whose clock runs two hours ahead of the gateway's.
+    const revoked = await acquiro(['keys', 'revoke', ...ids, '--json'], { ...env, ...hostClockAhead(2 * 3_600_000) });
+    expect([revoked.code, JSON.parse(revoked.stdout)]).toEqual([0, { merchant_id: created.merchant_id, account_id: created.account_id, revoked: 1 }]);
+
+    const server = await startServer(env);
+    try {
+      const pay = async (secret: string) => {
+        const body = cardPayment({ merchant_id: created.merchant_id!, account_id: created.account_id! });
+        const response = await fetch(`${server.url}/v1/authorise`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ ...body, encryption_data: sign(body as never, secret) }),
+        });
+        return response.status;
+      };
+      expect(await pay(created.secret_key!)).toBe(401);
+      expect(await pay(rotated.secret_key!)).toBe(200);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+
+  // On PostgreSQL the command's host and the database's are apart. (On the embedded database a
+  // command runs inside the server that owns the data directory, or is itself the database's host.)
+  it.runIf(TEST_DB === 'postgres')("starts a rotated key's grace period on the database's clock, not the command host's", async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Skewed', '--json'], env)).stdout);
+    const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
+    const rotated = json((await acquiro(['keys', 'rotate', ...ids, '--json'], { ...env, ...hostClockAhead(2 * 3_600_000) })).stdout);
+    const expiresAt = new Date(rotated.previous_key_expires_at!).getTime();
+    expect(Math.abs(expiresAt - (Date.now() + 24 * 3_600_000))).toBeLessThan(60_000);
+  });
 });
+
+/** The environment of a command run on a host whose clock is `ms` ahead (test/support/host-clock-skew.ts). */
+function hostClockAhead(ms: number): Record<string, string> {
+  return { NODE_OPTIONS: `--import=${new URL('../support/host-clock-skew.ts', import.meta.url).pathname}`, ACQUIRO_TEST_HOST_CLOCK_SKEW_MS: String(ms) };
+}
 
 // Neither opens the project's database, so they run once.
 describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {

@@ -60,9 +60,14 @@ export class AccountDirectory {
     this.#cache.clear();
   }
 
-  /** The account cache's version as the heartbeat read it: a new one means something changed. */
+  /**
+   * The account cache's version as the heartbeat read it: a new one means something changed. The
+   * first one read empties the cache too: what was cached before it (requests served while the
+   * first beats failed) was loaded under a version never seen, so a change committed between that
+   * load and this read would otherwise live out the TTL instead of stopping within a second.
+   */
   noteVersion(version: number): void {
-    if (this.#version !== undefined && version !== this.#version) this.forget();
+    if (version !== this.#version) this.forget();
     this.#version = version;
   }
 

@@ -1,6 +1,6 @@
 // Merchants, accounts and their secret keys: used by the CLI and by the first start's demo.
 import { randomBytes } from 'node:crypto';
-import { and, asc, eq, gt, isNotNull, isNull, ne, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, ne, sql } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { rowsOf, type Executor } from '../../db/client.ts';
@@ -98,7 +98,8 @@ export async function rotateKey(
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
     if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
-    // A security timer: the grace period runs on the wall clock, whatever the test clock says.
+    // A security timer: the grace period runs on the wall clock, whatever the test clock says. A
+    // command's wall clock is the database's (src/app/clock/database-clock.ts), not its host's.
     const expiresAt = new Date(deps.wallClock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
     // Keys already in their grace period keep their own expiry; only the current key starts one.
     await tx.update(accountKeys).set({ expiresAt }).where(and(eq(accountKeys.accountId, accountId), isNull(accountKeys.expiresAt)));
@@ -109,8 +110,11 @@ export async function rotateKey(
 }
 
 /**
- * Ends the grace period of every rotated key now (a leaked key): only the current key works,
- * on every process within a second (announceAccountChange). Answers how many keys stopped.
+ * Stops every rotated key now (a leaked key): they are deleted, so no process can take one for
+ * valid whatever its clock says (a stamped expiry is judged on each gateway's clock, and one
+ * stamped on a host whose clock is ahead kept the key working for as long). Only the current key
+ * works, on every process within a second (announceAccountChange). Answers how many keys were
+ * still in their grace period, on the caller's wall clock (a command's is the database's).
  */
 export async function revokePreviousKeys(
   deps: Pick<Deps, 'database' | 'wallClock'>,
@@ -124,14 +128,13 @@ export async function revokePreviousKeys(
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
     if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
-    const now = deps.wallClock.now();
-    const revoked = await tx
-      .update(accountKeys)
-      .set({ expiresAt: now })
-      .where(and(eq(accountKeys.accountId, accountId), isNotNull(accountKeys.expiresAt), gt(accountKeys.expiresAt, now)))
-      .returning({ id: accountKeys.id });
+    const deleted = await tx
+      .delete(accountKeys)
+      .where(and(eq(accountKeys.accountId, accountId), isNotNull(accountKeys.expiresAt)))
+      .returning({ expiresAt: accountKeys.expiresAt });
     await announceAccountChange(tx);
-    return { merchant_id: merchantId, account_id: accountId, revoked: revoked.length };
+    const now = deps.wallClock.now().getTime();
+    return { merchant_id: merchantId, account_id: accountId, revoked: deleted.filter((key) => key.expiresAt!.getTime() > now).length };
   });
 }
 

@@ -9,9 +9,9 @@ import { deleteSessionsOf } from '../../db/repositories/portal-sessions.ts';
 import {
   insertLink,
   insertMember,
-  memberByEmail,
   memberById,
   memberOf,
+  membersByEmail,
   membersOf,
   merchantExists,
   retireLinks,
@@ -78,6 +78,9 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
   const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
     const entry = MEMBER_MACHINE.enter(passwordHash ? 'active' : 'invited');
+    // Refused only for the merchant's own member with this address, or (a password given, by the
+    // CLI) for an address another member signs in with: an invitation is unique within its
+    // merchant alone (0030), so inviting another merchant's member is answered as any invitation.
     const member = await insertMember(tx, { id: newId('PU', at.getTime()), merchantId: command.merchantId, email, role, passwordHash, at }, entry);
     if (!member) throw new PortalRefusal('a member with this e-mail address exists already', { field: 'email', status: 409 });
     const token = passwordHash ? undefined : await newLink(tx, member.id, at);
@@ -97,9 +100,12 @@ export function listMembers(deps: Pick<Deps, 'database'>, merchantId: string): P
 /** The member named by id or e-mail, within the merchant when one is given (the portal always gives it). */
 export async function findMember(deps: Pick<Deps, 'database'>, ref: { merchantId?: string; userId?: string; email?: string }): Promise<PortalUserRow> {
   const db = deps.database.db;
-  const row = ref.userId ? await memberById(db, ref.userId) : ref.email ? await memberByEmail(db, ref.email) : undefined;
-  if (!row || (ref.merchantId !== undefined && row.merchantId !== ref.merchantId)) throw new PortalRefusal('no such member', { status: 404 });
-  return row;
+  const rows = ref.userId ? [await memberById(db, ref.userId)] : ref.email ? await membersByEmail(db, ref.email) : [];
+  const found = rows.filter((row): row is PortalUserRow => row !== undefined && (ref.merchantId === undefined || row.merchantId === ref.merchantId));
+  if (found.length === 0) throw new PortalRefusal('no such member', { status: 404 });
+  // Several merchants may have invited one address: an e-mail alone does not say which is meant.
+  if (found.length > 1) throw new PortalRefusal(`${found.length} members have this e-mail address (invited by more than one merchant): name one with --user-id`, { status: 409 });
+  return found[0]!;
 }
 
 interface MemberChangeCommand {

@@ -19,9 +19,31 @@ export async function insertMember(
   return inserted;
 }
 
+/**
+ * The members with this address, the one that can sign in first: at most one is past its
+ * invitation (active or disabled, across the gateway), while several merchants may have invited
+ * the address (0030).
+ */
+export async function membersByEmail(db: Executor, email: string): Promise<PortalUserRow[]> {
+  return db
+    .select()
+    .from(portalUsers)
+    .where(sql`lower(${portalUsers.email}) = lower(${email})`)
+    .orderBy(sql`${portalUsers.status} = 'invited'`, asc(portalUsers.createdAt), asc(portalUsers.id));
+}
+
+/** The member an address signs in as: the one past its invitation, else an invited one (who cannot sign in yet). */
 export async function memberByEmail(db: Executor, email: string): Promise<PortalUserRow | undefined> {
-  const [row] = await db.select().from(portalUsers).where(sql`lower(${portalUsers.email}) = lower(${email})`);
-  return row;
+  return (await membersByEmail(db, email))[0];
+}
+
+/** Whether another member already signs in with this address (or did, and was disabled): it cannot be taken again. */
+export async function addressTaken(db: Executor, email: string, exceptUserId: string): Promise<boolean> {
+  const [row] = await db
+    .select({ id: portalUsers.id })
+    .from(portalUsers)
+    .where(and(sql`lower(${portalUsers.email}) = lower(${email})`, sql`${portalUsers.status} <> 'invited'`, sql`${portalUsers.id} <> ${exceptUserId}`));
+  return row !== undefined;
 }
 
 /** The member, only within its merchant: another merchant's member is not found. */

@@ -40,3 +40,9 @@ export async function leave(database: Database, id: string): Promise<void> {
 export async function forgetLongGone(database: Database): Promise<void> {
   await database.query(`DELETE FROM process_heartbeats WHERE beat_at < now() - interval '1 day'`);
 }
+
+/** The database's own time, in milliseconds since the epoch: the clock every process shares. */
+export async function databaseNowMs(database: Pick<Database, 'query'>): Promise<number> {
+  const [row] = await database.query<{ ms: string | number }>('SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS ms', [], 'database-now');
+  return Number(row!.ms);
+}
