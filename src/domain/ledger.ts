@@ -113,9 +113,13 @@ export function chargebackReversalEntries(amount: number): Entry[] {
   ];
 }
 
-/** The fee on a captured amount, in basis points, rounded half up to the minor unit. */
+/**
+ * The fee on a captured amount, in basis points, rounded half up to the minor unit. In integers
+ * (BigInt): an amount up to MAX_MINOR times a fee up to 10 000 basis points passes 2^53, where a
+ * float product or quotient rounds, and the fee came out a minor unit off.
+ */
 export function feeFor(amount: number, feeBps: number): number {
-  return Math.floor((amount * feeBps + 5_000) / 10_000);
+  return Number((BigInt(amount) * BigInt(feeBps) + 5_000n) / 10_000n);
 }
 
 /** An account's fee in one currency: a fixed part (minor units) plus basis points of the amount. */

@@ -46,6 +46,8 @@ describe('money in minor units', () => {
     ['01.00', 'USD', 'format'],
     ['.5', 'USD', 'format'],
     ['10000000000000.00', 'USD', 'too_large'],
+    ['12345678901234567890', 'USD', 'too_large'],
+    ['1000000000000000000', 'JPY', 'too_large'],
   ])('refuses %s %s (%s)', (text, currency, problem) => {
     expect(parseAmount(text, currency)).toEqual({ problem });
   });

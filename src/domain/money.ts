@@ -38,7 +38,8 @@ export function exponentOf(currency: string): number {
 
 export type AmountProblem = 'format' | 'precision' | 'zero' | 'too_large';
 
-const DECIMAL = /^(0|[1-9]\d{0,17})(?:\.(\d{1,6}))?$/;
+// Any number of whole digits: one past MAX_MINOR is too large, whatever its length, not malformed.
+const DECIMAL = /^(0|[1-9]\d*)(?:\.(\d{1,6}))?$/;
 
 /**
  * Parses a decimal string ("10.00", "10.5", "1000") into minor units of `currency`.

@@ -115,6 +115,19 @@ describe('settlement', () => {
     await expectLedgerBalanced(gw);
   });
 
+  it('rounds the fee half up exactly on amounts whose product with the fee passes 2^53', async () => {
+    // 2.89 % of 46 448 429 358 391 KRW is 1 342 359 608 457.9999 (…4 574 999 / 10 000 + ½): the
+    // product is past JavaScript's exact integers, and a float rounded it to …458.
+    const shop = await gw.merchant({ feeBps: 289 });
+    const sold = await pay(shop, { currency: 'KRW', amount: '46448429358391' });
+    const fees = await gw.database.query<{ amount: string }>(
+      `SELECT amount::text AS amount FROM ledger_entries WHERE payment_id = $1 AND book = 'fee_revenue'`,
+      [sold.transaction_id],
+    );
+    expect(fees).toEqual([{ amount: '-1342359608457' }]);
+    expect(await balances(shop)).toEqual([{ currency: 'KRW', available: '0', pending: '45106069749934', reserved: '0' }]);
+  });
+
   it('lets a refund drive the balance negative, and recovers it from the next settlement', async () => {
     const shop = await gw.merchant();
     const sold = await pay(shop, { amount: '50.00' });

@@ -45,6 +45,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['amount too precise', withField({ amount: '10.001' }), '4003:amount is invalid: expected at most the decimals USD has'],
   ['amount in yen with cents', withField({ currency: 'JPY', amount: '100.50' }), '4003:amount is invalid: expected at most the decimals JPY has'],
   ['amount enormous', withField({ amount: '99999999999999.00' }), '4003:amount is invalid: expected a smaller amount'],
+  ['amount of 20 digits', withField({ amount: '12345678901234567890' }), '4003:amount is invalid: expected a smaller amount'],
   ['shipping too precise', withField({ shipping: '1.001' }), '4003:shipping is invalid: expected at most the decimals USD has'],
   ['discount not a number', withField({ discount: 'ten' }), '4002:discount is invalid: expected a decimal such as 10.00'],
   // card
