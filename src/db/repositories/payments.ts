@@ -11,6 +11,7 @@ import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
 import { coalescing, type Coalesced } from '../coalesce.ts';
+import { timestampParam } from '../params.ts';
 import { journalAccountSql } from './ledger.ts';
 import { CLAIMS_SQL, claimsParams, OUTCOMES_SQL, outcomesParams } from './payment-batches.ts';
 import { rowMapper } from '../rows.ts';
@@ -95,8 +96,8 @@ export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
     claim.shopperIp ?? null,
     claim.notifyUrl ?? null,
     claim.connector,
-    claim.now,
-    nextCheckFor(CLAIMED, claim, null),
+    timestampParam(claim.now),
+    timestampParam(nextCheckFor(CLAIMED, claim, null)),
     ...riskParams(probe),
   ];
 }
@@ -298,9 +299,9 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
     token?.expiryYear ?? null,
     token?.fingerprint ?? null,
     move.from,
-    nextCheckAt,
+    timestampParam(nextCheckAt),
     next.networkTransactionId,
-    write.now,
+    timestampParam(write.now),
   ];
 }
 

@@ -3,6 +3,7 @@
 // and the blocklist entries the payment matches. The direct card payment reads them in the very
 // statement that claims its order (payments.ts); other paths ask with riskRecord.
 import type { Database } from '../client.ts';
+import { timestampParam } from '../params.ts';
 
 export interface RiskProbe {
   readonly accountId: string;
@@ -115,7 +116,7 @@ export function byAskedVelocity(
 export function riskParams(probe: RiskProbe): unknown[] {
   return [
     probe.accountId,
-    probe.since,
+    timestampParam(probe.since),
     probe.paymentId,
     probe.velocity?.cardCap ?? null,
     probe.card,
