@@ -32,8 +32,9 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['security_code missing', without('security_code'), '4001:security_code is required (or token_id)'],
   ['order_no empty', withField({ order_no: '' }), '4001:order_no is required'],
   // order
-  ['order_no too long', withField({ order_no: 'x'.repeat(65) }), '4002:order_no is invalid: expected 1 to 64 printable characters without spaces'],
-  ['order_no with a space', withField({ order_no: 'a b' }), '4002:order_no is invalid: expected 1 to 64 printable characters without spaces'],
+  ['order_no too long', withField({ order_no: 'x'.repeat(65) }), '4002:order_no is invalid: expected 1 to 64 printable characters without spaces or commas'],
+  ['order_no with a comma', withField({ order_no: 'ORD-1,ORD-2' }), '4002:order_no is invalid: expected 1 to 64 printable characters without spaces or commas'],
+  ['order_no with a space', withField({ order_no: 'a b' }), '4002:order_no is invalid: expected 1 to 64 printable characters without spaces or commas'],
   ['currency lower case', withField({ currency: 'usd' }), '4002:currency is invalid: expected an ISO 4217 three-letter currency code'],
   ['currency unknown', withField({ currency: 'ABC' }), '4004:currency ABC is not a supported ISO 4217 currency'],
   ['currency not tender', withField({ currency: 'XAU' }), '4004:currency XAU is not a supported ISO 4217 currency'],

@@ -38,7 +38,9 @@ const FreePostalCode = Text({ max: 16, freeText: true });
 export const OrderFields = {
   merchant_id: Text({ max: 32 }),
   account_id: Text({ max: 32 }),
-  order_no: Text({ max: 64, pattern: '^[\\x21-\\x7e]+$', hint: '1 to 64 printable characters without spaces' }),
+  // No comma: the query and the refund search take order_no as a comma-separated list, where an
+  // order_no with a comma would select other orders (docs/api/query.md).
+  order_no: Text({ max: 64, pattern: '^[\\x21-\\x2b\\x2d-\\x7e]+$', hint: '1 to 64 printable characters without spaces or commas' }),
   currency: CurrencyCode,
   amount: Decimal,
   item_total: Type.Optional(Decimal),
