@@ -189,6 +189,19 @@ describe('delivery', () => {
     await runSchedule(notifyId);
   });
 
+  it('records an acknowledgement whose answer holds a NUL byte (a binary answer), and sends it once', async () => {
+    // PostgreSQL text cannot hold U+0000: an excerpt kept as received failed the attempt's record,
+    // and the event, acknowledged, was sent again each time its lease ran out.
+    receiver.reply(() => ({ status: 200, body: 'ok\u0000\u001f\u008b', headers: { 'content-type': 'application/octet-stream' } }));
+    const { notifyId } = await pay(receiver.url);
+    await deliver();
+    expect(await eventRow(notifyId)).toMatchObject({ delivery_status: 'delivered', attempts: 1 });
+    expect((await attemptsOf(notifyId))[0]).toMatchObject({ outcome: 'delivered', http_status: 200, response_excerpt: 'ok\ufffd\u001f\u008b' });
+    clock.advance(LEASE_MS);
+    await deliver();
+    expect(receivedFor(notifyId)).toHaveLength(1);
+  });
+
   it('stops reading an answer at the cap, and gives up on a receiver that never answers', async () => {
     // A body that never ends: only the cap lets the attempt finish before its deadline.
     receiver.reply(() => 'endless');

@@ -114,7 +114,9 @@ function post(target: PinnedTarget, body: string, options: { timeoutMs: number }
       const done = () => {
         response.destroy();
         request.destroy();
-        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS);
+        // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
+        // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
+        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
         finish(() => resolve({ status: response.statusCode ?? 0, excerpt }));
       };
       response.on('data', (chunk: Buffer) => {
