@@ -115,6 +115,21 @@ describe('live mode, when sending', () => {
     expect((await attemptsOf(id)).map((a) => a.outcome)).toEqual(['failed', 'refused']);
   });
 
+  it('gives up on a name that does not resolve within the attempt’s deadline, and keeps the event on its schedule', async () => {
+    // A resolver that never answers (a merchant's DNS down): the attempt must end within its
+    // deadline, or it outlives the lease and another worker sends the same attempt meanwhile.
+    const host = uniqueHost();
+    const id = await eventFor(`https://${host}/notify`);
+    const net = spies({});
+    net.resolve.mockImplementation(() => new Promise<never>(() => {}));
+    const round = deliverDueNotifications(live, { transport: net.transport, timeoutMs: 200 });
+    const stuck = new Promise<string>((resolve) => setTimeout(() => resolve('still resolving after 5 s'), 5_000).unref());
+    expect(await Promise.race([round.then(() => 'ended'), stuck])).toBe('ended');
+    expect(net.postedTo(host)).toEqual([]);
+    expect(await attemptsOf(id)).toMatchObject([{ outcome: 'failed', http_status: null, error: `cannot resolve ${host}: no answer within 200 ms` }]);
+    expect(await statusOf(id)).toBe('pending');
+  });
+
   it.each([
     ['plain http', 'http://{host}/notify'],
     ['credentials in the URL', 'https://user:secret@{host}/notify'],

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
 import { runCommand } from '../../src/cli/commands.ts';
-import { claimDue } from '../../src/db/repositories/notifications.ts';
+import { claimDue, claimForReplay } from '../../src/db/repositories/notifications.ts';
 import { verify } from '../../src/domain/signature.ts';
 import { verifyNotification } from '../../packages/sdk/src/index.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -189,6 +189,19 @@ describe('delivery', () => {
     await runSchedule(notifyId);
   });
 
+  it('records an acknowledgement whose answer holds a NUL byte (a binary answer), and sends it once', async () => {
+    // PostgreSQL text cannot hold U+0000: an excerpt kept as received failed the attempt's record,
+    // and the event, acknowledged, was sent again each time its lease ran out.
+    receiver.reply(() => ({ status: 200, body: 'ok\u0000\u001f\u008b', headers: { 'content-type': 'application/octet-stream' } }));
+    const { notifyId } = await pay(receiver.url);
+    await deliver();
+    expect(await eventRow(notifyId)).toMatchObject({ delivery_status: 'delivered', attempts: 1 });
+    expect((await attemptsOf(notifyId))[0]).toMatchObject({ outcome: 'delivered', http_status: 200, response_excerpt: 'ok\ufffd\u001f\u008b' });
+    clock.advance(LEASE_MS);
+    await deliver();
+    expect(receivedFor(notifyId)).toHaveLength(1);
+  });
+
   it('stops reading an answer at the cap, and gives up on a receiver that never answers', async () => {
     // A body that never ends: only the cap lets the attempt finish before its deadline.
     receiver.reply(() => 'endless');
@@ -265,6 +278,29 @@ describe('leases: several workers, and workers that die', () => {
     expect((await attemptsOf(notifyId)).map((a) => [a.attempt, a.outcome])).toEqual([
       [1, 'abandoned'],
       [2, 'delivered'],
+    ]);
+  });
+
+  it('sends a failed event again when the process replaying it died mid-attempt, once the replay’s lease runs out', async () => {
+    receiver.reply(() => 503);
+    const { notifyId } = await pay(receiver.url);
+    await runSchedule(notifyId);
+    expect((await eventRow(notifyId)).delivery_status).toBe('failed');
+    // An operator's replay claims the event, then its process dies before sending.
+    const now = clock.now();
+    const replay = await claimForReplay(gw.database.db, notifyId, { now, until: new Date(now.getTime() + LEASE_MS), businessNow: now, token: 'dead-replay' }, seconds());
+    expect(replay?.id).toBe(notifyId);
+    receiver.reply(() => 200);
+    await deliver();
+    expect(receivedFor(notifyId)).toHaveLength(MAX_ATTEMPTS);
+
+    clock.advance(LEASE_MS);
+    await deliver();
+    expect(receivedFor(notifyId)).toHaveLength(MAX_ATTEMPTS + 1);
+    expect(await eventRow(notifyId)).toMatchObject({ delivery_status: 'delivered' });
+    expect((await attemptsOf(notifyId)).slice(-2).map((a) => [a.trigger, a.outcome])).toEqual([
+      ['replay', 'abandoned'],
+      ['schedule', 'delivered'],
     ]);
   });
 

@@ -35,9 +35,12 @@ const rail: PayoutPort = {
   payoutStatus: (request) => simulator.payouts!.payoutStatus(request),
 };
 const connector: Connector = { ...simulator, payouts: rail };
+// A connector that takes payments but has no payout rail.
+const { payouts: _noRail, ...payments } = simulator;
+const railless: Connector = { ...payments, name: 'norail' };
 
 beforeAll(async () => {
-  gw = await startTestGateway({ clock, connectors: { get: (name) => (name === 'simulator' ? connector : undefined) } });
+  gw = await startTestGateway({ clock, connectors: { get: (name) => (name === 'simulator' ? connector : name === 'norail' ? railless : undefined) } });
   receiver = await startReceiver();
 });
 afterAll(async () => {
@@ -192,6 +195,31 @@ describe('a lost answer from the rail', () => {
     expect((await status(shop, id)).status).toBe('COMPLETED');
     const [paid] = await gw.database.query<{ n: string }>(`SELECT count(DISTINCT journal_id)::text AS n FROM ledger_entries WHERE reference_id = $1 AND kind = 'payout'`, [id]);
     expect(paid!.n).toBe('1');
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '0.00' });
+    await expectLedgerBalanced(gw);
+  });
+});
+
+describe('an account on a connector without a payout rail', () => {
+  it('keeps its payout PROCESSING and reserved, then pays it once the account is routed to a connector that pays out', async () => {
+    const shop = await funded();
+    const route = async (name: string) => {
+      const routed = await acquiro('accounts', 'connector', 'set', ...accountArgs(shop), '--connector', name);
+      expect(routed.exitCode, routed.stderr).toBe(0);
+      gw.gateway.server.directory.forget();
+    };
+    await route('norail');
+    const id = (await shop.post('/v1/payout', payoutBody(shop))).body.transaction_id as string;
+    await runFor(40);
+    expect(creates.get(id)).toBeUndefined();
+    expect((await status(shop, id)).status).toBe('PROCESSING');
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+
+    // docs/payouts.md: route the account to a connector that pays out.
+    await route('simulator');
+    await runFor(40);
+    expect(creates.get(id)).toBe(1);
+    expect((await status(shop, id)).status).toBe('COMPLETED');
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '0.00' });
     await expectLedgerBalanced(gw);
   });

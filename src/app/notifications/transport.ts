@@ -2,7 +2,8 @@
 // (target.ts); the connection then goes to exactly those addresses (the lookup is pinned), so a
 // DNS answer that changes between the check and the connect cannot slip an internal address in.
 // No redirect is followed (a 3xx is not an acknowledgement), no connection is reused, the whole
-// attempt has a deadline and at most RESPONSE_CAP bytes of the answer are read.
+// attempt (the name's resolution included) has a deadline and at most RESPONSE_CAP bytes of the
+// answer are read.
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -49,7 +50,7 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
   let addresses: readonly LookupAddress[] = [];
   if (!literalAddress(url)) {
     try {
-      addresses = await transport.resolve(url.hostname);
+      addresses = await withinDeadline(transport.resolve(url.hostname), timeoutMs);
     } catch (error) {
       return { kind: 'error', error: `cannot resolve ${url.hostname}: ${messageOf(error)}`, latencyMs: elapsed() };
     }
@@ -61,11 +62,25 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
     }
   }
   try {
-    const answer = await transport.post({ url, addresses }, body, { timeoutMs });
+    // The resolution counts against the attempt's deadline: the whole attempt stays inside it (and the lease).
+    const answer = await transport.post({ url, addresses }, body, { timeoutMs: addresses.length ? Math.max(1, timeoutMs - elapsed()) : timeoutMs });
     return { kind: 'answered', answer, latencyMs: elapsed() };
   } catch (error) {
     return { kind: 'error', error: messageOf(error), latencyMs: elapsed() };
   }
+}
+
+/**
+ * A lookup the attempt stops waiting for after `ms`: getaddrinfo cannot be cancelled, and a
+ * resolver that never answers would hold the attempt past its lease (another worker would then
+ * send the event while this one still waits).
+ */
+function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function messageOf(error: unknown): string {
@@ -114,7 +129,9 @@ function post(target: PinnedTarget, body: string, options: { timeoutMs: number }
       const done = () => {
         response.destroy();
         request.destroy();
-        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS);
+        // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
+        // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
+        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
         finish(() => resolve({ status: response.statusCode ?? 0, excerpt }));
       };
       response.on('data', (chunk: Buffer) => {

@@ -11,7 +11,7 @@ import { withDeadline, type PayoutOutcome } from '../../connectors/port.ts';
 import { utcDay } from '../../domain/payouts/dates.ts';
 import { FAILURE_TYPES, isFailureType, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Transition } from '../../domain/state-machine.ts';
-import { leaseDuePayouts, lockPayout, movePayout, type PayoutChanges } from '../../db/repositories/payouts.ts';
+import { leaseDuePayouts, lockPayout, movePayout, routePayoutToAccountConnector, type PayoutChanges } from '../../db/repositories/payouts.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
@@ -37,6 +37,7 @@ export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
   for (let payout of leased) {
     if (payout.status === 'SCHEDULED') payout = await release(deps, payout);
     if (payout.status !== 'PROCESSING' && payout.status !== 'COMPLETED') continue;
+    payout = await routedToARail(deps, payout);
     const after = await recordRail(deps, payout, await askRail(deps, payout));
     if (after.status !== payout.status) moved += 1;
   }
@@ -51,6 +52,18 @@ async function release(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
     check: (locked) => (locked?.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked ?? payout }),
     change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at, keepLease: true }),
   });
+}
+
+/**
+ * A payout taken on a connector that has no payout rail was never sent anywhere: it follows its
+ * account to the connector the operator routes it to (docs/payouts.md), or it would stay
+ * PROCESSING, its reservation held, for ever. Only when that connector is registered here and has
+ * no rail: one this process does not know may have sent it from another process.
+ */
+async function routedToARail(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
+  const connector = deps.connectors.get(payout.connector);
+  if (!connector || connector.payouts || payout.railReference) return payout;
+  return (await routePayoutToAccountConnector(deps.database.query, payout)) ?? payout;
 }
 
 /** What the rail says about a payout: it is sent (again, under the same key) until the rail gives a reference. */

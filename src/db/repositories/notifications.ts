@@ -37,13 +37,16 @@ export function claimDue(db: Executor, lease: Lease, notifyTime: number, limit: 
 
 /**
  * Leases one event for a replay, whatever its status, and restarts its schedule. Null when it
- * does not exist, has no notify_url, or another attempt holds it right now.
+ * does not exist, has no notify_url, or another attempt holds it right now. The event is pending
+ * (and due) while the replay holds it: if the replaying process dies, a worker sends it once the
+ * lease runs out, rather than leaving a failed event failed and unsent.
  */
 export function claimForReplay(db: Executor, id: string, lease: Lease, notifyTime: number): Promise<Claim | null> {
   return db.transaction(async (tx) => {
     const rows = await rowsOf<ClaimedRow>(
       tx,
-      sql`UPDATE events e SET attempts = e.attempts + 1, failures = 0, locked_until = ${lease.until.toISOString()}::timestamptz, lease_token = ${lease.token}
+      sql`UPDATE events e SET attempts = e.attempts + 1, failures = 0, delivery_status = 'pending', next_attempt_at = NULL,
+            locked_until = ${lease.until.toISOString()}::timestamptz, lease_token = ${lease.token}
           WHERE e.id = ${id} AND e.notify_url IS NOT NULL AND (e.locked_until IS NULL OR e.locked_until <= ${lease.now.toISOString()}::timestamptz)
           ${RETURNING}`,
     );

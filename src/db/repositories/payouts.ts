@@ -81,6 +81,20 @@ export async function movePayout(query: RawQuery, id: string, move: Transition<P
   return toPayout(row);
 }
 
+const ROUTE_PAYOUT_SQL = `UPDATE payouts p SET connector = a.connector FROM accounts a
+  WHERE p.id = $1 AND a.id = p.account_id AND p.connector = $2 AND a.connector <> p.connector
+    AND p.status = 'PROCESSING' AND p.rail_reference IS NULL
+  RETURNING p.*`;
+
+/**
+ * Moves a PROCESSING payout no rail has given a reference for from `payout.connector` to its
+ * account's connector; null when it is elsewhere already, or the account is still on that one.
+ */
+export async function routePayoutToAccountConnector(query: RawQuery, payout: Pick<PayoutRow, 'id' | 'connector'>): Promise<PayoutRow | null> {
+  const [row] = await query<Record<string, unknown>>(ROUTE_PAYOUT_SQL, [payout.id, payout.connector], 'route_payout');
+  return row ? toPayout(row) : null;
+}
+
 export async function payoutByRequestId(query: RawQuery, accountId: string, requestId: string): Promise<PayoutRow | null> {
   const [row] = await query<Record<string, unknown>>(`SELECT * FROM payouts WHERE account_id = $1 AND request_id = $2`, [accountId, requestId], 'payout_by_request');
   return row ? toPayout(row) : null;
