@@ -2,7 +2,6 @@
 // payments at once: what src/db/coalesce.ts sends when concurrent requests arrive together. Each
 // takes the single statement's parameters, one list per payment, as columns of arrays, so the two
 // forms cannot drift apart: the same values, the same casts, the same rows written.
-import { arrayLiteral } from '../params.ts';
 import { journalAccountSql } from './ledger.ts';
 import { riskFactsOfRows, RISK_FIELDS } from './risk.ts';
 
@@ -141,9 +140,9 @@ export function outcomesParams(each: readonly unknown[][]): unknown[] {
       entries.forEach((list, index) => journal[index + 1]!.push(list[entry]));
     });
   }
-  return [...columns, ...journal].map(arrayLiteral);
+  return [...columns, ...journal];
 }
 
 function columnsOf(each: readonly unknown[][], count: number): unknown[] {
-  return Array.from({ length: count }, (_, column) => arrayLiteral(each.map((params) => params[column])));
+  return Array.from({ length: count }, (_, column) => each.map((params) => params[column]));
 }

@@ -11,7 +11,6 @@ import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
 import { coalescing, type Coalesced } from '../coalesce.ts';
-import { timestampParam } from '../params.ts';
 import { journalAccountSql } from './ledger.ts';
 import { CLAIMS_SQL, claimsParams, OUTCOMES_SQL, outcomesParams } from './payment-batches.ts';
 import { rowMapper } from '../rows.ts';
@@ -96,8 +95,8 @@ export function claimParams(claim: Claim, probe: RiskProbe): unknown[] {
     claim.shopperIp ?? null,
     claim.notifyUrl ?? null,
     claim.connector,
-    timestampParam(claim.now),
-    timestampParam(nextCheckFor(CLAIMED, claim, null)),
+    claim.now,
+    nextCheckFor(CLAIMED, claim, null),
     ...riskParams(probe),
   ];
 }
@@ -299,9 +298,9 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
     token?.expiryYear ?? null,
     token?.fingerprint ?? null,
     move.from,
-    timestampParam(nextCheckAt),
+    nextCheckAt,
     next.networkTransactionId,
-    timestampParam(write.now),
+    write.now,
   ];
 }
 

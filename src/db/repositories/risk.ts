@@ -3,7 +3,6 @@
 // and the blocklist entries the payment matches. The direct card payment reads them in the very
 // statement that claims its order (payments.ts); other paths ask with riskRecord.
 import type { Database } from '../client.ts';
-import { timestampParam } from '../params.ts';
 
 export interface RiskProbe {
   readonly accountId: string;
@@ -116,7 +115,7 @@ export function byAskedVelocity(
 export function riskParams(probe: RiskProbe): unknown[] {
   return [
     probe.accountId,
-    timestampParam(probe.since),
+    probe.since,
     probe.paymentId,
     probe.velocity?.cardCap ?? null,
     probe.card,
