@@ -172,6 +172,27 @@ describe('portal sign-in', () => {
     expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
   });
 
+  it('counts wrong codes across sign-ins: a right password in between does not start the count again', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    await signIn(gw, member, { clock: wall });
+    const codeStep = async () => {
+      const { client, answer } = await passwordStep(member);
+      expect(answer.location).toBe('/portal/second-factor');
+      await client.get('/portal/second-factor');
+      return client;
+    };
+    // Someone holding the password guesses codes, four per sign-in, never five in one.
+    const first = await codeStep();
+    for (let i = 0; i < 4; i++) expect((await first.post('/portal/second-factor', { code: String(100000 + i) })).status).toBe(401);
+    const second = await codeStep();
+    expect((await second.post('/portal/second-factor', { code: '200000' })).status).toBe(401);
+    // Five wrong codes in a row: locked, the right code too.
+    const locked = await second.post('/portal/second-factor', { code: nextCode(member, wall) });
+    expect(locked.status).toBe(429);
+    expect((await passwordStep(member)).answer.status).toBe(429);
+    wall.advance(15 * MINUTE);
+  });
+
   it('counts N concurrent wrong passwords each: the member is locked after them', async () => {
     const member = await createMember(gw, merchantId, 'viewer');
     const answers = await Promise.all(Array.from({ length: 8 }, (_, i) => passwordStep(member, `concurrent wrong ${i}`)));
