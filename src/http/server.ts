@@ -4,6 +4,7 @@ import { AccountDirectory } from '../app/accounts/directory.ts';
 import type { Deps } from '../app/context.ts';
 import { Presence } from '../app/processes/presence.ts';
 import { limitConnectionsPerClient, timeoutOptions } from './connections.ts';
+import { loggedPath } from './logged-path.ts';
 import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
@@ -76,8 +77,8 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   installIdempotency(app, deps, presence);
   app.addHook('onResponse', async (request, reply) => {
     request.log.info(
-      // The path only: a query string is request data (a shopper's page token, a search).
-      { method: request.method, url: request.url.split('?', 1)[0], status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
+      // The path only, less its credentials: a query string is request data, and a shopper's page token is a key (logged-path.ts).
+      { method: request.method, url: loggedPath(request), status: reply.statusCode, ms: Math.round(reply.elapsedTime), account: request.signing?.account.id },
       'request',
     );
   });

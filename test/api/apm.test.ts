@@ -6,6 +6,7 @@ import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { scriptedProcessor } from '../support/lifecycle.ts';
 import { returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
@@ -130,6 +131,42 @@ describe('the issuer page', () => {
     expect((await browser.post(`/sandbox/apm/${row!.id}`, { action: 'approve' })).status).toBe(404);
     expect((await browser.get(`/sandbox/apm/${row!.id}`)).status).toBe(404);
     expect((await rows('SELECT status FROM payments WHERE id = $1', [row!.id]))[0]?.status).toBe('requires_redirect');
+  });
+});
+
+describe('two answers on the issuer page at once (two tabs)', () => {
+  const processor = scriptedProcessor();
+  let own: TestGateway;
+  let ownShop: SignedClient;
+  beforeAll(async () => {
+    own = await startTestGateway({ connectors: processor.connectors });
+    ownShop = await own.merchant();
+  });
+  afterAll(() => own?.close());
+
+  it('reach the processor once: the shopper is never charged by an answer the gateway did not record', async () => {
+    const started = await ownShop.post('/v1/authorise', apm(ownShop.ids));
+    const tabs = shopper(own.gateway.server.app);
+    const form = (await tabs.form(started.body.issuer_url))!;
+    // The processor holds each answer until the other arrives (half a second at most): both tabs
+    // answer while the first answer is still on its way.
+    const sent: string[] = [];
+    const waiting: (() => void)[] = [];
+    processor.script.completeRedirect = async (request, next) => {
+      sent.push(String(request.result.answer));
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        if (waiting.length >= 2) for (const release of waiting.splice(0)) release();
+        else setTimeout(resolve, 500);
+      });
+      return next();
+    };
+    const answers = await Promise.all(['approve', 'decline'].map((action) => tabs.post(form.action, [...form.fields, ['action', action]])));
+    delete processor.script.completeRedirect;
+    expect(answers.map((answer) => answer.status)).toEqual([303, 303]);
+    expect(sent).toHaveLength(1);
+    const [row] = await own.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [started.body.transaction_id]);
+    expect(row?.status).toBe(sent[0] === 'approve' ? 'captured' : 'failed');
   });
 });
 

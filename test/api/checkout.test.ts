@@ -712,6 +712,18 @@ describe('nothing the merchant or the shopper sends runs as script', () => {
   });
 });
 
+describe('the page token', () => {
+  it('never reaches a log line: whoever reads the logs cannot open, pay or cancel a shopper’s page', async () => {
+    const { pageUrl } = await openPage();
+    const token = pageUrl.split('/').pop()!;
+    await browser.get(pageUrl);
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000002' });
+    await browser.post(`${pageUrl}/cancel`, {});
+    expect(gw.logs.text).toContain(pageUrl.split('/')[4]); // the session id stays, to follow a shopper's steps
+    expect(gw.logs.text).not.toContain(token);
+  });
+});
+
 describe('card data', () => {
   it('never reaches a row, a log line, a page or a URL', async () => {
     const cvc = '947';

@@ -113,6 +113,28 @@ describe('portal sign-in', () => {
     expect(stored!.n).toBe(0);
   });
 
+  it('refuses an enrolment begun at sign-in once the member has a second factor: it would replace it without a code', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    // Two sign-ins before any factor: the member's own, and one by someone who has the password.
+    const own = await passwordStep(member);
+    const other = await passwordStep(member);
+    expect([own.answer.location, other.answer.location]).toEqual(['/portal/enrol', '/portal/enrol']);
+    const otherPage = await other.client.get('/portal/enrol');
+    const otherSecret = /id="totp-secret">([^<]+)</.exec(otherPage.body)![1]!.replace(/\s/g, '');
+    const ownPage = await own.client.get('/portal/enrol');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(ownPage.body)![1]!.replace(/\s/g, '');
+    expect((await own.client.post('/portal/enrol', { code: nextCode(member, wall) })).status).toBe(200);
+    const [enrolled] = await gw.database.query<{ totp_secret: string }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
+    // The other session enrols its own key: refused, the member's factor and sessions as they were.
+    const replaced = await other.client.post('/portal/enrol', { code: nextCode({ ...member, totpSecret: otherSecret }, wall) });
+    expect([replaced.status, replaced.location]).toEqual([303, '/portal/sign-in']);
+    expect((await other.client.get('/portal/transactions')).location).toMatch(/^\/portal\/sign-in/);
+    const [after] = await gw.database.query<{ totp_secret: string }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
+    expect(after!.totp_secret).toBe(enrolled!.totp_secret);
+    expect((await own.client.get('/portal/transactions')).status).toBe(200);
+    wall.advance(60_000);
+  });
+
   it('lets an operator turn on a second factor from My account, confirming with the password', async () => {
     const member = await createMember(gw, merchantId, 'operator');
     const client = await signIn(gw, member, { clock: wall });
@@ -170,6 +192,27 @@ describe('portal sign-in', () => {
     expect((await passwordStep(member)).answer.status).toBe(429);
     wall.advance(15 * MINUTE);
     expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
+  });
+
+  it('counts wrong codes across sign-ins: a right password in between does not start the count again', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    await signIn(gw, member, { clock: wall });
+    const codeStep = async () => {
+      const { client, answer } = await passwordStep(member);
+      expect(answer.location).toBe('/portal/second-factor');
+      await client.get('/portal/second-factor');
+      return client;
+    };
+    // Someone holding the password guesses codes, four per sign-in, never five in one.
+    const first = await codeStep();
+    for (let i = 0; i < 4; i++) expect((await first.post('/portal/second-factor', { code: String(100000 + i) })).status).toBe(401);
+    const second = await codeStep();
+    expect((await second.post('/portal/second-factor', { code: '200000' })).status).toBe(401);
+    // Five wrong codes in a row: locked, the right code too.
+    const locked = await second.post('/portal/second-factor', { code: nextCode(member, wall) });
+    expect(locked.status).toBe(429);
+    expect((await passwordStep(member)).answer.status).toBe(429);
+    wall.advance(15 * MINUTE);
   });
 
   it('counts N concurrent wrong passwords each: the member is locked after them', async () => {

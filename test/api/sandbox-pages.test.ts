@@ -97,6 +97,14 @@ describe.each([
     expect(own.location).toMatch(/^https:\/\/shop\.example\//);
   });
 
+  it('keeps the session token out of the log lines', async () => {
+    const payment = await start();
+    const token = payment.url.split('/').pop()!;
+    expect((await browser.get(payment.url)).status).toBe(200);
+    expect(gw.logs.text).toContain(payment.id);
+    expect(gw.logs.text).not.toContain(token);
+  });
+
   it('speaks the shopper’s language, with developer notes in a closed sandbox note', async () => {
     const spanish = await start({ browser_lang: 'es-ES' });
     const page = await browser.get(spanish.url);

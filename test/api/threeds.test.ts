@@ -185,5 +185,11 @@ describe('3-D Secure on the hosted page', () => {
     const [row] = await rows('SELECT id, status FROM payments WHERE order_no = $1', [body.order_no]);
     expect(row?.status).toBe('requires_redirect');
     expect(await eventsOf(row!.id)).toEqual([]);
+    // The next try may be challenged too, at once: the first challenge's answer is not one in flight.
+    await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: CHALLENGE_CARD, expiry: '12/30', security_code: '123' });
+    const second = (await browser.get(pageUrl)).location!;
+    expect(second).not.toBe(acsUrl);
+    expect((await browser.answer(second, { code: '1234', action: 'verify' })).location).toBe(pageUrl);
+    expect(await eventsOf(row!.id)).toEqual(['payment.captured']);
   });
 });

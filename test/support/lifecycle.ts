@@ -7,8 +7,10 @@ import { checkLedger } from '../../src/app/ledger/check.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import type {
   AuthoriseOutcome,
+  AuthenticationResult,
   CancelRequest,
   CaptureRequest,
+  CompletionRequest,
   Connector,
   OperationOutcome,
   PaymentStatusRequest,
@@ -141,6 +143,8 @@ export interface Script {
   refund?: (request: RefundRequest) => Promise<Result<OperationOutcome>>;
   refundStatus?: (request: RefundStatusRequest) => Promise<Result<OperationOutcome>>;
   paymentStatus?: (request: PaymentStatusRequest) => Promise<Result<AuthoriseOutcome>>;
+  /** An APM issuer page's answer, passed on (the real one is `next`). */
+  completeRedirect?: (request: CompletionRequest & { readonly result: AuthenticationResult }, next: () => Promise<Result<AuthoriseOutcome>>) => Promise<Result<AuthoriseOutcome>>;
 }
 type Scripted = keyof Script;
 
@@ -157,7 +161,7 @@ export function scriptedProcessor(options: { capped?: number } = {}): {
   script: Script;
 } {
   const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
-  const calls: Record<Scripted, number> = { capture: 0, cancel: 0, refund: 0, refundStatus: 0, paymentStatus: 0 };
+  const calls: Record<Scripted, number> = { capture: 0, cancel: 0, refund: 0, refundStatus: 0, paymentStatus: 0, completeRedirect: 0 };
   const script: Script = {};
   const scripted =
     <R, O>(name: Scripted, real: (request: R) => Promise<Result<O>>) =>
@@ -173,6 +177,11 @@ export function scriptedProcessor(options: { capped?: number } = {}): {
     refund: scripted('refund', simulator.refund),
     refundStatus: scripted('refundStatus', simulator.refundStatus),
     paymentStatus: scripted('paymentStatus', simulator.paymentStatus),
+    completeRedirect: async (request) => {
+      calls.completeRedirect += 1;
+      const next = () => simulator.completeRedirect!(request);
+      return script.completeRedirect ? script.completeRedirect(request, next) : next();
+    },
   };
   const capped: Connector | undefined = options.capped === undefined ? undefined : { ...connector, name: 'capped', maxCallsInFlight: options.capped };
   return { connectors: { get: (name) => (name === 'simulator' ? connector : name === 'capped' ? capped : undefined) }, calls, script };

@@ -37,6 +37,8 @@ export async function settleAttempt(
       // the attempt is over and the page waits for the next one.
       const payment = await movePayment(tx, context.paymentId, ['processing', 'requires_authentication'], 'requires_redirect', checkTimes(deps), {
         actionUrl: null,
+        // The challenge's answer came back: the next attempt's completion is not one in flight.
+        completionSentAt: null,
         threedsResult: outcome.status === 'declined' ? (outcome.threeDS ?? null) : null,
         resultCode: CODES.awaiting_shopper.code,
         resultMessage: CODES.awaiting_shopper.message,

@@ -1,12 +1,15 @@
 // A payment that waited for a third party (3-D Secure, an APM provider) is completed by its
 // connector: the core passes on what the third party said and records what the connector
 // answers, under the connector call's deadline. No answer (an error, none by the deadline, or a
-// connector without that completion) leaves the payment waiting: the shopper can answer again,
-// and the expiry task fails it if nobody does. Claim first: the completion is marked as sent
-// before the connector hears of it, because a lost answer may hide an approval (the shopper
-// charged); the expiry task asks the processor about a marked payment before failing it.
+// connector without that completion) leaves the payment waiting: the shopper can answer again
+// once that answer has surely ended (its deadline and a margin, unknownAfterMs), and the expiry
+// task fails it if nobody does. Claim first: the completion is marked as sent before the
+// connector hears of it, because a lost answer may hide an approval (the shopper charged); the
+// expiry task asks the processor about a marked payment before failing it. The claim lets one
+// completion through at a time: two tabs' answers never both reach the processor.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
-import { markCompletionSent } from '../../db/repositories/payments.ts';
+import { claimCompletion } from '../../db/repositories/payments.ts';
+import type { PaymentStatus } from '../../domain/payment.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
@@ -33,7 +36,12 @@ export async function connectorCompletion(
     deps.log.info({ paymentId: payment.id, kind }, 'completion not sent: the account or its merchant is disabled');
     return undefined;
   }
-  await markCompletionSent(deps.database.db, payment.id, deps.wallClock.now());
+  // Another answer of the shopper's (a second tab) may be with the processor: this one is not sent,
+  // and the page shows the payment as it stands; the first answer's outcome is recorded as usual.
+  if (!(await claimCompletion(deps.database.db, payment.id, payment.status as PaymentStatus, deps.wallClock.now(), deps.config.processor.unknownAfterMs))) {
+    deps.log.info({ paymentId: payment.id, kind }, 'completion not sent: another one is with the processor');
+    return undefined;
+  }
   const answer = await callConnector(deps, (signal) =>
     complete.call(connector, { paymentId: payment.id, reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
   );

@@ -110,7 +110,10 @@ export async function enrolmentOf(deps: SessionDeps, open: OpenSession): Promise
   return { secret, uri: totpUri(secret, open.member.email) };
 }
 
-export type EnrolmentResult = { readonly ok: true; readonly recoveryCodes: readonly string[]; readonly token?: string } | { readonly ok: false };
+export type EnrolmentResult =
+  | { readonly ok: true; readonly recoveryCodes: readonly string[]; readonly token?: string }
+  /** `ended`: the sign-in's session was ended (the member has a second factor now: sign in with it). */
+  | { readonly ok: false; readonly ended?: true };
 
 /**
  * Confirms enrolment with a code from the app: the member's second factor is set, ten recovery
@@ -134,6 +137,14 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
     lock: (tx) => memberById(tx, open.member.id, { lock: true }),
     check: (member) => ({ change: member! }),
     change: async (tx, member): Promise<EnrolmentResult> => {
+      // Enrolled meanwhile, in another sign-in: this one, past the password alone, would replace
+      // the factor without its code (someone holding the password, signed in before the member
+      // enrolled). It ends; signing in again asks for the code.
+      if (open.session.status === 'enrol' && member.totpSecret !== null) {
+        await deleteSession(tx, open.session.id);
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'a second factor was set in another session' } }, at);
+        return { ok: false, ended: true };
+      }
       const sealed = deps.vault.seal(secret, member.id);
       await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
       await replaceRecoveryCodes(tx, member.id, codes.map(recoveryCodeHash), at);

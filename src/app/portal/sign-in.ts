@@ -44,7 +44,7 @@ function firstStatus(member: PortalUserRow): SessionStatus {
 interface PasswordCheck {
   readonly row: PortalUserRow;
   readonly outcome: 'good' | 'invalid' | 'locked';
-  /** Counted toward the lockout (null: refused before the password counted). */
+  /** Counted toward the lockout (null: refused before the password counted, or right with a code still due). */
   readonly verdict: Verdict | null;
 }
 
@@ -68,6 +68,10 @@ export async function signIn(deps: SignInDeps, attempt: { email: string; passwor
       // A disabled merchant's members are refused like a disabled member, before the password counts.
       if (row.status !== 'active' || !merchantOpen || row.passwordHash !== found.passwordHash) return { change: { row, outcome: 'invalid', verdict: null } };
       if (isLocked(row, at)) return { change: { row, outcome: 'locked', verdict: null } };
+      // A right password with a code still due proves half of it: the count of failures in a row
+      // goes on until the code is right, or someone holding the password could guess codes four
+      // at a time for ever, signing in again before the fifth.
+      if (matches && firstStatus(row) === 'second_factor') return { change: { row, outcome: 'good', verdict: null } };
       return { change: { row, outcome: matches ? 'good' : 'invalid', verdict: matches ? 'good' : 'bad' } };
     },
     change: async (tx, { row, outcome, verdict }): Promise<SignInResult> => {

@@ -5,7 +5,7 @@
 // Drizzle's builders took a fifth of the server's CPU on this path, and parsing whole rows back a
 // tenth more. Concurrent authorisations share them: `hotPath` sends the claims (and the outcomes)
 // of one turn of the event loop as one statement (payment-batches.ts).
-import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
 import { nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
@@ -387,9 +387,18 @@ export async function leaseDuePayments(
 /**
  * A 3-D Secure or APM completion is about to be sent to the processor (wall time): from here on
  * the processor may have an outcome the gateway has not heard, so the expiry task asks it first.
+ * One at a time, in one compare-and-set: false while the payment no longer waits in `status`, or
+ * while another completion sent less than `inFlightMs` before may still be answered (a second tab
+ * of the shopper's), so the processor never hears two answers of which the gateway records one.
  */
-export async function markCompletionSent(db: Executor, id: string, at: Date): Promise<void> {
-  await db.update(payments).set({ completionSentAt: at }).where(eq(payments.id, id));
+export async function claimCompletion(db: Executor, id: string, status: PaymentStatus, at: Date, inFlightMs: number): Promise<boolean> {
+  const settled = new Date(at.getTime() - inFlightMs);
+  const rows = await db
+    .update(payments)
+    .set({ completionSentAt: at })
+    .where(and(eq(payments.id, id), eq(payments.status, status), or(isNull(payments.completionSentAt), lte(payments.completionSentAt, settled))))
+    .returning({ id: payments.id });
+  return rows.length === 1;
 }
 
 /** When a sweeper should look at a payment again (its state unchanged). */

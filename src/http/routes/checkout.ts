@@ -82,7 +82,8 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     return sendPage(reply, messagePage({ baseUrl, lang, status, title, text, sandbox }));
   }
 
-  const pageRoute = { errorHandler: pageErrorHandler(deps) };
+  // The page token is the shopper's key to the page: never in a log line.
+  const pageRoute = { errorHandler: pageErrorHandler(deps), config: { secretParams: ['token'] } };
 
   app.get<{ Params: PageParams }>('/checkout/:session/:token', pageRoute, async (request, reply) => {
     const session = await openSession(request.params);

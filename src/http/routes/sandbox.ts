@@ -45,13 +45,15 @@ const ANSWERS: readonly IssuerAnswer[] = ['approve', 'decline', 'abandon'];
 export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: AccountDirectory): void {
   const { baseUrl } = deps.config;
   const options = { errorHandler: pageErrorHandler(deps) };
+  // The session token of a page's URL is the shopper's key to it: never in a log line.
+  const sessionPage = { ...options, config: { secretParams: ['session'] } };
 
   // Without a session token there is no page: the same answer as a wrong token.
   for (const path of ['/sandbox/acs/:payment', '/sandbox/apm/:payment']) {
     app.get<Params>(path, options, async (request, reply) => sendPage(reply, closed(request, undefined, 404)));
   }
 
-  app.get<SessionParams>('/sandbox/acs/:payment/:session', options, async (request, reply) => {
+  app.get<SessionParams>('/sandbox/acs/:payment/:session', sessionPage, async (request, reply) => {
     const payment = ofSession(await paymentById(deps.database.db, request.params.payment), request.params.session);
     if (!payment) return sendPage(reply, closed(request, undefined, 404));
     if (payment.status !== 'requires_authentication') return sendPage(reply, closed(request, payment));
@@ -70,7 +72,7 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
     return goOn(request, reply, after, await shopperNextUrl(deps, directory, after));
   });
 
-  app.get<SessionParams>('/sandbox/apm/:payment/:session', options, async (request, reply) => {
+  app.get<SessionParams>('/sandbox/apm/:payment/:session', sessionPage, async (request, reply) => {
     const payment = ofSession(await paymentById(deps.database.db, request.params.payment), request.params.session);
     const method = payment?.kind === 'apm' ? sandboxMethod(payment.paymentMethod) : undefined;
     if (!payment || !method) return sendPage(reply, closed(request, undefined, 404));

@@ -99,6 +99,10 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     // A signed-in member replacing (or adding) its second factor confirms it is them first.
     const confirmed = open.session.status !== 'active' || (await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }));
     const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const };
+    if (!result.ok && 'ended' in result) {
+      clearSessionCookie(reply, deps);
+      return redirect(reply, '/portal/sign-in');
+    }
     if (!result.ok) {
       const enrolment = await enrolmentOf(deps, open);
       const error = confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
