@@ -1,15 +1,25 @@
 // What an operator does with payouts (`acquiro payouts list|show|cancel`): read an account's
-// payouts, and cancel a SCHEDULED one, which releases its reservation in the same unit of work.
+// payouts (and whether a disable holds them), and cancel a SCHEDULED one, which releases its
+// reservation in the same unit of work.
 import { AppError } from '../../domain/errors.ts';
 import { PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { listPayouts, lockPayout, movePayout, payoutById, type PayoutFilter } from '../../db/repositories/payouts.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { runRawUnitOfWork } from '../../db/unit-of-work.ts';
+import { accountEnabled } from '../accounts/enabled.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsMovement } from '../balances/funds.ts';
 
 type OperatorDeps = Pick<Deps, 'database' | 'clock'>;
+
+/**
+ * Whether the rail task holds the account's payouts not yet with the rail (awaitsRail): the
+ * account or its merchant disabled by an operator (docs/payouts.md, "Held while disabled").
+ */
+export async function payoutsHeld(deps: OperatorDeps, accountId: string): Promise<boolean> {
+  return !(await accountEnabled(deps.database.db, accountId));
+}
 
 export function payoutsOf(deps: OperatorDeps, accountId: string, filter: PayoutFilter): Promise<PayoutRow[]> {
   return listPayouts(deps.database.db, accountId, filter);

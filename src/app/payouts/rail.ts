@@ -1,6 +1,7 @@
 // The rail task (`drive-payouts`): moves payouts on through the payout port of their connector,
 // never inside a transaction. Each due payout is leased (QUEUES.duePayouts), then:
-//   SCHEDULED on its payment_date → PROCESSING (a unit of work), then sent as below;
+//   not yet with the rail → claimed (a unit of work, while the merchant and account are enabled;
+//     otherwise held as it is), SCHEDULED on its payment_date → PROCESSING, then sent as below;
 //   PROCESSING → sent (createPayout, the payout's id as the rail's idempotency key) until the rail
 //     gives a reference, then asked (payoutStatus); its answer recorded as one unit of work:
 //     completed → COMPLETED (the reservation paid out, our fee booked), failed → FAILED (released);
@@ -9,11 +10,12 @@
 // and the payout is asked again. docs/payouts.md, Statuses.
 import { withDeadline, type PayoutOutcome } from '../../connectors/port.ts';
 import { utcDay } from '../../domain/payouts/dates.ts';
-import { FAILURE_TYPES, isFailureType, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
+import { awaitsRail, FAILURE_TYPES, isFailureType, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import { leaseDuePayouts, lockPayout, movePayout, routePayoutToAccountConnector, type PayoutChanges } from '../../db/repositories/payouts.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
+import { accountEnabled } from '../accounts/enabled.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsKind, type FundsMovement } from '../balances/funds.ts';
 import { payoutEventPayload, type PayoutEventType } from './view.ts';
@@ -34,9 +36,9 @@ export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
 export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
   const leased = await leaseDuePayouts(deps.database.db, deps, limit, PAYOUT_LEASE_MS);
   let moved = 0;
-  for (let payout of leased) {
-    if (payout.status === 'SCHEDULED') payout = await release(deps, payout);
-    if (payout.status !== 'PROCESSING' && payout.status !== 'COMPLETED') continue;
+  for (const due of leased) {
+    let payout = awaitsRail(due) ? await claimForRail(deps, due) : due;
+    if (!payout || (payout.status !== 'PROCESSING' && payout.status !== 'COMPLETED')) continue;
     payout = await routedToARail(deps, payout);
     const after = await recordRail(deps, payout, await askRail(deps, payout));
     if (after.status !== payout.status) moved += 1;
@@ -44,14 +46,33 @@ export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
   return moved;
 }
 
-/** A scheduled payout whose payment date has come: PROCESSING, due at once. */
-async function release(deps: Deps, payout: PayoutRow): Promise<PayoutRow> {
+/**
+ * The claim of a payout not yet with the rail, before it is sent: under the payout's lock, and
+ * only while its merchant and account are enabled, their rows locked for share (accountEnabled),
+ * as a subscription's charge is marked sent. A disable committed first holds the payout: null, it
+ * stays as it is with its reservation (the lease leaves it out until the enable). A disable
+ * committed later waited for this claim: the payout is already on its way. A SCHEDULED payout
+ * whose date has come moves to PROCESSING here, keeping the lease: it is sent next.
+ */
+async function claimForRail(deps: Deps, payout: PayoutRow): Promise<PayoutRow | null> {
   const at = deps.clock.now();
-  return runRawUnitOfWork<PayoutRow | null, Transition<PayoutStatus>, PayoutRow>(deps.database, {
-    lock: (query) => lockPayout(query, payout.id),
-    check: (locked) => (locked?.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked ?? payout }),
+  type Locked = { readonly locked: PayoutRow | null; readonly enabled: boolean };
+  const claimed = await runRawUnitOfWork<Locked, Transition<PayoutStatus>, PayoutRow | 'held'>(deps.database, {
+    async lock(query) {
+      const locked = await lockPayout(query, payout.id);
+      return { locked, enabled: locked !== null && (await accountEnabled(query, locked.accountId)) };
+    },
+    check({ locked, enabled }) {
+      if (!locked || !awaitsRail(locked)) return { answer: locked ?? payout };
+      if (!enabled) return { answer: 'held' };
+      return locked.status === 'SCHEDULED' ? { change: PAYOUT_MACHINE.move('SCHEDULED', 'PROCESSING') } : { answer: locked };
+    },
     change: (query, move) => movePayout(query, payout.id, move, { nextCheckAt: new Date(at.getTime() + PAYOUT_LEASE_MS), at, keepLease: true }),
   });
+  if (claimed !== 'held') return claimed;
+  // Only a disable between the lease and this claim gets here: the lease leaves held payouts out.
+  deps.log.info({ payoutId: payout.id, accountId: payout.accountId }, 'payout held: its merchant or account is disabled');
+  return null;
 }
 
 /**

@@ -4,7 +4,7 @@
 import type { Command } from 'commander';
 import type { PayoutFeesView } from '../../app/payouts/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
-import { PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
+import { awaitsRail, PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { accountDeps, positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
 import { percentToBps, sub } from './account-settings.ts';
@@ -66,13 +66,15 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: AccountOpts & { status?: string; limit: number; before?: string }) => {
       if (opts.status !== undefined && !PAYOUT_MACHINE.isState(opts.status)) throw usageError(`--status ${opts.status} is not one of ${PAYOUT_MACHINE.states.join(', ')}`);
       const deps = await accountDeps(ctx, opts);
-      const { payoutsOf } = await operator();
+      const { payoutsOf, payoutsHeld } = await operator();
       const rows = await payoutsOf(deps, opts.accountId, {
         limit: opts.limit,
         ...(opts.status ? { status: opts.status as PayoutRow['status'] } : {}),
         ...(opts.before ? { before: opts.before } : {}),
       });
-      const listed = rows.map(summary);
+      // Held: not sent while the account or its merchant is disabled (docs/payouts.md).
+      const disabled = await payoutsHeld(deps, opts.accountId);
+      const listed = rows.map((p) => ({ ...summary(p), held: disabled && awaitsRail(p) }));
       show(ctx, Boolean(opts.json), listed, () => (listed.length ? table(listed) : 'no payouts'));
     });
 

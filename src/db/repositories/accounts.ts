@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { rowsOf, type Executor } from '../client.ts';
+import { rowsOf, type Executor, type RawQuery } from '../client.ts';
 import { accountIps, accountKeys, accounts, merchants, type AccountRow } from '../schema.ts';
 
 export interface AccountWithKeys {
@@ -83,13 +83,28 @@ export async function merchantActive(db: Executor, merchantId: string): Promise<
   return row?.status === 'active';
 }
 
+export interface AccountStatuses {
+  readonly account: 'active' | 'disabled';
+  readonly merchant: 'active' | 'disabled';
+}
+
+// The raw unit of work's form (a payout's claim for the rail, src/app/payouts/rail.ts).
+const ACCOUNT_STATUSES_SQL = `SELECT a.status AS account, m.status AS merchant
+  FROM accounts a JOIN merchants m ON m.id = a.merchant_id WHERE a.id = $1 FOR SHARE OF a, m`;
+
 /**
  * What `acquiro merchants disable` set on an account and on its merchant; null for no such account.
  * The rows are locked for share: inside a transaction, a disable or enable (an update of either
  * row) waits for it to end, so what the caller decided on these statuses commits before the
- * operator's change does (a subscription charge's sent mark, src/app/subscriptions/bill.ts).
+ * operator's change does (a subscription charge's sent mark, src/app/subscriptions/bill.ts; a
+ * payout's claim for the rail, src/app/payouts/rail.ts). Takes a Drizzle executor or a raw
+ * transaction's query.
  */
-export async function accountStatuses(db: Executor, accountId: string): Promise<{ account: 'active' | 'disabled'; merchant: 'active' | 'disabled' } | null> {
+export async function accountStatuses(db: Executor | RawQuery, accountId: string): Promise<AccountStatuses | null> {
+  if (typeof db === 'function') {
+    const [raw] = await db<AccountStatuses>(ACCOUNT_STATUSES_SQL, [accountId], 'account_statuses');
+    return raw ?? null;
+  }
   const [row] = await db
     .select({ account: accounts.status, merchant: merchants.status })
     .from(accounts)

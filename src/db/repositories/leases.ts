@@ -38,7 +38,10 @@ export interface LeaseQueue {
   readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts' | 'dispute_cursors';
   /** The table's key column; `id` when absent. */
   readonly keyColumn?: string;
-  /** The rows the queue holds: a constant predicate on the table's own columns. */
+  /**
+   * The rows the queue holds: a constant predicate on the table's own columns (the table
+   * unaliased; a sub-select may read other tables by it, as duePayouts reads the account's status).
+   */
   readonly holds: string;
   /** The column of the time a row falls due (NULL: due at once). */
   readonly dueColumn: string;
@@ -180,10 +183,16 @@ export const QUEUES = {
    * the rail about, completed ones still watched for a return (docs/payouts.md). All of
    * next_check_at is business time (the return window is a business one; a poll made sooner after
    * an advance only asks again, sends are idempotent under the payout's id); the lease is leased_until.
+   * A payout not yet with the rail (SCHEDULED, or PROCESSING with no rail_reference) of a disabled
+   * merchant or account is held: left out here, so held payouts never fill a lease's batch ahead
+   * of other accounts' (and are no backlog), and due again on the first round after the enable.
+   * The claim for the rail checks again under the rows' locks (src/app/payouts/rail.ts).
    */
   duePayouts: {
     table: 'payouts',
-    holds: `status IN ('SCHEDULED', 'PROCESSING', 'COMPLETED') AND next_check_at IS NOT NULL`,
+    holds: `status IN ('SCHEDULED', 'PROCESSING', 'COMPLETED') AND next_check_at IS NOT NULL
+      AND (status = 'COMPLETED' OR rail_reference IS NOT NULL OR EXISTS (SELECT 1 FROM accounts a JOIN merchants m ON m.id = a.merchant_id
+        WHERE a.id = payouts.account_id AND a.status = 'active' AND m.status = 'active'))`,
     dueColumn: 'next_check_at',
     dueOn: 'business',
     leaseColumn: 'leased_until',

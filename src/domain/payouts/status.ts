@@ -36,3 +36,12 @@ export function isFailureType(value: string): value is FailureType {
   return Object.hasOwn(FAILURE_TYPES, value);
 }
 
+
+/**
+ * Not yet with the rail: SCHEDULED, or PROCESSING without the rail's reference (never sent, or
+ * its answer lost). What a disabled merchant or account holds (docs/payouts.md, "Held"); the
+ * rail task's lease (QUEUES.duePayouts) states the same in SQL.
+ */
+export function awaitsRail(payout: { readonly status: PayoutStatus; readonly railReference: string | null }): boolean {
+  return payout.status === 'SCHEDULED' || (payout.status === 'PROCESSING' && payout.railReference === null);
+}
