@@ -11,6 +11,8 @@ export interface PeriodicTask {
   readonly intervalMs: number;
   /** One round of work; answers how many items it handled. A full round is followed at once by another. */
   run(deps: Deps): Promise<number>;
+  /** Work a round left running (notification attempts): awaited when the workers stop, before the database closes. */
+  drain?(deps: Deps): Promise<void>;
 }
 
 export interface Workers {
@@ -56,6 +58,7 @@ export function startWorkers(deps: Deps, tasks: readonly PeriodicTask[]): Worker
       unsubscribe?.();
       stopping.abort();
       await Promise.all(loops);
+      await Promise.all(tasks.map((task) => task.drain?.(deps)));
     },
   };
 }

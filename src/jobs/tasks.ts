@@ -1,5 +1,5 @@
 // Every periodic task a worker runs. Areas add theirs here.
-import { deliverDueNotifications } from '../app/notifications/deliver.ts';
+import { deliverDueNotifications, notificationsInFlight } from '../app/notifications/deliver.ts';
 import { expireAbandonedPayments } from '../app/apm/expire.ts';
 import { settleBalancesTask } from '../app/balances/settle.ts';
 import { expireAuthorisations } from '../app/capture/expire-authorisations.ts';
@@ -15,8 +15,14 @@ import type { PeriodicTask } from './runner.ts';
 
 export const PERIODIC_TASKS: readonly PeriodicTask[] = [
   { name: 'resolve-unknown-payments', intervalMs: 10_000, run: (deps) => resolveUnknownPayments(deps) },
-  // Polled every second: a new event reaches its receiver within about a second of its commit.
-  { name: 'deliver-notifications', intervalMs: 1_000, run: (deps) => deliverDueNotifications(deps) },
+  // Polled every second: a new event reaches its receiver within about a second of its commit. A
+  // round leaves slow attempts running in their slots (docs/notifications.md, Workers); stopping waits for them.
+  {
+    name: 'deliver-notifications',
+    intervalMs: 1_000,
+    run: (deps) => deliverDueNotifications(deps),
+    drain: (deps) => notificationsInFlight(deps),
+  },
   { name: 'resolve-pending-operations', intervalMs: 10_000, run: (deps) => resolvePendingOperations(deps) },
   { name: 'settle-pending-refunds', intervalMs: 5_000, run: (deps) => settlePendingRefunds(deps) },
   {

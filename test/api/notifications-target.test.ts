@@ -109,7 +109,9 @@ describe('live mode, when sending', () => {
 
     clock.advance(60_000);
     const rebound = spies({ [host]: [{ address: '127.0.0.1', family: 4 }] });
-    await deliverDueNotifications(live, { transport: rebound.transport });
+    // The earlier tests' refused events (one account's) fall due with it: rounds until none is left,
+    // as the worker runs them (one round leases at most 4 events of an account).
+    while ((await deliverDueNotifications(live, { transport: rebound.transport })) > 0);
     expect(rebound.resolve).toHaveBeenCalledWith(host);
     expect(rebound.postedTo(host)).toEqual([]);
     expect((await attemptsOf(id)).map((a) => a.outcome)).toEqual(['failed', 'refused']);

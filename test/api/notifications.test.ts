@@ -322,7 +322,7 @@ describe('leases: several workers, and workers that die', () => {
       const workerA = gw.gateway.deps;
       const workerB = { ...gw.gateway.deps, database: second };
       const drain = async (deps: typeof workerA) => {
-        while ((await deliverDueNotifications(deps, { batchSize: 3 })) > 0);
+        while ((await deliverDueNotifications(deps, { maxInFlight: 3 })) > 0);
       };
       await Promise.all([drain(workerA), drain(workerB), drain(workerA), drain(workerB)]);
       for (const id of ids) expect(receivedFor(id)).toHaveLength(1);

@@ -4,7 +4,8 @@
 // statement's predicate implies the index's, so one on `status = 'authorised'` alone would leave
 // the sweeper scanning every payment. Sequential scans are switched off for the EXPLAIN: on a
 // table this small the planner would rightly prefer one, and the question is whether an index can
-// serve the statement at all.
+// serve the statement at all. The notification queue's cap per account (src/app/notifications/deliver.ts)
+// reads its due events a second time, to count each account's leases: through the same index.
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, rowsOf } from '../../src/db/client.ts';
@@ -34,5 +35,15 @@ describe('the expiring holds queue', () => {
     const plan = await planOf(statement);
     expect(plan).toContain('payments_holds_age');
     expect(plan).not.toContain('Seq Scan on payments');
+  });
+});
+
+describe('the notification queue, at most 4 leases per account', () => {
+  it('reads only the due events, through events_delivery_due, for the rows and for the count per account', async () => {
+    const now = new Date();
+    const held = lease({ clock: { now: () => now }, wallClock: { now: () => now } }, 60_000, 'token');
+    const plan = await planOf(leaseStatement(QUEUES.dueNotifications, held, 16, { perGroup: { column: 'account_id', limit: 4 } }));
+    expect(plan.match(/events_delivery_due/g)).toHaveLength(2);
+    expect(plan).not.toContain('Seq Scan on events');
   });
 });

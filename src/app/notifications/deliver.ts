@@ -26,30 +26,55 @@ export type DeliveryDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' 
 
 export interface DeliveryOptions {
   readonly transport?: Transport;
-  /** Events claimed (and sent concurrently) per round. */
-  readonly batchSize?: number;
+  /** Attempts this worker keeps in flight at once (its slots). */
+  readonly maxInFlight?: number;
+  /** Attempts in flight to one account at once, across every worker. */
+  readonly perAccount?: number;
   readonly timeoutMs?: number;
+  /** How long a round waits for its attempts before it hands back to the runner (they go on meanwhile). */
+  readonly roundMs?: number;
 }
 
 /** Longer than any attempt can take, so a lease only runs out when its worker is gone. */
 export const LEASE_MS = 60_000;
-const BATCH_SIZE = 16;
+const MAX_IN_FLIGHT = 16;
+/** A quarter of a worker's slots: a merchant whose receiver hangs leaves the other 12 to everyone else. */
+const PER_ACCOUNT = 4;
+/** The task's own poll interval: a round lasts no longer than an idle worker's pause. */
+const ROUND_MS = 1_000;
 
 export interface AttemptResult extends AttemptRecord {
   readonly notifyId: string;
   readonly attempt: number;
 }
 
-/** One round of the worker task: answers how many attempts it made. */
+/**
+ * One round of the worker task: claims as many due events as it has free slots, starts their
+ * attempts, and answers how many once they have all ended or `roundMs` has passed. An attempt
+ * still running then goes on holding its slot (and its lease) while later rounds fill the others:
+ * a receiver that hangs for its 10 s holds one slot, not the worker.
+ */
 export async function deliverDueNotifications(deps: DeliveryDeps, options: DeliveryOptions = {}): Promise<number> {
-  const claims = await claimDue(deps.database.db, lease(deps), notifyTime(deps), options.batchSize ?? BATCH_SIZE);
+  const running = inFlight(deps);
+  const free = (options.maxInFlight ?? MAX_IN_FLIGHT) - running.size;
+  if (free <= 0) return 0;
+  const claims = await claimDue(deps.database.db, lease(deps), notifyTime(deps), free, options.perAccount ?? PER_ACCOUNT);
   const secrets = new Map<string, Promise<string>>();
   const secretOf = (accountId: string) => {
     if (!secrets.has(accountId)) secrets.set(accountId, signingSecret(deps, accountId));
     return secrets.get(accountId)!;
   };
-  await Promise.all(claims.map((claim) => attempt(deps, claim, secretOf, options)));
+  const round = Promise.all(claims.map((claim) => holdingSlot(running, attempt(deps, claim, secretOf, options))));
+  if (await endsWithin(round, options.roundMs ?? ROUND_MS)) await round;
+  // Left running: a failure to record (the database away) cannot reach the runner any more; the
+  // lease then runs out and the event is sent again, as when a worker dies.
+  else round.catch((error: unknown) => deps.log?.error({ err: error }, 'notification attempts could not be recorded'));
   return claims.length;
+}
+
+/** Waits for the attempts still in flight from earlier rounds: a worker that stops lets them end and be recorded. */
+export async function notificationsInFlight(deps: DeliveryDeps): Promise<void> {
+  await Promise.all(inFlight(deps));
 }
 
 export type ReplayResult = AttemptResult | { readonly refused: 'in_flight' | 'not_found' | 'no_target' };
@@ -69,6 +94,36 @@ export async function replayNotification(deps: DeliveryDeps, notifyId: string, o
 export function notificationBody(claim: Pick<Claim, 'id' | 'payload' | 'notifyTime'>, secret: string): Record<string, unknown> {
   const body = { ...claim.payload, notify_id: claim.id, notify_time: claim.notifyTime };
   return { ...body, encryption_data: sign(body as SignedBody, secret) };
+}
+
+// The slots of each worker, by its database: the runner calls the task afresh each round, and tests
+// run several workers (databases) in one process. A slot is the attempt's end, which never rejects.
+const slots = new WeakMap<DeliveryDeps['database'], Set<Promise<void>>>();
+
+function inFlight(deps: DeliveryDeps): Set<Promise<void>> {
+  let running = slots.get(deps.database);
+  if (!running) slots.set(deps.database, (running = new Set()));
+  return running;
+}
+
+function holdingSlot<T>(running: Set<Promise<void>>, work: Promise<T>): Promise<T> {
+  const slot: Promise<void> = work.then(
+    () => void running.delete(slot),
+    () => void running.delete(slot),
+  );
+  running.add(slot);
+  return work;
+}
+
+/** Whether `work` settles within `ms` (its failure included: the caller awaits it for that). */
+async function endsWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const ended = work.then(
+    () => true as const,
+    () => true as const,
+  );
+  return Promise.race([ended, late]).finally(() => clearTimeout(timer));
 }
 
 /** Unix seconds on the wall clock: what the receiver compares with its own clock. */

@@ -64,6 +64,11 @@ export interface LeaseOptions {
   readonly dueBy?: Date;
   /** Only rows whose `scopeColumn` has this value. */
   readonly scope?: string;
+  /**
+   * At most `limit` rows with one value of `column` leased at once, counting the leases any worker
+   * already holds: one group whose work hangs (a merchant's receiver) cannot take every lease.
+   */
+  readonly perGroup?: { readonly column: string; readonly limit: number };
 }
 
 /** A lease of `ms` on the wall clock, taken now. */
@@ -97,14 +102,33 @@ export function leaseStatement(queue: LeaseQueue, held: Lease, limit: number, op
   const free = queue.leaseColumn === queue.dueColumn ? sql`` : sql` AND (${leaseColumn} IS NULL OR ${leaseColumn} <= ${now})`;
   const attempts = queue.countsAttempts ? sql`, attempts = t.attempts + 1` : sql``;
   const token = queue.tokenColumn ? sql`, ${sql.raw(queue.tokenColumn)} = ${held.token}` : sql``;
+  const group = options.perGroup ? groupCap(queue, options.perGroup, sql`(${due} IS NULL OR ${due} <= ${dueBy})${scope}`, now) : sql``;
   return sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
         FROM (SELECT ${key} FROM ${table}
-              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}
+              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}${group}
               ORDER BY ${due} NULLS FIRST, ${key}
               LIMIT ${limit}
               FOR UPDATE SKIP LOCKED) due
         WHERE t.${key} = due.${key}
         RETURNING t.*`;
+}
+
+/**
+ * The rows a group may still lease: each group's due rows, those leased first, numbered in the order
+ * the queue takes them; a free row whose number is within the cap. A lease does not move the due
+ * time (leaseColumn ≠ dueColumn), so a leased row is still among the due ones and one pass over them
+ * sees both. In a subquery of its own: a window function cannot sit beside FOR UPDATE, and the outer
+ * statement's own predicates are checked again on a row another worker leased meanwhile.
+ */
+function groupCap(queue: LeaseQueue, cap: { column: string; limit: number }, due: SQL, now: SQL): SQL {
+  if (queue.leaseColumn === queue.dueColumn) throw new Error(`queue of ${queue.table}: a cap per group needs a lease column apart from ${queue.dueColumn}`);
+  const key = sql.raw(queue.keyColumn ?? 'id');
+  const leased = sql`(${sql.raw(queue.leaseColumn)} IS NOT NULL AND ${sql.raw(queue.leaseColumn)} > ${now})`;
+  return sql` AND ${key} IN (SELECT ${key} FROM (
+                SELECT ${key}, ${leased} AS leased,
+                       row_number() OVER (PARTITION BY ${sql.raw(cap.column)} ORDER BY ${leased} DESC, ${sql.raw(queue.dueColumn)} NULLS FIRST, ${key}) AS place
+                FROM ${sql.raw(queue.table)} WHERE ${sql.raw(queue.holds)} AND ${due}) g
+              WHERE NOT g.leased AND g.place <= ${cap.limit})`;
 }
 
 /**

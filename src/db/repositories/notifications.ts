@@ -27,10 +27,14 @@ type ClaimedRow = { id: string; account_id: string; type: string; payload: Recor
 
 const RETURNING = sql`RETURNING e.id, e.account_id, e.type, e.payload, e.notify_url, e.attempts, e.failures`;
 
-/** Leases up to `limit` due events; rows another worker holds are skipped, never waited for. */
-export function claimDue(db: Executor, lease: Lease, notifyTime: number, limit: number): Promise<Claim[]> {
+/**
+ * Leases up to `limit` due events; rows another worker holds are skipped, never waited for. At most
+ * `perAccount` events of one account are leased at once, by all workers together (its attempts in
+ * flight and replays counted), so one merchant's hanging receiver holds that many, never the queue.
+ */
+export function claimDue(db: Executor, lease: Lease, notifyTime: number, limit: number, perAccount = limit): Promise<Claim[]> {
   return db.transaction(async (tx) => {
-    const rows = await leaseDue<ClaimedRow>(tx, QUEUES.dueNotifications, lease, limit);
+    const rows = await leaseDue<ClaimedRow>(tx, QUEUES.dueNotifications, lease, limit, { perGroup: { column: 'account_id', limit: perAccount } });
     return openAttempts(tx, rows, lease, notifyTime, 'schedule');
   });
 }
