@@ -4,7 +4,7 @@
 // answer from the rail is asked about again and recorded once; each notified, each booked.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications } from '../../src/app/notifications/deliver.ts';
-import { drivePayouts } from '../../src/app/payouts/rail.ts';
+import { drivePayouts, PAYOUT_LEASE_MS } from '../../src/app/payouts/rail.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { err, type Connector, type PayoutPort } from '../../src/connectors/port.ts';
 import { createSimulator } from '../../src/connectors/simulator/index.ts';
@@ -23,9 +23,12 @@ const clock = new FakeClock('2026-11-22T10:15:00Z');
 const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
 const creates = new Map<string, number>();
 let loseNextCreate = false;
+// Runs before a createPayout call counts (a rail that takes its time).
+let beforeCreate: ((payoutId: string) => Promise<void>) | undefined;
 const rail: PayoutPort = {
   name: 'simulator',
   async createPayout(request) {
+    await beforeCreate?.(request.payoutId);
     creates.set(request.payoutId, (creates.get(request.payoutId) ?? 0) + 1);
     const answer = await simulator.payouts!.createPayout(request);
     if (!loseNextCreate) return answer;
@@ -236,6 +239,36 @@ describe('two workers', () => {
       await Promise.all([drivePayouts(gw.gateway.deps), drivePayouts(other)]);
     } finally {
       await other.database.close();
+    }
+    expect(ids.map((id) => creates.get(id))).toEqual([1, 1, 1, 1, 1]);
+    await runFor(15);
+    for (const id of ids) expect((await status(shop, id)).status).toBe('COMPLETED');
+    await expectLedgerBalanced(gw);
+  });
+
+  it('never send one payout twice to a slow rail: a round stops before a call that could outlast its lease', async () => {
+    const shop = await funded();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await shop.post('/v1/payout', payoutBody(shop))).body.transaction_id as string);
+    clock.advance(1_000);
+    // Each call of these payouts takes 9 s of the 10 s a rail call may take. Once the first
+    // round's lease (30 s) has run out, another worker runs a round of its own, meanwhile.
+    const leaseEnds = clock.now().getTime() + PAYOUT_LEASE_MS;
+    let otherWorker: Promise<number> | undefined;
+    beforeCreate = async (payoutId) => {
+      if (!ids.includes(payoutId)) return;
+      clock.advance(9_000);
+      if (!otherWorker && clock.now().getTime() > leaseEnds) await (otherWorker = drivePayouts(gw.gateway.deps));
+    };
+    try {
+      await drivePayouts(gw.gateway.deps);
+      // Three calls (27 s), then a fourth could have ended past the lease: left for later.
+      expect(ids.map((id) => creates.get(id) ?? 0).sort()).toEqual([0, 0, 1, 1, 1]);
+      expect(otherWorker).toBeUndefined();
+      clock.advance(PAYOUT_LEASE_MS);
+      await drivePayouts(gw.gateway.deps);
+    } finally {
+      beforeCreate = undefined;
     }
     expect(ids.map((id) => creates.get(id))).toEqual([1, 1, 1, 1, 1]);
     await runFor(15);

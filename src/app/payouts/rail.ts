@@ -33,10 +33,20 @@ const MAX_CALL_TIMEOUT_MS = 10_000;
 
 export type RailAnswer = PayoutOutcome | { readonly status: 'unknown' };
 
+const railCallMs = (deps: Pick<Deps, 'config'>) => Math.min(MAX_CALL_TIMEOUT_MS, deps.config.processor.callTimeoutMs);
+
+/**
+ * One round: the due payouts leased, then each sent to (or asked of) its rail in turn. The round
+ * stops before a call that could outlast the lease: past it another worker may lease the same
+ * payout and the rail would hear it twice (harmless under the payout's id, but traffic the rail
+ * may count). What is left keeps its lease and is taken up when it runs out.
+ */
 export async function drivePayouts(deps: Deps, limit = 50): Promise<number> {
+  const leaseEnds = deps.wallClock.now().getTime() + PAYOUT_LEASE_MS;
   const leased = await leaseDuePayouts(deps.database.db, deps, limit, PAYOUT_LEASE_MS);
   let moved = 0;
   for (const due of leased) {
+    if (deps.wallClock.now().getTime() + railCallMs(deps) > leaseEnds) break;
     let payout = awaitsRail(due) ? await claimForRail(deps, due) : due;
     if (!payout || (payout.status !== 'PROCESSING' && payout.status !== 'COMPLETED')) continue;
     payout = await routedToARail(deps, payout);
@@ -106,7 +116,7 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
             reference: request.reference ?? payout.shortReferenceId,
             signal,
           }),
-    Math.min(MAX_CALL_TIMEOUT_MS, deps.config.processor.callTimeoutMs),
+    railCallMs(deps),
   );
   if (result.ok) return result.value;
   deps.log.warn({ payoutId: payout.id, error: result.error.kind }, 'payout outcome unknown');
