@@ -53,6 +53,7 @@ let other: SignedClient;
 let manual: SignedClient;
 let second: Database;
 let refusal: OutboxRefusal;
+let paymentRefusal: OutboxRefusal;
 
 beforeAll(async () => {
   gw = await startTestGateway({ clock, connectors });
@@ -62,6 +63,7 @@ beforeAll(async () => {
   manual = await gw.merchant({ captureMode: 'manual' });
   second = await gw.anotherConnection();
   refusal = await refuseEventsBy(gw.database, 'type');
+  paymentRefusal = await refuseEventsBy(gw.database, 'payment_id');
 });
 afterAll(async () => {
   await second?.close();
@@ -533,6 +535,36 @@ describe('a poll that does not finish', () => {
       expect(await disputesOf(t.transaction_id)).toHaveLength(1);
       expect(await chargebacks(t.transaction_id)).toHaveLength(1);
     }
+    await expectLedgerCheckClean();
+  });
+
+  it('records a backlog in parts: a part that fails leaves the parts before it recorded and the cursor where it was; the next poll records the rest, each once', async () => {
+    await drain();
+    const paid = [];
+    for (let i = 0; i < 3; i++) paid.push(await pay(shop, { card: DISPUTED }));
+    // Reports are recorded in their payments' id order: the last of these fails (its notification cannot be written).
+    const [first, second, failing] = paid.map((t) => t.transaction_id).sort();
+    clock.advance(DAY);
+    const cursors = await gw.database.query<{ cursor: string }>(`SELECT cursor FROM dispute_cursors WHERE connector = 'simulator'`);
+    await paymentRefusal.refuse(failing!);
+    try {
+      // One report a transaction (REPORTS_PER_TRANSACTION is 100; a backlog of thousands is what it is for).
+      await expect(pollDisputes(deps(), 1)).rejects.toThrow();
+    } finally {
+      await paymentRefusal.clear();
+    }
+    expect(await disputesOf(first!)).toHaveLength(1);
+    expect(await disputesOf(second!)).toHaveLength(1);
+    expect(await disputesOf(failing!)).toEqual([]);
+    expect(await gw.database.query(`SELECT cursor FROM dispute_cursors WHERE connector = 'simulator'`)).toEqual(cursors);
+
+    // The acquirer hands all three out again: the two recorded change nothing, the third is recorded.
+    expect(await pollDisputes(later(leaseMs() + 1), 1)).toBeGreaterThanOrEqual(1);
+    for (const id of [first!, second!, failing!]) {
+      expect(await disputesOf(id)).toHaveLength(1);
+      expect(await chargebacks(id)).toHaveLength(1);
+    }
+    expect(await gw.database.query(`SELECT cursor FROM dispute_cursors WHERE connector = 'simulator'`)).not.toEqual(cursors);
     await expectLedgerCheckClean();
   });
 

@@ -1,16 +1,17 @@
 // The poll-disputes task: asks each connector in use that reports disputes by polling
 // (`disputes` on the port) for the reports after its stored cursor, and records them with
 // recordDispute. The connector's cursor row is leased first (DISPUTE_POLLS, committed before the
-// acquirer is asked), so two workers never poll one connector at once; the reports and the new
-// cursor are written in one transaction, and only while the lease is still this worker's. A
-// worker killed after polling leaves the cursor where it was: once its lease runs out, the next
-// poll starts from there again and records each report once (a report seen twice changes nothing).
+// acquirer is asked), so two workers never poll one connector at once; the reports are written in
+// transactions of at most REPORTS_PER_TRANSACTION, the new cursor with the last, each only while
+// the lease is still this worker's (and renewing it). A worker killed after polling, or whose
+// transaction failed, leaves the cursor where it was: once its lease runs out, the next poll
+// starts from there again and records each report once (a report seen twice changes nothing).
 // The acquirer hands a report out once, so one the core cannot place yet (its payment's outcome
-// still unknown, so no reference) is held in the same transaction and offered again with each
-// later poll of its connector, until it is placed (held-disputes.ts).
+// still unknown, so no reference) is held in the transaction that records its part, and offered
+// again with each later poll of its connector, until it is placed (held-disputes.ts).
 import { randomUUID } from 'node:crypto';
 import type { Connector, DisputeReport } from '../../connectors/port.ts';
-import { advanceCursor, connectorsInUse, ensureCursor, leaseCursor, lockOwnCursor, paymentIdsByReference } from '../../db/repositories/disputes.ts';
+import { advanceCursor, connectorsInUse, ensureCursor, leaseCursor, lockOwnCursor, paymentIdsByReference, renewCursorLease } from '../../db/repositories/disputes.ts';
 import { heldReports, holdReport, releaseReport } from '../../db/repositories/held-disputes.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
@@ -18,6 +19,8 @@ import { recordDisputeIn, type DisputeRecorded } from './record.ts';
 
 /** Held reports offered again with one poll, the longest untried first; the rest wait for the next polls. */
 const HELD_PER_POLL = 100;
+/** Reports recorded in one transaction (its payments locked until it commits). */
+export const REPORTS_PER_TRANSACTION = 100;
 
 /** A report and whether it was held from an earlier poll. */
 interface Offered {
@@ -26,17 +29,17 @@ interface Offered {
 }
 
 /** One round; answers how many reports changed something (a dispute opened or reversed). */
-export async function pollDisputes(deps: Deps): Promise<number> {
+export async function pollDisputes(deps: Deps, perTransaction = REPORTS_PER_TRANSACTION): Promise<number> {
   let recorded = 0;
   for (const name of await connectorsInUse(deps.database.db)) {
     const connector = deps.connectors.get(name);
     if (!connector?.disputes) continue;
-    recorded += await pollConnector(deps, name, connector.disputes.bind(connector));
+    recorded += await pollConnector(deps, name, connector.disputes.bind(connector), perTransaction);
   }
   return recorded;
 }
 
-async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Connector['disputes']>): Promise<number> {
+async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Connector['disputes']>, perTransaction: number): Promise<number> {
   const db = deps.database.db;
   await ensureCursor(db, connector);
   const token = randomUUID();
@@ -57,21 +60,33 @@ async function pollConnector(deps: Deps, connector: string, poll: NonNullable<Co
   // Reports of one payment keep their order (an `opened` before its `reversed`).
   const reports = await inPaymentOrder(deps, connector, offered);
   const now = deps.wallClock.now();
-  const outcomes = await db.transaction(async (tx): Promise<DisputeRecorded[] | null> => {
-    if (!(await lockOwnCursor(tx, connector, token))) return null;
-    const done: DisputeRecorded[] = [];
-    for (const { report, held } of reports) {
-      const outcome = await recordDisputeIn(tx, deps, { connector, report });
-      if (outcome.outcome === 'skipped') await holdReport(tx, connector, report, outcome.reason, now);
-      else if (held) await releaseReport(tx, connector, report);
-      done.push(outcome);
+  const outcomes: DisputeRecorded[] = [];
+  // In transactions of a bounded size, each renewing the lease, the last moving the cursor: a
+  // backlog of thousands (a feed the gateway fell behind on) neither holds thousands of payments'
+  // locks for as long as it takes, nor outlives the lease and is polled again from the start by
+  // another worker, for ever. A transaction that fails keeps the cursor where it was: the next
+  // poll brings the reports again and those already recorded change nothing.
+  for (let start = 0; start === 0 || start < reports.length; start += perTransaction) {
+    const part = reports.slice(start, start + perTransaction);
+    const last = start + perTransaction >= reports.length;
+    const done = await db.transaction(async (tx): Promise<DisputeRecorded[] | null> => {
+      if (!(await lockOwnCursor(tx, connector, token))) return null;
+      const recorded: DisputeRecorded[] = [];
+      for (const { report, held } of part) {
+        const outcome = await recordDisputeIn(tx, deps, { connector, report });
+        if (outcome.outcome === 'skipped') await holdReport(tx, connector, report, outcome.reason, now);
+        else if (held) await releaseReport(tx, connector, report);
+        recorded.push(outcome);
+      }
+      if (last) await advanceCursor(tx, connector, answer.value.cursor, now);
+      else await renewCursorLease(tx, connector, token, new Date(deps.wallClock.now().getTime() + deps.config.processor.leaseMs));
+      return recorded;
+    });
+    if (done === null) {
+      deps.log.warn({ connector, recorded: outcomes.length }, 'dispute poll outlived its lease: another worker polls again, nothing more recorded');
+      break;
     }
-    await advanceCursor(tx, connector, answer.value.cursor, now);
-    return done;
-  });
-  if (outcomes === null) {
-    deps.log.warn({ connector }, 'dispute poll outlived its lease: another worker polls again, nothing recorded');
-    return 0;
+    outcomes.push(...done);
   }
   outcomes.forEach((outcome, i) => {
     // Identifiers only: the acquirer's dispute id says which report to look for at the acquirer.

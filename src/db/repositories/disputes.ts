@@ -64,6 +64,14 @@ export async function lockOwnCursor(tx: Executor, connector: string, token: stri
   return rows.length > 0;
 }
 
+/** Holds the lease `until` then, while `token` still holds it (a poll recording part by part). */
+export async function renewCursorLease(tx: Executor, connector: string, token: string, until: Date): Promise<void> {
+  await tx
+    .update(disputeCursors)
+    .set({ nextPollAt: until })
+    .where(and(eq(disputeCursors.connector, connector), eq(disputeCursors.leaseToken, token)));
+}
+
 /** Moves the cursor on and lets go of the lease (due again at once). */
 export async function advanceCursor(tx: Executor, connector: string, cursor: string, polledAt: Date): Promise<void> {
   await tx.update(disputeCursors).set({ cursor, nextPollAt: null, leaseToken: null, polledAt }).where(eq(disputeCursors.connector, connector));
