@@ -122,9 +122,12 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   }
   const plan = planOf(subscription, subscription.anchorAt);
   const nextDue = dueAt(plan, charge.cycle + 1);
-  if (code.resultCode === CODES.account_disabled.code) {
-    // Skipped, not paid: cycles_paid stays. The contract's last cycle skipped ends it, as paid would.
-    const next = { nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
+  // Paid, or skipped (4410: not sent while the account or its merchant was disabled): the next
+  // cycle falls due on its date. A skipped one is not counted paid; the contract's last cycle
+  // ends it either way.
+  const skipped = code.resultCode === CODES.account_disabled.code;
+  if (outcome === 'succeeded' || skipped) {
+    const next = { ...(skipped ? {} : { cyclesPaid: charge.cycle }), nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
     return {
       change: {
         ...base,
@@ -132,18 +135,6 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
         chargeChanges,
         subscriptionMove: nextDue ? SUBSCRIPTION_MACHINE.stay('Active') : SUBSCRIPTION_MACHINE.move('Active', 'Completed'),
         subscriptionChanges: nextDue ? next : { ...next, nextChargeAt: null, endedAt: now },
-      },
-    };
-  }
-  if (outcome === 'succeeded') {
-    const paid = { cyclesPaid: charge.cycle, nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
-    return {
-      change: {
-        ...base,
-        chargeMove,
-        chargeChanges,
-        subscriptionMove: nextDue ? SUBSCRIPTION_MACHINE.stay('Active') : SUBSCRIPTION_MACHINE.move('Active', 'Completed'),
-        subscriptionChanges: nextDue ? paid : { ...paid, nextChargeAt: null, endedAt: now },
       },
     };
   }
