@@ -1,6 +1,7 @@
 // The chaos run's processes: gateways (`acquiro serve --no-worker`, each on a port it keeps across
 // restarts) and workers (`acquiro worker`), and the killer that SIGKILLs one of them at a random
 // moment and starts it again.
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startServer, startWorker, type RunningServer, type RunningWorker } from '../../test/support/processes.ts';
@@ -101,6 +102,7 @@ export class Fleet {
     const victim = slot.process!;
     slot.process = undefined;
     await victim.stop('SIGKILL');
+    this.#keepLog(slot, victim);
     this.kills[slot.kind === 'gateway' ? 'gateways' : 'workers'] += 1;
     const restart = this.#relaunch(slot);
     this.#restarts.add(restart);
@@ -138,6 +140,21 @@ export class Fleet {
   async stop(): Promise<void> {
     this.#stopping.abort();
     await this.settle();
-    await Promise.all(this.#slots.map((slot) => slot.process?.stop('SIGKILL')));
+    await Promise.all(
+      this.#slots.map(async (slot) => {
+        const running = slot.process;
+        slot.process = undefined;
+        await running?.stop('SIGKILL');
+        if (running) this.#keepLog(slot, running);
+      }),
+    );
+  }
+
+  /**
+   * A worker's output (held in memory while it runs) appended to worker-N.log beside the
+   * gateways' logs, once it is killed: what its tasks did is what a run's surprises are read from.
+   */
+  #keepLog(slot: Slot, process: RunningServer | RunningWorker): void {
+    if (slot.kind === 'worker') appendFileSync(join(this.#logDir, `worker-${slot.index}.log`), process.output());
   }
 }
