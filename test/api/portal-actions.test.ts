@@ -3,6 +3,8 @@
 // API's use case: the API's query answer and the ledger show it, refusals carry the API's code,
 // concurrent identical actions have one effect, a viewer is refused, another merchant's
 // transaction is not found, and a disabled account's transactions are refused as the API refuses them.
+// An approval of a hold the gateway is about to release (its authorisation expired, or a recurring
+// charge's cycle window closed) is refused as the API refuses it.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -10,6 +12,7 @@ import type { FakeClock, TestGateway } from '../support/gateway.ts';
 import { booksOf, expectLedgerBalanced, orderOf, pay, type Txn } from '../support/lifecycle.ts';
 import { anyFormKey, createMember, formKeyOf, signIn, startPortalShops, type PortalClient, type TestMember } from '../support/portal.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { chargesOf, heldSubscription, runBilling } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let wall: FakeClock;
@@ -182,6 +185,33 @@ describe('portal cancel, capture and review', () => {
     }
     expect(await queried(manual, authorised)).toMatchObject({ payment_status: '2000', captured_amount: '0.00' });
     expect(await queried(shop, held)).toMatchObject({ payment_status: '1003', captured_amount: '0.00' });
+  });
+
+  it('refuses to approve a recurring charge after its cycle’s window closed, before billing has run, with the API code (5007); billing then releases it (3003)', async () => {
+    const deps = gw.gateway.deps;
+    const lead = () => deps.clock.now().getTime() - Date.now();
+    const advanceOneDay = async () => {
+      const before = lead();
+      expect((await runCommand(['clock', 'advance', '--days', '1'], deps)).exitCode).toBe(0);
+      await expect.poll(lead).toBeGreaterThan(before + 86_000_000);
+    };
+    // A daily plan: cycle 2 falls due a day on and is held; its window closes a day later, when
+    // cycle 3 falls due, days before the hold's authorisation expiry.
+    const recurringId = await heldSubscription(shop, { interval: 'day' });
+    await advanceOneDay();
+    await runBilling(deps);
+    const [charge] = await chargesOf(deps, recurringId);
+    expect(charge).toMatchObject({ cycle: 2, status: 'pending' });
+    const held: Txn = { transaction_id: charge!.payment_id!, order_no: charge!.order_no, currency: 'USD', amount: '10.00' };
+    await advanceOneDay();
+    const answer = await act(staff, held, 'review', { decision: 'approve' });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toContain('5007');
+    expect(await queried(shop, held)).toMatchObject({ payment_status: '1003', captured_amount: '0.00' });
+    // The billing task an hour later on the wall clock (the attempt's re-check is due).
+    await runBilling({ ...deps, wallClock: { now: () => new Date(wall.now().getTime() + 3_600_000) } });
+    expect((await chargesOf(deps, recurringId)).map((c) => [c.cycle, c.status, c.result_code])).toEqual([[2, 'failed', '3003']]);
+    expect(await queried(shop, held)).toMatchObject({ payment_status: '4000', captured_amount: '0.00' });
   });
 });
 

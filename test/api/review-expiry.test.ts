@@ -176,11 +176,11 @@ describe('a recurring charge held for review', () => {
   // The billing sweeper an hour later on the wall clock each time: a charge still pending is asked about again.
   let wallAhead = 0;
   const billLater = (database?: Database) => runBilling(later((wallAhead += 3_600_000), database));
-  /** `count` subscriptions begun at `start`, each with its cycle-2 charge held for review since `due`. */
-  async function heldCharges(start: string, due: string, count = 1): Promise<{ recurringId: string; paymentId: string }[]> {
+  /** `count` subscriptions of `client` (monthly unless `terms` say otherwise) begun at `start`, each with its cycle-2 charge held for review since `due`. */
+  async function heldCharges(start: string, due: string, count = 1, client = auto, terms = {}): Promise<{ recurringId: string; paymentId: string }[]> {
     clock.set(start);
     const recurringIds = [];
-    for (let i = 0; i < count; i++) recurringIds.push(await heldSubscription(auto));
+    for (let i = 0; i < count; i++) recurringIds.push(await heldSubscription(client, terms));
     clock.set(due);
     await billLater();
     const held = [];
@@ -272,5 +272,46 @@ describe('a recurring charge held for review', () => {
     expect(processor.calls.cancel - voids).toBe(1);
     await expectOneRelease(byExpiry!);
     await expectLedgerCheckClean();
+  });
+
+  it('refuses an approval after its cycle’s window closed, before billing has run, as billing will leave it (5007), on either capture mode: nothing sent, nothing stored; billing then releases it once', async () => {
+    // Daily plans: cycle 2 falls due on 2 June, and its window closes when cycle 3 does (3 June),
+    // days before the hold's authorisation expiry (9 June): the window alone decides.
+    const held = [];
+    for (const client of [auto, manual]) {
+      const [charge] = await heldCharges('2028-06-01T10:15:00Z', '2028-06-02T10:15:00Z', 1, client, { interval: 'day' });
+      const [row] = await chargesOf(deps(), charge!.recurringId);
+      held.push({ client, ...charge!, txn: { transaction_id: charge!.paymentId, order_no: row!.order_no, currency: 'USD', amount: '10.00' } });
+    }
+    clock.set('2028-06-03T10:15:00Z');
+    const calls = { ...processor.calls };
+    for (const { client, txn } of held) {
+      const before = await gw.database.query('SELECT * FROM payments WHERE id = $1', [txn.transaction_id]);
+      expect(await review(client, txn, '1')).toMatchObject({ review_status: '0', error_message: '5007:the transaction is already cancelled' });
+      expect(await gw.database.query('SELECT * FROM payments WHERE id = $1', [txn.transaction_id])).toEqual(before);
+      expect(await voidsOf(txn.transaction_id)).toEqual([]);
+      expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.review']);
+    }
+    expect(processor.calls).toEqual(calls);
+
+    await billLater();
+    for (const { recurringId, paymentId } of held) {
+      expect(await attemptsOf(recurringId)).toEqual([[2, 1, 'failed', '3003']]);
+      expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Unpaid', next_charge_at: null });
+      expect(await paymentRow(gw, paymentId)).toMatchObject({ status: 'cancelled', result_code: '3003', captured: 0 });
+      expect(await cancellations(paymentId)).toHaveLength(1);
+      expect(await voidsOf(paymentId)).toEqual([{ origin: 'review_expired', status: 'succeeded' }]);
+    }
+    await expectLedgerCheckClean();
+  });
+
+  it('accepts an approval the moment before its cycle’s window closes', async () => {
+    const [charge] = await heldCharges('2028-07-01T10:15:00Z', '2028-07-02T10:15:00Z', 1, auto, { interval: 'day' });
+    const [row] = await chargesOf(deps(), charge!.recurringId);
+    clock.set('2028-07-03T10:14:59Z');
+    const txn = { transaction_id: charge!.paymentId, order_no: row!.order_no, currency: 'USD', amount: '10.00' };
+    expect((await review(auto, txn, '1')).review_status).toBe('1');
+    await billLater();
+    expect((await attemptsOf(charge!.recurringId))[0]).toEqual([2, 1, 'succeeded', '0000']);
   });
 });

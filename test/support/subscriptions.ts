@@ -18,9 +18,9 @@ export function subscribing(client: SignedClient, subscription: Record<string, u
 /** The review test card: risk holds every payment of it for review, a subscription's charges included. */
 export const REVIEW_CARD = '4000000000004954';
 
-/** A subscription begun by a payment of the review card, approved on review: each of its charges is held too. */
-export async function heldSubscription(client: SignedClient): Promise<string> {
-  const body = subscribing(client, {}, { card: REVIEW_CARD, notify_url: 'http://127.0.0.1:9/hook' });
+/** A subscription (monthly unless `terms` say otherwise) begun by a payment of the review card, approved on review: each of its charges is held too. */
+export async function heldSubscription(client: SignedClient, terms: Record<string, unknown> = {}): Promise<string> {
+  const body = subscribing(client, terms, { card: REVIEW_CARD, notify_url: 'http://127.0.0.1:9/hook' });
   const held = await client.post('/v1/authorise', body);
   const order = { transaction_id: held.body.transaction_id, order_no: body.order_no as string, currency: 'USD', amount: '10.00' };
   expect((await review(client, order, '1')).review_status).toBe('1');

@@ -31,6 +31,7 @@ import { statusOnceExpired } from '../capture/hold-expiry.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval } from '../subscriptions/open.ts';
+import { heldChargeOf, statusOnceWindowClosed, type HeldCharge } from '../subscriptions/review-window.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
 export interface ReviewOrder extends OrderRef {
@@ -41,6 +42,9 @@ export interface ReviewOrder extends OrderRef {
 type ReviewChange =
   | { readonly claim: { kind: OperationKind; origin: OperationOrigin }; readonly payment: PaymentRow }
   | { readonly approve: Transition<PaymentStatus>; readonly payment: PaymentRow };
+
+/** The order locked, and (an approval of a held recurring charge) the charge it is, whose cycle's window bounds it. */
+type ReviewLocked = KeyedOrder & { readonly held: HeldCharge | null };
 
 /**
  * The payment, and the capture or void claimed: now, or (`earlier`) by this keyed request before
@@ -59,16 +63,21 @@ export function expireReview(deps: Deps, account: AccountRow, payment: PaymentRo
 }
 
 async function decide(deps: Deps, account: AccountRow, order: ReviewOrder, rejection: 'review_reject' | 'review_expired'): Promise<Outcome> {
-  const next = await runUnitOfWork<KeyedOrder, ReviewChange, ReviewWritten>(deps.database, {
-    lock: (tx) => lockKeyedOrder(tx, account.id, order),
-    check({ payment, earlier }) {
+  const next = await runUnitOfWork<ReviewLocked, ReviewChange, ReviewWritten>(deps.database, {
+    async lock(tx) {
+      const keyed = await lockKeyedOrder(tx, account.id, order);
+      return { ...keyed, held: order.approve ? await heldChargeOf(tx, keyed.payment) : null };
+    },
+    check({ payment, earlier, held }) {
       if (earlier) return { answer: { payment, operation: earlier, earlier: true } };
       if (approvedUnderKey(payment, order)) return { answer: { payment } };
       assertSameCurrency(payment, order);
       assertSameAmount(payment, order);
-      // An approval of a hold past its expiry is refused as the expiry round will leave it
-      // (hold-expiry.ts); a rejection still voids it, and so does the round's own (expireReview).
-      refuse(refusalFor('review', order.approve ? statusOnceExpired(deps, payment) : (payment.status as PaymentStatus)));
+      // An approval of a hold past its expiry, or of a recurring charge past its cycle's window, is
+      // refused as the expiry round or the billing task will leave it (hold-expiry.ts,
+      // review-window.ts); a rejection still voids it, and so do their own (expireReview).
+      const judged = order.approve ? statusOnceWindowClosed(statusOnceExpired(deps, payment), held, deps.clock.now()) : (payment.status as PaymentStatus);
+      refuse(refusalFor('review', judged));
       if (!order.approve) return { change: { payment, claim: { kind: 'void', origin: rejection } } };
       if (account.captureMode === 'auto') return { change: { payment, claim: { kind: 'capture', origin: 'review_approve' } } };
       // Manual capture: approved means authorised; the hold stays until /v1/capture or /v1/cancel.

@@ -17,9 +17,11 @@
 // review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
 // decides it, or until its cycle's window closes (the next cycle's due time) or its authorisation
 // expires at the connector (expire-authorisations.ts), whichever comes first: then the gateway
-// rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge).
+// rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge). An approval
+// that comes after the window's close, before this task has run, is refused as if it had
+// (review-window.ts): the cycle is not paid behind the task's back.
 import { AppError } from '../../domain/errors.ts';
-import { amountOfCycle, cycleWindowEnd, dueAt } from '../../domain/subscriptions/schedule.ts';
+import { amountOfCycle, dueAt } from '../../domain/subscriptions/schedule.ts';
 import { CHARGE_MACHINE, chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { newId } from '../../domain/ids.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
@@ -42,6 +44,7 @@ import type { Deps } from '../context.ts';
 import { merchantInitiatedCharge } from '../payments/command.ts';
 import { expireReview } from '../review/review.ts';
 import { recordCharge, type ChargeResult } from './record-charge.ts';
+import { windowClosed } from './review-window.ts';
 
 export async function billSubscriptions(deps: Deps, limit = 50): Promise<number> {
   const opened = await openDueCharges(deps, limit);
@@ -118,7 +121,7 @@ export async function chargeOnce(deps: Deps, charge: SubscriptionChargeRow) {
  * payment as it then is (still held while the void is pending, or when a reviewer got there first).
  */
 async function releaseLateReview(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow, payment: PaymentRow): Promise<PaymentRow> {
-  if (payment.status !== 'pending_review' || deps.clock.now() < cycleWindowEnd(planOf(subscription, subscription.anchorAt), charge.cycle)) return payment;
+  if (payment.status !== 'pending_review' || !windowClosed(subscription, charge.cycle, deps.clock.now())) return payment;
   try {
     await expireReview(deps, account, payment);
   } catch (error) {
