@@ -63,6 +63,10 @@ export interface Messages {
   readonly processingTitle: string;
   readonly processingText: string;
   readonly refresh: string;
+  /** The step from the pay button to the bank's own verification page (3-D Secure). */
+  readonly toBankTitle: string;
+  readonly toBankText: string;
+  readonly toBankButton: string;
   readonly expiredTitle: string;
   readonly expiredText: string;
   readonly notFoundTitle: string;
@@ -140,6 +144,9 @@ const en: Messages = {
   processingTitle: 'Processing your payment',
   processingText: 'This takes a few seconds. The page refreshes by itself.',
   refresh: 'Refresh',
+  toBankTitle: 'Taking you to your bank',
+  toBankText: 'Your bank asks you to confirm this payment. If its page does not open by itself, continue below.',
+  toBankButton: 'Continue to your bank',
   expiredTitle: 'This payment page has expired',
   expiredText: 'Return to the store to start again.',
   notFoundTitle: 'Payment page not found',
@@ -217,6 +224,9 @@ const es: Messages = {
   processingTitle: 'Procesando su pago',
   processingText: 'Tardará unos segundos. La página se actualizará sola.',
   refresh: 'Actualizar',
+  toBankTitle: 'Le llevamos a su banco',
+  toBankText: 'Su banco le pide que confirme este pago. Si su página no se abre sola, continúe abajo.',
+  toBankButton: 'Continuar a su banco',
   expiredTitle: 'Esta página de pago ha caducado',
   expiredText: 'Vuelva a la tienda para empezar de nuevo.',
   notFoundTitle: 'Página de pago no encontrada',
@@ -294,6 +304,9 @@ const pt: Messages = {
   processingTitle: 'Processando seu pagamento',
   processingText: 'Isso leva alguns segundos. A página se atualiza sozinha.',
   refresh: 'Atualizar',
+  toBankTitle: 'Levando você ao seu banco',
+  toBankText: 'Seu banco pede que você confirme este pagamento. Se a página dele não abrir sozinha, continue abaixo.',
+  toBankButton: 'Continuar para o seu banco',
   expiredTitle: 'Esta página de pagamento expirou',
   expiredText: 'Volte à loja para começar de novo.',
   notFoundTitle: 'Página de pagamento não encontrada',
@@ -371,6 +384,9 @@ const zh: Messages = {
   processingTitle: '正在处理您的付款',
   processingText: '需要几秒钟，页面会自动刷新。',
   refresh: '刷新',
+  toBankTitle: '正在前往您的银行',
+  toBankText: '您的银行要求您确认此付款。如果银行页面没有自动打开，请点击下方继续。',
+  toBankButton: '前往您的银行',
   expiredTitle: '此支付页面已过期',
   expiredText: '请返回商店重新开始。',
   notFoundTitle: '未找到支付页面',

@@ -1,7 +1,7 @@
 // The frame every page shares: document head, the stylesheet and the page's own scripts (served
 // from /assets, named in the CSP), a header with the merchant's name, and the sandbox banner.
 import { assetUrl, type AssetName } from './assets.ts';
-import { html, type Html } from './html.ts';
+import { html, httpUrl, type Html } from './html.ts';
 import type { Lang } from './i18n.ts';
 import { pageHeaders, type PagePolicy } from './security.ts';
 
@@ -28,6 +28,11 @@ export interface LayoutOptions {
   readonly formTargets?: readonly string[];
   /** Seconds after which the browser reloads the page (status pages); no script needed. */
   readonly refreshSeconds?: number;
+  /**
+   * An http(s) URL the browser goes to at once, by itself (meta refresh, no script): the way on
+   * that a page answering a form's submission takes where a redirect would meet form-action.
+   */
+  readonly refreshTo?: string;
   readonly status?: number;
 }
 
@@ -49,6 +54,7 @@ export function layout(options: LayoutOptions): Page {
 <meta name="referrer" content="no-referrer">
 <meta name="robots" content="noindex, nofollow">
 ${options.refreshSeconds ? html`<meta http-equiv="refresh" content="${options.refreshSeconds}">` : ''}
+${options.refreshTo ? html`<meta http-equiv="refresh" content="0; url=${httpUrl(options.refreshTo)}">` : ''}
 <title>${options.title}</title>
 ${styles.map((name) => html`<link rel="stylesheet" href="${assetUrl(options.baseUrl, name)}">`)}
 ${scripts.map((name) => html`<script src="${assetUrl(options.baseUrl, name)}" defer></script>`)}

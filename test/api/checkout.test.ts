@@ -8,7 +8,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
-import { hiddenFields, returnedOutcome, shopper, type PageAnswer, type Shopper } from '../support/shopper.ts';
+import { hiddenFields, refreshTarget, returnedOutcome, shopper, type PageAnswer, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -632,7 +632,7 @@ describe('a hosted page without return_url shows the shopper the outcome itself'
   it('after a 3-D Secure challenge, brings the shopper back to the hosted page’s outcome', async () => {
     const { body, pageUrl } = await openPage(shop, NO_RETURN);
     await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000003220' });
-    const acsUrl = (await browser.get(pageUrl)).location!;
+    const acsUrl = refreshTarget(await browser.get(pageUrl))!;
     expect(acsUrl).toMatch(/\/sandbox\/acs\//);
     const verified = await browser.answer(acsUrl, { code: '1234', action: 'verify' });
     expect([verified.status, verified.location]).toEqual([303, pageUrl]);

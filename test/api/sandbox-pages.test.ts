@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
-import { shopper, type PageAnswer, type Shopper } from '../support/shopper.ts';
+import { refreshTarget, shopper, type PageAnswer, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -126,7 +126,7 @@ describe('the challenge of a hosted-page payment', () => {
     const handOff = await shop.post('/v1/checkout', { ...shop.ids, order_no: orderNo('CO'), currency: 'USD', amount: '12.00', return_url: 'https://shop.example/r' });
     const pageUrl = (await browser.handOff(handOff.raw)).location!;
     await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: '4000000000003220', expiry: '12/30', security_code: '123' });
-    const acsUrl = (await browser.get(pageUrl)).location!;
+    const acsUrl = refreshTarget(await browser.get(pageUrl))!;
     const id = /\/sandbox\/acs\/(T[0-9A-Z]{26})\//.exec(acsUrl)![1]!;
     const stolen = await browser.post(`/sandbox/acs/${id}`, { code: '1234', action: 'verify' });
     expect(stolen.status).toBe(404);

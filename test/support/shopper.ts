@@ -71,6 +71,15 @@ export function shopper(app: FastifyInstance): Shopper {
   };
 }
 
+/**
+ * Where a page sends the shopper on by itself: the URL of its meta refresh (the hosted page's step
+ * to the issuer's challenge, which cannot be a redirect: src/web/pages/to-issuer.ts).
+ */
+export function refreshTarget(page: PageAnswer): string | undefined {
+  const content = /<meta http-equiv="refresh" content="0; url=([^"]*)">/.exec(page.body)?.[1];
+  return content === undefined ? undefined : unescapeHtml(content);
+}
+
 /** The outcome fields a return URL carries, and whether their signature verifies. */
 export function returnedOutcome(url: string, secret: string): { fields: Record<string, string>; signed: boolean; base: string } {
   const parsed = new URL(url);

@@ -52,7 +52,7 @@ export function outcomeOf(payment: PaymentRow): Outcome {
 export type PageState =
   | { readonly kind: 'form'; readonly order: HostedOrder; readonly attemptsLeft: number; readonly lastResultCode?: string }
   | { readonly kind: 'processing'; readonly order: HostedOrder }
-  | { readonly kind: 'authenticate'; readonly url: string }
+  | { readonly kind: 'authenticate'; readonly order: HostedOrder; readonly url: string }
   | { readonly kind: 'return'; readonly order: HostedOrder; readonly outcome: Outcome; readonly url: string | undefined }
   | { readonly kind: 'expired'; readonly order: HostedOrder; readonly url: string | undefined };
 
@@ -74,7 +74,7 @@ export async function hostedPageState(deps: Deps, directory: AccountDirectory, s
       ...(session.lastResultCode ? { lastResultCode: session.lastResultCode } : {}),
     };
   }
-  if (payment.status === 'requires_authentication' && payment.actionUrl) return { kind: 'authenticate', url: payment.actionUrl };
+  if (payment.status === 'requires_authentication' && payment.actionUrl) return { kind: 'authenticate', order, url: payment.actionUrl };
   // Processing with no answer yet is an attempt in flight; "pending" is the processor's own word.
   if (payment.status === 'processing' && payment.resultCode !== CODES.pending.code) return { kind: 'processing', order };
   return { kind: 'return', order, outcome: outcomeOf(payment), url: await returnUrlOf(deps, directory, payment) };

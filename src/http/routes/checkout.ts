@@ -18,6 +18,7 @@ import { handOffPage } from '../../web/pages/handoff.ts';
 import { hostedPage } from '../../web/pages/hosted.ts';
 import { messagePage } from '../../web/pages/message.ts';
 import { outcomePage } from '../../web/pages/outcome.ts';
+import { toIssuerPage } from '../../web/pages/to-issuer.ts';
 import { originOf } from '../../web/security.ts';
 import { paymentRefusal } from '../encoders/payment.ts';
 import type { Operation } from '../operation.ts';
@@ -131,10 +132,12 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     invalid?: Omit<Extract<PayResult, { kind: 'invalid' }>, 'kind'>,
   ) {
     const state = await hostedPageState(deps, directory, session);
-    if (state.kind === 'authenticate') return redirect(reply, state.url);
     const order: HostedOrder = state.order;
     const language = languageOf(request, order.request);
     const common = { baseUrl, lang: language.lang, merchantName: order.merchantName, frameAncestors: order.frameAncestors, sandbox };
+    // Not a 303: this answer ends the card form's submission (pay → 303 → here), and the card
+    // page's form-action would block a redirect to the issuer's origin (src/web/pages/to-issuer.ts).
+    if (state.kind === 'authenticate') return sendPage(reply, toIssuerPage({ ...common, actionUrl: state.url }));
     const orderPage = { baseUrl, language, sandbox, merchantName: order.merchantName, orderNo: order.payment.orderNo, total: order.total, frameAncestors: order.frameAncestors };
     if (state.kind === 'return') {
       if (state.url) return redirect(reply, state.url);
