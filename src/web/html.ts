@@ -2,6 +2,7 @@
 // itself Html (another html`` template). Attribute values are always double-quoted in templates,
 // so escaping & < > " ' is enough for text and attributes alike. A URL put in href or action
 // goes through httpUrl first: escaping does not stop a javascript: URL.
+import { isHttpUrl } from '../domain/web-address.ts';
 
 export class Html {
   readonly text: string;
@@ -38,7 +39,6 @@ export function html(strings: TemplateStringsArray, ...values: Value[]): Html {
 
 /** `url` when it is an absolute http(s) URL; throws otherwise, so no other scheme reaches a page. */
 export function httpUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error(`not an http(s) URL: ${parsed.protocol}`);
-  return parsed.href;
+  if (!isHttpUrl(url)) throw new Error('not an http(s) URL');
+  return new URL(url).href;
 }

@@ -13,6 +13,7 @@ import { captureEntries, feeEntries, feeOf, holdEntries } from '../../domain/led
 import { canMove, PAYMENT_MACHINE, type PaymentStatus } from '../../domain/payment.ts';
 import type { RiskDecision } from '../../domain/risk.ts';
 import type { Transition } from '../../domain/state-machine.ts';
+import { isHttpUrl } from '../../domain/web-address.ts';
 import { journalRows, type Journal } from '../../db/repositories/ledger.ts';
 import { findPayment, lockPayment, transitionPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
 import { insertCardToken } from '../../db/repositories/tokens.ts';
@@ -189,6 +190,10 @@ function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: 
         ...code(DECLINE_CODES[outcome.reason]),
       };
     case 'action_required':
+      // The shopper is sent to this URL (by the hosted page, or by the merchant, as redirect_url):
+      // an absolute http(s) one or none. Anything else is the connector's fault, and nothing is
+      // charged before the shopper acts, so the payment fails as a processor error (2008).
+      if (!isHttpUrl(outcome.url)) return { ...risk, status: 'failed', connectorReference: outcome.reference, actionUrl: null, ...code('processor_error') };
       return {
         ...risk,
         status: outcome.action === 'authenticate' ? 'requires_authentication' : 'requires_redirect',
