@@ -36,7 +36,6 @@ export function isFailureType(value: string): value is FailureType {
   return Object.hasOwn(FAILURE_TYPES, value);
 }
 
-
 /**
  * Not yet with the rail: SCHEDULED, or PROCESSING without the rail's reference (never sent, or
  * its answer lost). What a disabled merchant or account holds (docs/payouts.md, "Held"); the
