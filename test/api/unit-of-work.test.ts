@@ -8,7 +8,7 @@ import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
-import { booksOf, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund } from '../support/lifecycle.ts';
+import { booksOf, cancel, capture, eventTypes, expectLedgerBalanced, pay, paymentRow, refund, review } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let manual: SignedClient;
@@ -26,6 +26,7 @@ afterAll(() => gw?.close());
 
 const refuseEvents = (type: string) => outbox.refuse(type);
 const later = (ms: number) => depsLater(gw, ms);
+const PENDING = '1000:Pending: awaiting the processor';
 
 describe('a unit of work that fails at its event step', () => {
   it('rolls back the capture: the payment stays authorised, no journal, no event; a later attempt captures once', async () => {
@@ -33,13 +34,47 @@ describe('a unit of work that fails at its event step', () => {
     const booksBefore = await booksOf(gw, txn.transaction_id);
     await refuseEvents('payment.captured');
 
+    // The processor captured it; only the record failed: pending, as the sweeper will settle it, not refused.
     const answer = await capture(manual, txn);
-    expect(answer.capture_status).not.toBe('1');
+    expect([answer.capture_status, answer.error_message]).toEqual(['2', PENDING]);
+    expect(gw.logs.text).toContain('recording the operation failed');
     expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'authorised', captured: 0 });
     expect(await booksOf(gw, txn.transaction_id)).toEqual(booksBefore);
     expect(await eventTypes(gw, txn.transaction_id)).not.toContain('payment.captured');
     const [operation] = await gw.database.query<{ status: string }>(`SELECT status FROM payment_operations WHERE payment_id = $1`, [txn.transaction_id]);
     expect(operation?.status).toBe('pending');
+
+    await outbox.clear();
+    expect(await resolvePendingOperations(later(60_000))).toBeGreaterThanOrEqual(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', captured: 1000 });
+    expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'payment.captured')).toHaveLength(1);
+    await expectLedgerBalanced(gw);
+  });
+
+  it('answers a void whose record failed pending, and the sweeper cancels it once', async () => {
+    const txn = await pay(manual);
+    await refuseEvents('payment.cancelled');
+
+    const answer = await cancel(manual, txn);
+    expect([answer.cancel_status, answer.error_message]).toEqual(['2', PENDING]);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'authorised' });
+    // Still in progress: another cancel or a capture is told so, not refused as if nothing had happened.
+    expect((await capture(manual, txn)).error_message).toBe('5012:a cancellation of this transaction is in progress');
+
+    await outbox.clear();
+    expect(await resolvePendingOperations(later(60_000))).toBeGreaterThanOrEqual(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'cancelled' });
+    expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === 'payment.cancelled')).toHaveLength(1);
+    await expectLedgerBalanced(gw);
+  });
+
+  it("answers a review approval whose capture's record failed pending, and the sweeper captures it once", async () => {
+    const txn = await pay(auto, { card: '4000000000004954' });
+    await refuseEvents('payment.captured');
+
+    const answer = await review(auto, txn, '1');
+    expect([answer.review_status, answer.error_message]).toEqual(['2', PENDING]);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'pending_review' });
 
     await outbox.clear();
     expect(await resolvePendingOperations(later(60_000))).toBeGreaterThanOrEqual(1);

@@ -24,6 +24,7 @@ import {
 } from '../../db/repositories/operations.ts';
 import { findPayment, lockPayment, transitionPayment, type PaymentChanges } from '../../db/repositories/payments.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow, type SubscriptionRow } from '../../db/schema.ts';
 import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
@@ -115,9 +116,22 @@ export async function carryOut(deps: Deps, claimed: Claimed): Promise<OperationR
   return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment);
 }
 
-/** Asks the processor to carry out a claimed operation, and records its answer. */
+/**
+ * Asks the processor to carry out a claimed operation, and records its answer. Once asked, the
+ * processor may have done it: a record that fails (not for want of the database) leaves the
+ * operation pending as claimed, answered so, for resolvePendingOperations to send again (its id is
+ * the processor's idempotency key) and record; never refused, which would tell the merchant that
+ * nothing happened to a payment the processor captured or voided.
+ */
 export async function executeOperation(deps: Deps, operation: PaymentOperationRow, payment: PaymentRow): Promise<OperationResult> {
-  return recordOperation(deps, operation, await askProcessor(deps, operation, payment));
+  const answer = await askProcessor(deps, operation, payment);
+  try {
+    return await recordOperation(deps, operation, answer);
+  } catch (error) {
+    if (isDatabaseUnavailable(error)) throw error;
+    deps.log.error({ err: error, operationId: operation.id, kind: operation.kind }, 'recording the operation failed: left pending for the sweeper');
+    return { status: 'pending', payment, operation };
+  }
 }
 
 async function askProcessor(deps: Deps, operation: PaymentOperationRow, payment: PaymentRow): Promise<Answer> {
