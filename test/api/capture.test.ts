@@ -3,6 +3,7 @@
 // processor refusing or not answering; the books after each capture.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { resolvePendingOperations } from '../../src/app/capture/operation.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import {
@@ -145,6 +146,20 @@ describe('the batch', () => {
     const timed = heldAnswer(2, 100);
     processor.script.capture = timed.answer;
     const answer = await batch(cappedShop, 'capture_orders', txns.map((txn) => orderOf(txn)));
+    expect((answer.body.capture_orders as Record<string, string>[]).map((e) => e.capture_status)).toEqual(txns.map(() => '1'));
+    expect(timed.count.most).toBeLessThanOrEqual(2);
+  });
+
+  it('keeps to the limit of the connector the payments were taken on, after the account is routed to another', async () => {
+    const movedShop = await gw.merchant({ captureMode: 'manual', connector: 'capped' });
+    const txns = await Promise.all(Array.from({ length: 8 }, () => pay(movedShop)));
+    // Routed to the simulator (50 at once): these payments' captures still go to `capped` (2 at once).
+    const routed = await runCommand(['accounts', 'connector', 'set', '--merchant-id', movedShop.ids.merchant_id, '--account-id', movedShop.ids.account_id, '--connector', 'simulator'], gw.gateway.deps);
+    expect(routed.exitCode, routed.stderr).toBe(0);
+    gw.gateway.server.directory.forget();
+    const timed = heldAnswer(2, 100);
+    processor.script.capture = timed.answer;
+    const answer = await batch(movedShop, 'capture_orders', txns.map((txn) => orderOf(txn)));
     expect((answer.body.capture_orders as Record<string, string>[]).map((e) => e.capture_status)).toEqual(txns.map(() => '1'));
     expect(timed.count.most).toBeLessThanOrEqual(2);
   });

@@ -4,14 +4,15 @@
 //
 // A fan-out of processor calls keeps to what the connector accepts at once (its
 // `maxCallsInFlight`, src/connectors/port.ts): a refund batch's wave asks about each connector's
-// refunds at most that many at a time, and a capture, void or review batch runs at most that many
-// lanes. The core never assumes a number of its own beyond the port's default. A call past its
+// refunds at most that many at a time, and a capture, void or review batch runs at most as many
+// lanes as the least of the connectors its payments were taken on accepts. The core never assumes a number of its own beyond the port's default. A call past its
 // deadline is answered `timeout` at once (the request or sweeper goes on, the outcome pending),
 // but its slot is held until the connector's own promise settles: at the deadline for a connector
 // that honours the signal, later for one that does not, so the processor never has more of our
 // calls at once than it accepts. A call that finds no slot free within one connector timeout is
 // not sent: `unavailable`, its outcome pending like any unknown one, for the sweeper to send.
 import { callLimitOf, err, withDeadline, type Result } from '../../connectors/port.ts';
+import { connectorsOf } from '../../db/repositories/payment-lookup.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -35,6 +36,21 @@ export async function mapBounded<T, R>(items: readonly T[], limit: number, work:
 /** How many calls the connector of `account` accepts at once: the one its payments are taken on. */
 export function accountCallLimit(deps: Pick<Deps, 'connectors'>, account: Pick<AccountRow, 'connector'>): number {
   return callLimitOf(deps.connectors.get(account.connector));
+}
+
+/**
+ * How many calls a capture, void or review batch naming `transactionIds` may have in flight at
+ * once: the fewest that the account's connector, or any connector those payments were taken on,
+ * accepts. An account routed to another connector leaves its payments on the one that took them,
+ * and their captures and voids go there, within that connector's limit.
+ */
+export async function batchCallLimit(
+  deps: Pick<Deps, 'connectors' | 'database'>,
+  account: Pick<AccountRow, 'id' | 'connector'>,
+  transactionIds: readonly string[],
+): Promise<number> {
+  const connectors = await connectorsOf(deps.database, account.id, transactionIds);
+  return Math.min(accountCallLimit(deps, account), ...connectors.map((name) => callLimitOf(deps.connectors.get(name))));
 }
 
 /** The calls one fan-out may have in flight at once. */

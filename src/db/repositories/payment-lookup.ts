@@ -36,6 +36,16 @@ export function byKeysStatement(column: 'id' | 'order_no', pick: Pick<ColumnPick
     LATERAL (SELECT ${pick.list} FROM payments WHERE account_id = $1 AND ${column} = wanted.key LIMIT 1) AS found`;
 }
 
+const CONNECTORS_SQL = `SELECT DISTINCT p.connector FROM payments p JOIN unnest($2::text[]) AS wanted(id) ON p.id = wanted.id
+  WHERE p.account_id = $1`;
+
+/** The connectors the account's payments among `ids` were taken on, each once (ids of no payment of the account add none). */
+export async function connectorsOf(database: Pick<Database, 'query'>, accountId: string, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await database.query<{ connector: string }>(CONNECTORS_SQL, [accountId, [...new Set(ids)]], 'payment_connectors');
+  return rows.map((row) => row.connector);
+}
+
 /** A payment as the query reports it (src/http/encoders/query.ts): the columns its record shows. */
 export const REPORTED = columnPick(payments, 'reported', [
   'id',

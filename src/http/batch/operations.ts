@@ -3,7 +3,7 @@
 // fields. The use cases (src/app/capture, cancel, refund, review) take one typed order each.
 import Type from 'typebox';
 import { AppError } from '../../domain/errors.ts';
-import { accountCallLimit, inFanOut } from '../../app/batch/calls-in-flight.ts';
+import { batchCallLimit, inFanOut } from '../../app/batch/calls-in-flight.ts';
 import type { OrderRef } from '../../app/batch/orders.ts';
 import { cancel } from '../../app/cancel/cancel.ts';
 import { capture } from '../../app/capture/capture.ts';
@@ -16,7 +16,7 @@ import type { AccountRow } from '../../db/schema.ts';
 import { CHARGE_ORDER_NO } from '../../domain/subscriptions/subscription.ts';
 import { refundFields } from '../encoders/refund.ts';
 import { outcomeFields, refusedFields } from './outcome.ts';
-import { runBatch, type BatchAnswer } from './run.ts';
+import { ordersOf, runBatch, type BatchAnswer } from './run.ts';
 
 export const CAPTURE_LIMIT = 100;
 export const CANCEL_LIMIT = 50;
@@ -68,6 +68,17 @@ export function reviewOrderOf(entry: Record<string, unknown>): ReviewOrder {
 }
 
 /**
+ * The call limit of a capture, void or review batch's lanes, and their fan-out: what the
+ * connectors of the payments it names accept at once (batchCallLimit). A request refused as a whole
+ * is refused here already, as runBatch would.
+ */
+async function laneCalls(deps: Deps, account: AccountRow, body: Record<string, unknown>, list: { list: string; limit: number }) {
+  const ids = ordersOf(body, list).flatMap((order) => (typeof order.transaction_id === 'string' ? [order.transaction_id] : []));
+  const callLimit = await batchCallLimit(deps, account, ids);
+  return { callLimit, fanOut: inFanOut(deps, callLimit) };
+}
+
+/**
  * The order as claimed in a request with an Idempotency-Key: under `scope:position`, which a
  * request taking over from a dead one finds again (src/http/plugins/idempotency.ts).
  */
@@ -76,8 +87,7 @@ function keyed<Order extends OrderRef>(order: Order, scope: string | undefined, 
 }
 
 export async function captureBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const callLimit = accountCallLimit(deps, account);
-  const fanOut = inFanOut(deps, callLimit);
+  const { callLimit, fanOut } = await laneCalls(deps, account, body, { list: 'capture_orders', limit: CAPTURE_LIMIT });
   return runBatch(deps, account, body, {
     list: 'capture_orders',
     callLimit,
@@ -90,8 +100,7 @@ export async function captureBatch(deps: Deps, account: AccountRow, body: Record
 }
 
 export async function cancelBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const callLimit = accountCallLimit(deps, account);
-  const fanOut = inFanOut(deps, callLimit);
+  const { callLimit, fanOut } = await laneCalls(deps, account, body, { list: 'cancel_orders', limit: CANCEL_LIMIT });
   return runBatch(deps, account, body, {
     list: 'cancel_orders',
     callLimit,
@@ -118,8 +127,7 @@ export async function refundBatch(deps: Deps, account: AccountRow, body: Record<
 }
 
 export async function reviewBatch(deps: Deps, account: AccountRow, body: Record<string, unknown>, scope?: string): Promise<BatchAnswer> {
-  const callLimit = accountCallLimit(deps, account);
-  const fanOut = inFanOut(deps, callLimit);
+  const { callLimit, fanOut } = await laneCalls(deps, account, body, { list: 'review_orders', limit: REVIEW_LIMIT });
   return runBatch(deps, account, body, {
     list: 'review_orders',
     callLimit,
