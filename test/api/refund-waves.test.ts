@@ -13,6 +13,7 @@ import { startsFrom } from '../../src/domain/lifecycle.ts';
 import { newId } from '../../src/domain/ids.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { refuseEventsBy, type OutboxRefusal } from '../support/outbox-refusal.ts';
 import { batch, booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor, heldAnswer, type Txn } from '../support/lifecycle.ts';
 
@@ -134,6 +135,33 @@ describe('a connector that accepts few calls at once', () => {
       [txns.map((t) => t.transaction_id)],
     );
     expect(row!.n).toBe(50);
+    await expectLedgerBalanced(gw);
+  });
+});
+
+describe('an account routed to another connector since', () => {
+  it("takes its payments' turns on the connector they were taken on: later turns are checked later", async () => {
+    const moved = await gw.merchant({ connector: 'capped' });
+    const txns = await payments(12, moved);
+    // Routed to the simulator (50 at once): these payments' refunds still go to `capped` (4 at once).
+    const routed = await runCommand(['accounts', 'connector', 'set', '--merchant-id', moved.ids.merchant_id, '--account-id', moved.ids.account_id, '--connector', 'simulator'], gw.gateway.deps);
+    expect(routed.exitCode, routed.stderr).toBe(0);
+    gw.gateway.server.directory.forget();
+    const timed = heldAnswer(4, 20);
+    let spread: Promise<{ ms: number }[]> | undefined;
+    processor.script.refund = () => {
+      spread ??= gw.database.query<{ ms: number }>(
+        `SELECT (extract(epoch FROM max(next_check_at) - min(next_check_at)) * 1000)::int AS ms FROM refunds WHERE account_id = $1 AND status = 'pending'`,
+        [moved.ids.account_id],
+      );
+      return timed.answer();
+    };
+    const answer = await batch(moved, 'refund_orders', txns.map((txn) => orderOf(txn, { refund_amount: '1.00' })));
+    expect(statuses(answer)).toEqual(txns.map(() => '1'));
+    expect(timed.count.most).toBe(4);
+    // 12 calls 4 at a time: 3 turns, the last one's first check 2 call timeouts after the first's.
+    const [{ ms }] = (await spread!) as [{ ms: number }];
+    expect(ms).toBeGreaterThanOrEqual(2 * gw.config.processor.callTimeoutMs);
     await expectLedgerBalanced(gw);
   });
 });
