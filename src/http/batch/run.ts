@@ -8,8 +8,8 @@
 // payment are two refunds, the second seeing the first). Orders on different transactions are
 // independent and run side by side: a 50-order batch then costs a few orders' time, not fifty.
 // An operation runs them in one of two ways. Lanes (`run`): each transaction's orders one after
-// the other, BATCH_CONCURRENCY transactions at once, or fewer when the account's connector accepts
-// fewer calls at once. Waves (`runWave`, refunds): the first order of every transaction, up to
+// the other, BATCH_CONCURRENCY transactions at once, or fewer when a connector the batch calls (the
+// account's, or one its payments were taken on) accepts fewer calls at once. Waves (`runWave`, refunds): the first order of every transaction, up to
 // WAVE_SIZE at a time, handed to the use case together (which claims and records them with one
 // statement and one commit each, and keeps the processor calls in between to what the connector
 // accepts at once), then the second order of those that have one, and so on.
@@ -36,7 +36,7 @@ interface BatchCommon<Order> {
 
 /** An operation run in lanes: one order at a time per transaction. */
 interface LaneSpec<Order> extends BatchCommon<Order> {
-  /** Processor calls the account's connector accepts at once (accountCallLimit): at most that many lanes. */
+  /** Processor calls the batch's connectors accept at once (batchCallLimit): at most that many lanes. */
   readonly callLimit: number;
   /** Runs one valid order, the `index`th of the list (0-based); answers its status fields. */
   run(order: Order, index: number): Promise<Fields>;
