@@ -15,3 +15,19 @@ it('serves docs/openapi.json at GET /openapi.json', async () => {
   expect(answer.headers['content-type']).toMatch(/^application\/json/);
   expect(answer.body).toBe(readFileSync(new URL('../../docs/openapi.json', import.meta.url), 'utf8'));
 });
+
+it("states each batch list's size limits, as the operations enforce them (4010 beyond)", async () => {
+  const answer = await gw.gateway.server.app.inject({ method: 'GET', url: '/openapi.json' });
+  const schemas = (JSON.parse(answer.body) as { components: { schemas: Record<string, { properties: Record<string, Record<string, unknown>> }> } }).components.schemas;
+  const limits = Object.fromEntries(
+    (
+      [
+        ['CaptureRequest', 'capture_orders'],
+        ['ReviewRequest', 'review_orders'],
+        ['CancelRequest', 'cancel_orders'],
+        ['RefundRequest', 'refund_orders'],
+      ] as const
+    ).map(([schema, list]) => [list, [schemas[schema]!.properties[list]!.minItems, schemas[schema]!.properties[list]!.maxItems]]),
+  );
+  expect(limits).toEqual({ capture_orders: [1, 100], review_orders: [1, 100], cancel_orders: [1, 50], refund_orders: [1, 50] });
+});

@@ -11,9 +11,12 @@ export function batchOperation(name: string, list: string, schema: TSchema, opti
 /** The fields of every signed request's envelope; the operations check their values themselves. */
 const ENVELOPE = { merchant_id: Type.String(), account_id: Type.String(), encryption_data: Type.String() };
 
-/** A batch request: the envelope and the list of orders, each with the fields `order` defines. */
-export function batchRequest(list: string, order: TSchema): TSchema {
-  return Type.Object({ ...ENVELOPE, [list]: Type.Array(order) });
+/**
+ * A batch request: the envelope and the list of 1 to `limit` orders, each with the fields `order`
+ * defines. The bounds describe the request (docs/openapi.json); runBatch enforces them (4010).
+ */
+export function batchRequest(list: string, order: TSchema, limit: number): TSchema {
+  return Type.Object({ ...ENVELOPE, [list]: Type.Array(order, { minItems: 1, maxItems: limit }) });
 }
 
 /** A read request (query, refund search): the envelope, the keys it selects by, or a time window. */

@@ -1,12 +1,12 @@
 // POST /v1/cancel: voids payments before capture (docs/api/cancel.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { cancelBatch, cancelOrder } from '../batch/operations.ts';
+import { CANCEL_LIMIT, cancelBatch, cancelOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { orderKeyScope } from '../plugins/idempotency.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 
-export const cancelOperation = batchOperation('cancel', 'cancel_orders', batchRequest('cancel_orders', cancelOrder.schema), { idempotencyKey: true });
+export const cancelOperation = batchOperation('cancel', 'cancel_orders', batchRequest('cancel_orders', cancelOrder.schema, CANCEL_LIMIT), { idempotencyKey: true });
 
 export function cancelRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/cancel', { config: { operation: cancelOperation } }, async (request, reply) =>

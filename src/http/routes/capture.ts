@@ -1,12 +1,12 @@
 // POST /v1/capture: captures authorised payments, in full or in part (docs/api/capture.md).
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { captureBatch, captureOrder } from '../batch/operations.ts';
+import { CAPTURE_LIMIT, captureBatch, captureOrder } from '../batch/operations.ts';
 import { sendAnswer, signingOf } from '../operation.ts';
 import { orderKeyScope } from '../plugins/idempotency.ts';
 import { batchOperation, batchRequest } from './batch.ts';
 
-export const captureOperation = batchOperation('capture', 'capture_orders', batchRequest('capture_orders', captureOrder.schema), { idempotencyKey: true });
+export const captureOperation = batchOperation('capture', 'capture_orders', batchRequest('capture_orders', captureOrder.schema, CAPTURE_LIMIT), { idempotencyKey: true });
 
 export function captureRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/capture', { config: { operation: captureOperation } }, async (request, reply) =>
