@@ -163,6 +163,26 @@ describe('refusals', () => {
     ]);
   });
 
+  it('says a capture or void is in progress, not to cancel, while one of an uncaptured payment is pending', async () => {
+    const capturing = await pay(manual);
+    const voiding = await pay(manual);
+    processor.script.capture = lost;
+    processor.script.cancel = lost;
+    try {
+      expect((await capture(manual, capturing)).capture_status).toBe('2');
+      expect((await cancel(manual, voiding)).cancel_status).toBe('2');
+    } finally {
+      delete processor.script.capture;
+      delete processor.script.cancel;
+    }
+    const answer = await batch(manual, 'refund_orders', [capturing, voiding].map((txn) => orderOf(txn, { refund_amount: '1.00' })));
+    expect(answer.body.refund_orders.map((e: Record<string, string>) => e.error_message)).toEqual([
+      '5012:a capture of this transaction is in progress',
+      '5012:a cancellation of this transaction is in progress',
+    ]);
+    expect(await refundRows(capturing.transaction_id)).toEqual([]);
+  });
+
   it("answers another account's transaction like one that does not exist", async () => {
     const theirs = await pay(shop);
     const answer = await batch(manual, 'refund_orders', [

@@ -17,6 +17,7 @@ import { callLimitOf } from '../../connectors/port.ts';
 import { accountCallLimit, batchCallLimit, inFanOut, mapBounded } from '../batch/calls-in-flight.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
+import { assertNoLiveOperation } from '../capture/operation.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
 
 /** One refund order, as its adapter built it (src/http/batch/operations.ts parses /v1/refund's). */
@@ -173,12 +174,16 @@ async function recordWave(deps: Deps, asked: readonly RefundToRecord[]): Promise
   );
 }
 
+const UNCAPTURED_HOLDS: readonly PaymentStatus[] = ['authorised', 'pending_review'];
+
 /** Throws the refusal the order deserves; returns when it turns out refundable (it changed meanwhile). */
 async function explainRefusal(deps: Deps, account: AccountRow, order: RefundOrder): Promise<void> {
   await deps.database.db.transaction(async (tx) => {
     const payment = await lockOrder(tx, account.id, order);
     assertSameCurrency(payment, order);
     assertSameAmount(payment, order);
+    // Not captured yet, but a capture or void of it is under way: say so (5012), rather than to cancel it.
+    if (UNCAPTURED_HOLDS.includes(payment.status as PaymentStatus)) await assertNoLiveOperation(tx, payment.id);
     refuse(refusalFor('refund', payment.status as PaymentStatus));
     assertRefundable(payment, order.refundAmount, payment.refundReserved, await openDisputedAmount(tx, payment.id));
   });
