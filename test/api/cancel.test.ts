@@ -157,4 +157,19 @@ describe('the processor', () => {
     expect((await paymentRow(gw, txn.transaction_id)).status).toBe('cancelled');
     await expectLedgerBalanced(gw);
   });
+
+  it('a pending void the processor then refuses is notified as payment.cancel_failed, the payment authorised', async () => {
+    const txn = await pay(shop);
+    processor.script.cancel = lost;
+    expect((await cancel(shop, txn)).cancel_status).toBe('2');
+    processor.script.cancel = refused('already captured by the issuer');
+    expect(await resolvePendingOperations(depsLater(gw, 60_000))).toBeGreaterThanOrEqual(1);
+    delete processor.script.cancel;
+    expect((await paymentRow(gw, txn.transaction_id)).status).toBe('authorised');
+    expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.authorised', 'payment.cancel_failed']);
+    const [event] = await gw.database.query<{ payload: Record<string, string> }>(`SELECT payload FROM events WHERE payment_id = $1 AND type = 'payment.cancel_failed'`, [
+      txn.transaction_id,
+    ]);
+    expect(event!.payload).toMatchObject({ payment_status: '2000', error_message: '5013:refused by the processor: already captured by the issuer' });
+  });
 });

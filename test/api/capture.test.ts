@@ -258,4 +258,29 @@ describe('the processor', () => {
     expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.authorised', 'payment.captured']);
     await expectLedgerBalanced(gw);
   });
+
+  it('a pending capture the processor then refuses is notified as payment.capture_failed, the payment authorised', async () => {
+    const txn = await pay(shop, { amount: '10.00' });
+    processor.script.capture = lost;
+    expect((await capture(shop, txn, { amount: '6.00' })).capture_status).toBe('2');
+    processor.script.capture = refused('insufficient hold');
+    expect(await resolvePendingOperations(depsLater(gw, 60_000))).toBeGreaterThanOrEqual(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'authorised', captured: 0 });
+    expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.authorised', 'payment.capture_failed']);
+    const [event] = await gw.database.query<{ payload: Record<string, string> }>(
+      `SELECT payload FROM events WHERE payment_id = $1 AND type = 'payment.capture_failed'`,
+      [txn.transaction_id],
+    );
+    expect(event!.payload).toMatchObject({
+      notify_type: 'payment.capture_failed',
+      transaction_id: txn.transaction_id,
+      payment_status: '2000',
+      capture_amount: '6.00',
+      captured_amount: '0.00',
+      error_message: '5013:refused by the processor: insufficient hold',
+    });
+    delete processor.script.capture;
+    expect((await capture(shop, txn)).capture_status).toBe('1');
+    await expectLedgerBalanced(gw);
+  });
 });

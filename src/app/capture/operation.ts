@@ -5,7 +5,8 @@
 // leaves the operation pending; resolvePendingOperations asks again later with the same id.
 import { eq } from 'drizzle-orm';
 import type { Connector, OperationOutcome } from '../../connectors/port.ts';
-import { AppError, CODES } from '../../domain/errors.ts';
+import { AppError, CODES, codeText } from '../../domain/errors.ts';
+import { formatAmount } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
 import { captureEntries, feeEntries, feeOf, releaseEntries } from '../../domain/ledger.ts';
 import { OPERATION_MACHINE, type RefundStatus } from '../../domain/lifecycle.ts';
@@ -30,7 +31,7 @@ import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
-import { openOnApproval } from '../subscriptions/open.ts';
+import { openOnApproval, subscriptionOfPayment } from '../subscriptions/open.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
 export type OperationKind = PaymentOperationRow['kind'];
@@ -196,6 +197,8 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
     check: (rows) => decideOperation(rows, answer, deps.wallClock.now()),
     async change(tx, change) {
       const operation = await transitionOperation(tx, change.operation.id, change.operationMove, change.operationChanges);
+      // A refusal the merchant is notified of reports the payment as it stands, with the subscription it began.
+      if (change.status === 'failed') return { status: 'failed', payment: change.payment, operation, subscription: await subscriptionOfPayment(tx, change.payment) };
       // A review approval's capture is the payment's approval: a subscription it carries begins here.
       const { payment, subscription } = change.paymentMove
         ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, checkTimes(deps, now), change.paymentChanges))
@@ -204,11 +207,32 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
     },
     journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),
     event(change, written) {
+      if (change.status === 'failed') return refusalEvent(change.account, written);
       if (change.status !== 'succeeded') return undefined;
       const type = change.operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
       return { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment, written.subscription ?? null), notifyUrl: written.payment.notifyUrl };
     },
   });
+}
+
+/** The origins of a merchant's own request (/v1/capture, /v1/cancel, /v1/review, the portal), whose refusal by the processor is notified. */
+const MERCHANT_ORIGINS: ReadonlySet<OperationOrigin> = new Set(['capture', 'cancel', 'review_approve', 'review_reject']);
+
+/**
+ * The event of a merchant's capture or void the processor refused (payment.capture_failed or
+ * payment.cancel_failed), the payment unchanged: a merchant whose answer said pending learns the
+ * outcome as it would have learnt a success. The gateway's own voids (expiries) notify nothing.
+ */
+function refusalEvent(account: AccountRow, { payment, operation, subscription }: RecordedOperation) {
+  if (!MERCHANT_ORIGINS.has(operation.origin)) return undefined;
+  const type = operation.kind === 'capture' ? 'payment.capture_failed' : 'payment.cancel_failed';
+  const refusal = { error_message: codeText('processor_refused', `refused by the processor${operation.failureReason ? `: ${operation.failureReason}` : ''}`) };
+  const payload = {
+    ...paymentEventPayload(type, payment, subscription ?? null),
+    ...(operation.kind === 'capture' ? { capture_amount: formatAmount(operation.amount, operation.currency) } : {}),
+    ...refusal,
+  };
+  return { accountId: account.id, type, paymentId: payment.id, payload, notifyUrl: payment.notifyUrl };
 }
 
 /** The check step: the moves an answer makes, or the rows as they are when there is nothing to record. */

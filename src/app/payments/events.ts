@@ -15,6 +15,8 @@ export const EVENT_TYPES = [
   'payment.review',
   'payment.failed',
   'payment.cancelled',
+  'payment.capture_failed',
+  'payment.cancel_failed',
   'refund.succeeded',
   'refund.failed',
   'chargeback.opened',
