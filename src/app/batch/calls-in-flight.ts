@@ -5,8 +5,9 @@
 // A fan-out of processor calls keeps to what the connector accepts at once (its
 // `maxCallsInFlight`, src/connectors/port.ts): a refund batch's wave asks about each connector's
 // refunds at most that many at a time, and a capture, void or review batch runs at most as many
-// lanes as the least of the connectors its payments were taken on accepts. The core never assumes a number of its own beyond the port's default. A call past its
-// deadline is answered `timeout` at once (the request or sweeper goes on, the outcome pending),
+// lanes as the least of the connectors its payments were taken on accepts (batchCallLimit). The
+// core never assumes a number of its own beyond the port's default. A call past its deadline is
+// answered `timeout` at once (the request or sweeper goes on, the outcome pending),
 // but its slot is held until the connector's own promise settles: at the deadline for a connector
 // that honours the signal, later for one that does not, so the processor never has more of our
 // calls at once than it accepts. A call that finds no slot free within one connector timeout is

@@ -226,11 +226,11 @@ const MERCHANT_ORIGINS: ReadonlySet<OperationOrigin> = new Set(['capture', 'canc
 function refusalEvent(account: AccountRow, { payment, operation, subscription }: RecordedOperation) {
   if (!MERCHANT_ORIGINS.has(operation.origin)) return undefined;
   const type = operation.kind === 'capture' ? 'payment.capture_failed' : 'payment.cancel_failed';
-  const refusal = { error_message: codeText('processor_refused', `refused by the processor${operation.failureReason ? `: ${operation.failureReason}` : ''}`) };
+  // The same error_message as the batch answer's for a refusal (src/http/batch/outcome.ts).
   const payload = {
     ...paymentEventPayload(type, payment, subscription ?? null),
     ...(operation.kind === 'capture' ? { capture_amount: formatAmount(operation.amount, operation.currency) } : {}),
-    ...refusal,
+    error_message: codeText('processor_refused', `refused by the processor${operation.failureReason ? `: ${operation.failureReason}` : ''}`),
   };
   return { accountId: account.id, type, paymentId: payment.id, payload, notifyUrl: payment.notifyUrl };
 }
