@@ -10,6 +10,7 @@ import { leasePendingCharges } from '../../src/db/repositories/subscriptions.ts'
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
 import { single } from '../support/lifecycle.ts';
+import { returnedOutcome, shopper } from '../support/shopper.ts';
 import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
@@ -116,6 +117,22 @@ describe('monthly charges', () => {
     const [charge] = await chargesOf(deps(), recurringId);
     const [payment] = await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [charge!.payment_id]);
     expect([charge!.status, payment!.status]).toEqual(['succeeded', 'authorised']);
+  });
+  it('charges a subscription begun after a 3-D Secure challenge: a merchant-initiated charge has no shopper to challenge', async () => {
+    at(START);
+    const body = subscribing(shop, {}, { card: '4000000000003220', return_url: 'https://shop.example/3ds' });
+    const challenged = await shop.post('/v1/authorise', body);
+    expect(challenged.body.order_status).toBe('2');
+    const done = await shopper(gw.gateway.server.app).answer(challenged.body.redirect_url, { code: '1234', action: 'verify' });
+    const recurringId = returnedOutcome(done.location!, shop.secret).fields.recurring_id!;
+    expect(recurringId).toMatch(/^RC/);
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const [charge] = await chargesOf(deps(), recurringId);
+    const [payment] = await gw.database.query<{ status: string; action_url: string | null }>('SELECT status, action_url FROM payments WHERE id = $1', [charge!.payment_id]);
+    expect([charge!.status, payment]).toEqual(['succeeded', { status: 'captured', action_url: null }]);
+    expect((await eventsOf(deps(), 'subscription.charged', recurringId)).map((event) => event.cycle)).toEqual(['2']);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 2 });
   });
 });
 
