@@ -160,6 +160,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
     requireParty('payer', body.payer as Record<string, unknown>, { method, country: details?.bank_country_code, currency: paymentCurrency });
     if (body.payer.date_of_birth !== undefined && body.payer.date_of_birth > today) throw invalid('payer.date_of_birth', 'a date in the past');
   }
+  checkPartyCountries(body);
   const bankCountry = checkCountry(details!.bank_country_code!, 'beneficiary.bank_details.bank_country_code');
   checkCurrency(details!.account_currency!, 'beneficiary.bank_details.account_currency');
   const bank = checkBankDetails(details! as Parameters<typeof checkBankDetails>[0], {
@@ -188,6 +189,19 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
     bankCountry,
     ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
   };
+}
+
+/**
+ * The parties' other country codes are ISO 3166 countries too, as the bank's is: the schema checks
+ * only their shape, and a rail's compliance screening reads them (an address in `ZZ` is no address).
+ */
+function checkPartyCountries(body: PayoutBody): void {
+  const codes: [string, string | undefined][] = [
+    ['beneficiary.address.country_code', body.beneficiary.address?.country_code],
+    ['beneficiary.additional_info.personal_fiscal_country', body.beneficiary.additional_info?.personal_fiscal_country],
+    ['payer.address.country_code', body.payer?.address?.country_code],
+  ];
+  for (const [field, code] of codes) if (code !== undefined) checkCountry(code, field);
 }
 
 function amountOf(body: PayoutBody, paymentCurrency: string, sourceCurrency: string): { payment: Money } | { source: Money } {
