@@ -125,10 +125,13 @@ function checkDay(text: string, field: string): string {
   return text;
 }
 
+/** Text of nothing but spaces (a template's placeholder, a name left blank) names nobody: it counts as absent. */
+const blank = (value: unknown) => typeof value === 'string' && value.trim() === '';
+
 function has(object: Readonly<Record<string, unknown>> | undefined, path: string): boolean {
   let node: unknown = object;
   for (const part of path.split('.')) node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[part] : undefined;
-  return node !== undefined && node !== '';
+  return node !== undefined && !blank(node);
 }
 
 function requireParty(party: 'beneficiary' | 'payer', object: Record<string, unknown>, context: { method: PayoutCommand['method']; country: string | undefined; currency: string }) {
@@ -142,6 +145,7 @@ function requireParty(party: 'beneficiary' | 'payer', object: Record<string, unk
 /** The use case's command, from a body the schema has checked; `now` is the injected clock's. */
 export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   const method = body.payment_method as PayoutCommand['method'];
+  for (const field of ['reason', 'reference'] as const) if (blank(body[field])) throw new AppError('missing_field', `${field} is required`, { field });
   const paymentCurrency = checkCurrency(body.payment_currency, 'payment_currency');
   const sourceCurrency = body.source_currency === undefined ? paymentCurrency : checkCurrency(body.source_currency, 'source_currency');
   const amount = amountOf(body, paymentCurrency, sourceCurrency);
