@@ -104,6 +104,28 @@ describe('dunning with card 4000000000000341', () => {
     expect(shown.stdout).toContain('2, 5 days after the due time');
   });
 
+  it('retries a daily plan within its day when the account’s own days all fall after the next cycle: the default fractions of the period', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5,10'], deps())).exitCode).toBe(0);
+    clock.set(START);
+    const { recurringId } = await subscribe(merchant, subscribing(merchant, { interval: 'day', billing_cycle: '2' }, { card: DECLINING }));
+    clock.set('2026-02-01T10:15:00Z');
+    await runBilling(deps());
+    // Cycle 2 is due on 1 February at 10:15; the next cycle would be a day later: 1/7 of the day is 3 h 25 min 42.857 s.
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', next_attempt: 2 });
+    clock.set('2026-02-03T00:00:00Z');
+    await runBilling(deps());
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.recurring_deduction_time])).toEqual([
+      ['1', '2026-02-01 13:40:42'],
+      ['2', '2026-02-01 20:32:08'],
+      ['3', '2026-02-02 03:23:34'],
+      ['4', ''],
+    ]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
+  });
+
   it('never retries the contract’s last cycle after contract_end', async () => {
     clock.set(START);
     // Cycle 3 would fall due on 31 March, after contract_end: cycle 2 (28 February) is the last.

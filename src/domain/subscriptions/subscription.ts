@@ -128,8 +128,18 @@ export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
   return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
 }
 
-/** The account's retry schedule for a subscription of this interval (schedule.ts keeps retries before the next cycle). */
+/**
+ * The account's retry schedule for a subscription of this interval (schedule.ts keeps retries
+ * before the next cycle). The account's whole days, unless even the first of them comes at or
+ * after the next cycle of a daily or weekly plan (a first retry day of 2 on a daily plan): every
+ * retry would be dropped and the first decline would end the subscription, where a plan shorter
+ * than a month is retried before its next cycle. Such a plan takes the default fractions of its
+ * period instead.
+ */
 export function dunningPolicy(settings: DunningSettings, interval: Interval, intervalCount: number): DunningPolicy {
-  if (settings.retryDays) return { retryOffsetsMs: settings.retryDays.map((days) => days * DAY_MS) };
-  return defaultDunning(interval, intervalCount);
+  const fallback = defaultDunning(interval, intervalCount);
+  if (!settings.retryDays) return fallback;
+  const periodDays = interval === 'day' ? intervalCount : interval === 'week' ? 7 * intervalCount : Infinity;
+  if (settings.retryDays[0]! >= periodDays) return fallback;
+  return { retryOffsetsMs: settings.retryDays.map((days) => days * DAY_MS) };
 }
