@@ -128,6 +128,22 @@ export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
   return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
 }
 
+/** The fewest retries, and the fewest days they span, of a monthly or longer cycle (decisions: at least 3 over at least 7 days). */
+export const MIN_RETRIES = 3;
+export const MIN_RETRY_SPAN_DAYS = 7;
+/** The last whole day a retry of any monthly cycle can fall on: February's window is 28 days, and a retry falls before the next cycle. */
+export const SHORTEST_MONTH_RETRY_DAY = 27;
+
+/**
+ * Whether an account's retry days keep the rule for monthly and longer cycles in every month: at
+ * least 3 retries inside the shortest month's window, the last of them at least 7 days after the
+ * due time. Days past that window are kept (they retry the longer months' cycles, and yearly ones).
+ */
+export function keepsRetryMinimum(retryDays: readonly number[]): boolean {
+  const everyMonth = retryDays.filter((day) => day <= SHORTEST_MONTH_RETRY_DAY);
+  return everyMonth.length >= MIN_RETRIES && everyMonth[everyMonth.length - 1]! >= MIN_RETRY_SPAN_DAYS;
+}
+
 /**
  * The account's retry schedule for a subscription of this interval (schedule.ts keeps retries
  * before the next cycle). The account's whole days, unless even the first of them comes at or
