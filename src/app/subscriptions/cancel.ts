@@ -21,7 +21,8 @@ export interface CancelSubscriptionCommand {
 
 export type CancelOutcome =
   | { readonly status: 'cancelled'; readonly subscription: SubscriptionRow }
-  | { readonly status: 'refused'; readonly code: CodeName };
+  /** `subscription`: the one refused, as it stands, when it was identified (recurring_id and contract_name) but cannot be cancelled. */
+  | { readonly status: 'refused'; readonly code: CodeName; readonly subscription?: SubscriptionRow };
 
 export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>, account: AccountRow, command: CancelSubscriptionCommand): Promise<CancelOutcome> {
   const now = deps.clock.now();
@@ -33,7 +34,7 @@ export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>,
         return { answer: { status: 'refused', code: 'contract_name_mismatch' } };
       }
       if (subscription.status === 'Inactived') return { answer: { status: 'cancelled', subscription } };
-      if (subscription.status === 'Completed') return { answer: { status: 'refused', code: 'subscription_ended' } };
+      if (subscription.status === 'Completed') return { answer: { status: 'refused', code: 'subscription_ended', subscription } };
       return { change: subscription };
     },
     async change(tx, subscription) {
