@@ -31,6 +31,7 @@ describe('the subscription object’s value rules', () => {
     ['contract_name missing', { contract_name: undefined }, '4001', 'subscription.contract_name'],
     ['contract_amount missing', { contract_amount: undefined }, '4001', 'subscription.contract_amount'],
     ['interval missing', { interval: undefined }, '4001', 'subscription.interval'],
+    ['contract_name blank', { contract_name: '   ' }, '4001', 'subscription.contract_name'],
     ['only interval_count given', { contract_name: undefined, contract_amount: undefined, interval: undefined, interval_count: '2' }, '4001', 'subscription.contract_name'],
     ['interval hour', { interval: 'hour' }, '4002', 'subscription.interval'],
     ['interval_count 0', { interval_count: '0' }, '4002', 'subscription.interval_count'],
