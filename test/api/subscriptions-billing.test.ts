@@ -66,6 +66,8 @@ describe('monthly charges', () => {
       account_id: shop.ids.account_id,
       recurring_id: recurringId,
       contract_name: 'Gold plan',
+      contract: '',
+      price_id: '',
       cycle: '3',
       attempt: '1',
       transaction_id: third.payment_id,
@@ -133,6 +135,22 @@ describe('monthly charges', () => {
     expect([charge!.status, payment]).toEqual(['succeeded', { status: 'captured', action_url: null }]);
     expect((await eventsOf(deps(), 'subscription.charged', recurringId)).map((event) => event.cycle)).toEqual(['2']);
     expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 2 });
+  });
+});
+
+describe("the merchant's references", () => {
+  it('echoes contract and price_id in every subscription notification and in the operator’s view', async () => {
+    at(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract: 'CT-2026-77', price_id: 'price_gold_monthly' }, { notify_url: 'http://127.0.0.1:9/hook' }));
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const references = { contract_name: 'Gold plan', contract: 'CT-2026-77', price_id: 'price_gold_monthly' };
+    expect(await eventsOf(deps(), 'subscription.charged', recurringId)).toEqual([expect.objectContaining(references)]);
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const shown = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId, '--json'], deps());
+    expect(JSON.parse(shown.stdout)).toMatchObject({ contract: 'CT-2026-77', price_id: 'price_gold_monthly' });
+    expect((await shop.post('/v1/cancelsubscription', { ...shop.ids, recurring_id: recurringId, contract_name: 'Gold plan' })).body.cancel_status).toBe('1');
+    expect(await eventsOf(deps(), 'subscription.cancelled', recurringId)).toEqual([expect.objectContaining(references)]);
   });
 });
 

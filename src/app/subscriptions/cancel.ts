@@ -7,7 +7,7 @@
 // answers the same and changes nothing; another account's subscription is answered like an
 // unknown one.
 import type { CodeName } from '../../domain/errors.ts';
-import { SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
+import { merchantReferences, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { lockSubscription, transitionSubscription } from '../../db/repositories/subscriptions.ts';
 import type { AccountRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -57,6 +57,7 @@ export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>,
               account_id: written.subscription.accountId,
               recurring_id: written.subscription.id,
               contract_name: written.subscription.contractName,
+              ...merchantReferences(written.subscription),
               subscription_status: written.subscription.status,
               cycles_paid: String(written.subscription.cyclesPaid),
             },

@@ -28,6 +28,7 @@ export function subscriptionView(subscription: SubscriptionRow) {
     status: subscription.status,
     contract_name: subscription.contractName,
     contract: subscription.contract ?? '',
+    price_id: subscription.priceId ?? '',
     period: `${subscription.intervalCount} ${subscription.interval}`,
     first_amount: formatAmount(subscription.firstAmount, subscription.currency),
     contract_amount: formatAmount(subscription.contractAmount, subscription.currency),

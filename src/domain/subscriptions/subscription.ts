@@ -50,6 +50,14 @@ export const CHARGE_MACHINE = defineStateMachine<ChargeStatus>('subscription cha
   next: { pending: ['pending', 'succeeded', 'failed'], succeeded: [], failed: [] },
 });
 
+/**
+ * The merchant's own references to the contract, echoed in every subscription.* notification (the
+ * decisions: kept and echoed): `contract` and `price_id`, empty when the payment named none.
+ */
+export function merchantReferences(subscription: { readonly contract: string | null; readonly priceId: string | null }): { contract: string; price_id: string } {
+  return { contract: subscription.contract ?? '', price_id: subscription.priceId ?? '' };
+}
+
 /** `recurring_deduction_period`: `<interval_count> <interval>`, e.g. `1 month`. */
 export function periodText(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount'>): string {
   return `${terms.intervalCount} ${terms.interval}`;
