@@ -221,9 +221,11 @@ function requestIdentity(body: PayoutBody): string {
   return canonicalString(rest as unknown as SignedBody);
 }
 
-/** The request as the answer echoes it: no credentials or signature, bank_code left out, defaults filled in. */
+/**
+ * The request as kept: no credentials or signature, defaults filled in. bank_code is kept, for the
+ * rail routes the transfer by it; the answer leaves it out (payoutFields, src/app/payouts/view.ts).
+ */
 function recordOf(body: PayoutBody, defaults: Record<string, string>): Record<string, unknown> {
   const { merchant_id: _m, account_id: _a, encryption_data: _e, ...fields } = body;
-  const { bank_code: _code, ...bankDetails } = body.beneficiary.bank_details ?? {};
-  return { ...fields, ...defaults, beneficiary: { ...body.beneficiary, bank_details: bankDetails } };
+  return { ...fields, ...defaults };
 }
