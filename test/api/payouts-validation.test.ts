@@ -89,6 +89,8 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['a BIC of another country', set(swift({ swift_code: 'DEUTDEFF' })), '4002', 'beneficiary.bank_details.swift_code'],
   ['a date_of_birth that is no day', set({ beneficiary: { ...ACH_BENEFICIARY, date_of_birth: '1990-13-01' } }), '4002', 'beneficiary.date_of_birth'],
   ['a date_of_birth in the future', set({ beneficiary: { ...ACH_BENEFICIARY, date_of_birth: '2030-01-01' } }), '4002', 'beneficiary.date_of_birth'],
+  ['a date_of_birth of today (not a past day)', set({ beneficiary: { ...ACH_BENEFICIARY, date_of_birth: '2026-11-22' } }), '4002', 'beneficiary.date_of_birth'],
+  ['a payer born today', set({ payer: { entity_type: 'PERSONAL', first_name: 'Jo', last_name: 'Doe', date_of_birth: '2026-11-22' } }), '4002', 'payer.date_of_birth'],
   ['a beneficiary address country_code that is no country', set({ beneficiary: { ...ACH_BENEFICIARY, address: { city: 'Boston', country_code: 'ZZ' } } }), '4002', 'beneficiary.address.country_code'],
   ['a personal_fiscal_country that is no country', set({ beneficiary: { ...ACH_BENEFICIARY, additional_info: { personal_fiscal_country: 'XX' } } }), '4002', 'beneficiary.additional_info.personal_fiscal_country'],
   ['a payer address country_code that is no country', set({ payer: { entity_type: 'COMPANY', company_name: 'Shop Ltd', address: { country_code: 'QQ' } } }), '4002', 'payer.address.country_code'],

@@ -159,10 +159,10 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   const beneficiary = body.beneficiary as Record<string, unknown>;
   const details = body.beneficiary.bank_details;
   requireParty('beneficiary', beneficiary, { method, country: details?.bank_country_code, currency: paymentCurrency });
-  if (body.beneficiary.date_of_birth !== undefined && body.beneficiary.date_of_birth > today) throw invalid('beneficiary.date_of_birth', 'a date in the past');
+  if (body.beneficiary.date_of_birth !== undefined && body.beneficiary.date_of_birth >= today) throw invalid('beneficiary.date_of_birth', 'a day in the past');
   if (body.payer) {
     requireParty('payer', body.payer as Record<string, unknown>, { method, country: details?.bank_country_code, currency: paymentCurrency });
-    if (body.payer.date_of_birth !== undefined && body.payer.date_of_birth > today) throw invalid('payer.date_of_birth', 'a date in the past');
+    if (body.payer.date_of_birth !== undefined && body.payer.date_of_birth >= today) throw invalid('payer.date_of_birth', 'a day in the past');
   }
   checkPartyCountries(body);
   const bankCountry = checkCountry(details!.bank_country_code!, 'beneficiary.bank_details.bank_country_code');
