@@ -22,6 +22,8 @@ const clock = new FakeClock('2026-11-22T10:15:00Z');
 // The sandbox rail, with its createPayout calls counted per payout and an answer that can be lost.
 const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
 const creates = new Map<string, number>();
+// What the rail was told of each payout's beneficiary.
+const sentTo = new Map<string, Readonly<Record<string, unknown>>>();
 let loseNextCreate = false;
 // Runs before a createPayout call counts (a rail that takes its time).
 let beforeCreate: ((payoutId: string) => Promise<void>) | undefined;
@@ -30,6 +32,7 @@ const rail: PayoutPort = {
   async createPayout(request) {
     await beforeCreate?.(request.payoutId);
     creates.set(request.payoutId, (creates.get(request.payoutId) ?? 0) + 1);
+    sentTo.set(request.payoutId, request.beneficiary);
     const answer = await simulator.payouts!.createPayout(request);
     if (!loseNextCreate) return answer;
     loseNextCreate = false;
@@ -95,6 +98,25 @@ describe('the sandbox rail', () => {
     expect(Object.keys(fields).sort()).toEqual(Object.keys(answerFields).sort().filter((k) => !['return_message', 'return_status'].includes(k)));
     expect(fields).toMatchObject({ status: 'COMPLETED', amount_payer_pays: 10_150, amount_beneficiary_receives: 10_000, request_id: created.body.request_id });
     await expectLedgerBalanced(gw);
+  });
+
+  it("gives the rail the beneficiary's bank code and the clearing system, though the answer leaves bank_code out", async () => {
+    const shop = await funded();
+    await topUp(gw, shop, 'GBP', '1000.00');
+    const ach = await shop.post('/v1/payout', payoutBody(shop));
+    const gb = { account_name: 'Ada Lovelace', bank_country_code: 'GB', account_currency: 'GBP', account_number: '31926819', bank_code: '60-16-13' };
+    const fps = await shop.post('/v1/payout', payoutBody(shop, { payment_currency: 'GBP', beneficiary: { ...named('Ada Lovelace').beneficiary, bank_details: gb } }));
+    for (const answer of [ach, fps]) {
+      expect(answer.status, answer.raw).toBe(200);
+      expect(answer.body.beneficiary.bank_details).not.toHaveProperty('bank_code');
+    }
+    await runFor(10);
+    expect(sentTo.get(ach.body.transaction_id)).toMatchObject({ bank_details: { account_number: '123456789', bank_code: '026009593', local_clearing_system: 'ACH' } });
+    expect(sentTo.get(fps.body.transaction_id)).toMatchObject({ bank_details: { account_number: '31926819', bank_code: '60-16-13', local_clearing_system: 'FASTER_PAYMENTS' } });
+    // Nor does any later view of the payout show it.
+    expect((await status(shop, ach.body.transaction_id)).beneficiary.bank_details).not.toHaveProperty('bank_code');
+    const [event] = (await eventsOf(ach.body.transaction_id)).map((e) => e.payload);
+    expect(event!.beneficiary.bank_details).not.toHaveProperty('bank_code');
   });
 
   it.each([

@@ -10,6 +10,7 @@ import { leasePendingCharges } from '../../src/db/repositories/subscriptions.ts'
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
 import { single } from '../support/lifecycle.ts';
+import { returnedOutcome, shopper } from '../support/shopper.ts';
 import { chargesOf, eventsOf, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
@@ -65,6 +66,8 @@ describe('monthly charges', () => {
       account_id: shop.ids.account_id,
       recurring_id: recurringId,
       contract_name: 'Gold plan',
+      contract: '',
+      price_id: '',
       cycle: '3',
       attempt: '1',
       transaction_id: third.payment_id,
@@ -116,6 +119,38 @@ describe('monthly charges', () => {
     const [charge] = await chargesOf(deps(), recurringId);
     const [payment] = await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE id = $1', [charge!.payment_id]);
     expect([charge!.status, payment!.status]).toEqual(['succeeded', 'authorised']);
+  });
+  it('charges a subscription begun after a 3-D Secure challenge: a merchant-initiated charge has no shopper to challenge', async () => {
+    at(START);
+    const body = subscribing(shop, {}, { card: '4000000000003220', return_url: 'https://shop.example/3ds' });
+    const challenged = await shop.post('/v1/authorise', body);
+    expect(challenged.body.order_status).toBe('2');
+    const done = await shopper(gw.gateway.server.app).answer(challenged.body.redirect_url, { code: '1234', action: 'verify' });
+    const recurringId = returnedOutcome(done.location!, shop.secret).fields.recurring_id!;
+    expect(recurringId).toMatch(/^RC/);
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const [charge] = await chargesOf(deps(), recurringId);
+    const [payment] = await gw.database.query<{ status: string; action_url: string | null }>('SELECT status, action_url FROM payments WHERE id = $1', [charge!.payment_id]);
+    expect([charge!.status, payment]).toEqual(['succeeded', { status: 'captured', action_url: null }]);
+    expect((await eventsOf(deps(), 'subscription.charged', recurringId)).map((event) => event.cycle)).toEqual(['2']);
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 2 });
+  });
+});
+
+describe("the merchant's references", () => {
+  it('echoes contract and price_id in every subscription notification and in the operator’s view', async () => {
+    at(START);
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract: 'CT-2026-77', price_id: 'price_gold_monthly' }, { notify_url: 'http://127.0.0.1:9/hook' }));
+    at('2026-03-01T00:00:00Z');
+    await runBilling(deps());
+    const references = { contract_name: 'Gold plan', contract: 'CT-2026-77', price_id: 'price_gold_monthly' };
+    expect(await eventsOf(deps(), 'subscription.charged', recurringId)).toEqual([expect.objectContaining(references)]);
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const shown = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId, '--json'], deps());
+    expect(JSON.parse(shown.stdout)).toMatchObject({ contract: 'CT-2026-77', price_id: 'price_gold_monthly' });
+    expect((await shop.post('/v1/cancelsubscription', { ...shop.ids, recurring_id: recurringId, contract_name: 'Gold plan' })).body.cancel_status).toBe('1');
+    expect(await eventsOf(deps(), 'subscription.cancelled', recurringId)).toEqual([expect.objectContaining(references)]);
   });
 });
 

@@ -86,10 +86,10 @@ describe('dunning with card 4000000000000341', () => {
   it('follows the account’s own schedule, set with acquiro accounts dunning set', async () => {
     const merchant = await gw.merchant();
     const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
-    const set = await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5', '--json'], deps());
+    const set = await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5,8', '--json'], deps());
     expect(set.exitCode, set.stderr).toBe(0);
-    expect(JSON.parse(set.stdout)).toEqual({ account_id: merchant.ids.account_id, retry_days: [2, 5] });
-    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '5,2'], deps())).exitCode).toBe(1);
+    expect(JSON.parse(set.stdout)).toEqual({ account_id: merchant.ids.account_id, retry_days: [2, 5, 8] });
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '5,2,8'], deps())).exitCode).toBe(1);
     expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', 'x'], deps())).exitCode).toBe(2);
     clock.set(START);
     const { recurringId } = await subscribe(merchant, subscribing(merchant, {}, { card: DECLINING }));
@@ -99,9 +99,48 @@ describe('dunning with card 4000000000000341', () => {
     clock.set('2026-03-06T00:00:00Z');
     await runBilling(deps());
     expect((await chargesOf(deps(), recurringId)).map((c) => c.attempt)).toEqual([1, 2, 3]);
+    clock.set('2026-03-09T00:00:00Z');
+    await runBilling(deps());
+    expect((await chargesOf(deps(), recurringId)).map((c) => c.attempt)).toEqual([1, 2, 3, 4]);
     expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
     const shown = await runCommand(['accounts', 'dunning', 'show', ...ids], deps());
-    expect(shown.stdout).toContain('2, 5 days after the due time');
+    expect(shown.stdout).toContain('2, 5, 8 days after the due time');
+  });
+
+  it('refuses an account schedule that would retry a monthly cycle less than 3 times over 7 days, keeping the one it has', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '1,3,7'], deps())).exitCode).toBe(0);
+    // Two retries; three over 3 days; the third after 27 days, past February's window (28 days).
+    for (const days of ['2,5', '1,2,3', '1,3,28']) {
+      const refused = await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', days], deps());
+      expect(refused.exitCode, days).toBe(1);
+      expect(refused.stderr, days).toContain('at least 3 retries');
+    }
+    expect(JSON.parse((await runCommand(['accounts', 'dunning', 'show', ...ids, '--json'], deps())).stdout).retry_days).toEqual([1, 3, 7]);
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '1,2,3,7,30'], deps())).exitCode).toBe(0);
+  });
+
+  it('retries a daily plan within its day when the account’s own days all fall after the next cycle: the default fractions of the period', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5,10'], deps())).exitCode).toBe(0);
+    clock.set(START);
+    const { recurringId } = await subscribe(merchant, subscribing(merchant, { interval: 'day', billing_cycle: '2' }, { card: DECLINING }));
+    clock.set('2026-02-01T10:15:00Z');
+    await runBilling(deps());
+    // Cycle 2 is due on 1 February at 10:15; the next cycle would be a day later: 1/7 of the day is 3 h 25 min 42.857 s.
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', next_attempt: 2 });
+    clock.set('2026-02-03T00:00:00Z');
+    await runBilling(deps());
+    const failed = await eventsOf(deps(), 'subscription.charge_failed', recurringId);
+    expect(failed.map((e) => [e.attempt, e.recurring_deduction_time])).toEqual([
+      ['1', '2026-02-01 13:40:42'],
+      ['2', '2026-02-01 20:32:08'],
+      ['3', '2026-02-02 03:23:34'],
+      ['4', ''],
+    ]);
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Unpaid');
   });
 
   it('never retries the contract’s last cycle after contract_end', async () => {

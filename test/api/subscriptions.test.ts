@@ -7,6 +7,7 @@ import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
 import { review, type Txn } from '../support/lifecycle.ts';
+import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
 import { returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
 import { MONTHLY, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
@@ -31,6 +32,7 @@ describe('the subscription object’s value rules', () => {
     ['contract_name missing', { contract_name: undefined }, '4001', 'subscription.contract_name'],
     ['contract_amount missing', { contract_amount: undefined }, '4001', 'subscription.contract_amount'],
     ['interval missing', { interval: undefined }, '4001', 'subscription.interval'],
+    ['contract_name blank', { contract_name: '   ' }, '4001', 'subscription.contract_name'],
     ['only interval_count given', { contract_name: undefined, contract_amount: undefined, interval: undefined, interval_count: '2' }, '4001', 'subscription.contract_name'],
     ['interval hour', { interval: 'hour' }, '4002', 'subscription.interval'],
     ['interval_count 0', { interval_count: '0' }, '4002', 'subscription.interval_count'],
@@ -183,6 +185,18 @@ describe('a subscription begun by an approved payment', () => {
       const [payment] = await rows('SELECT status, subscription_id FROM payments WHERE id = $1', [txn.transaction_id]);
       expect(payment, captureMode).toMatchObject({ status: captureMode === 'auto' ? 'captured' : 'authorised', subscription_id: expect.stringMatching(/^RC/) });
     }
+  });
+
+  it('begins one when a payment whose outcome was unknown is found approved later (the card kept while pending)', async () => {
+    const body = subscribing(shop, {}, { card: '4000000000000259' });
+    const pending = await shop.post('/v1/authorise', body);
+    expect(pending.body).toMatchObject({ order_status: '2', recurring_id: '' });
+    // The unknown-outcome sweeper asks the processor once the payment is due to be asked about.
+    const later = { now: () => new Date(Date.now() + UNKNOWN_AFTER_MS + 60_000) };
+    expect(await resolveUnknownPayments({ ...gw.gateway.deps, wallClock: later })).toBeGreaterThanOrEqual(1);
+    const answer = await shop.post('/v1/authorise', body);
+    expect(answer.body).toMatchObject({ order_status: '1', recurring_id: expect.stringMatching(/^RC/), token_id: expect.stringMatching(/^TK/), recurring_deduction_period: '1 month' });
+    expect(await subscriptionOf(gw.gateway.deps, answer.body.recurring_id)).toMatchObject({ status: 'Active', first_payment_id: pending.body.transaction_id });
   });
 
   it('is Completed at once when billing_cycle is 1: the first payment is the whole contract', async () => {

@@ -270,7 +270,7 @@ export interface CancelSubscriptionAnswer {
   /** 1 cancelled (also on a repeat), 0 not: error_message says why (`5014:Subscription not found`, ...). */
   readonly cancel_status: '0' | '1';
   readonly error_message: string;
-  /** `Inactived` once cancelled; empty when the subscription was not found. */
+  /** `Inactived` once cancelled, `Completed` when refused 5016; empty when no subscription has this recurring_id and contract_name. */
   readonly subscription_status: string;
   readonly encryption_data: string;
 }

@@ -157,8 +157,11 @@ function decideOutcome(
   const move = change.status === payment.status ? PAYMENT_MACHINE.stay(payment.status) : PAYMENT_MACHINE.move(payment.status, change.status);
   const next = { ...payment, ...change } as PaymentRow;
   // The card is kept when the payment is approved; a payment that begins a subscription keeps it
-  // already when a challenge is required: the card number is gone by the time the challenge ends.
-  const keepsCard = outcome.status === 'approved' || (outcome.status === 'action_required' && outcome.action === 'authenticate' && termsOf(payment) !== undefined);
+  // already when a challenge is required, or when the processor's answer is pending (a timeout):
+  // the card number is gone by the time the challenge ends or the approval is learnt, and a
+  // subscription without its card could never be opened (openOnApproval).
+  const awaitsOutcome = (outcome.status === 'action_required' && outcome.action === 'authenticate') || outcome.status === 'pending';
+  const keepsCard = outcome.status === 'approved' || (awaitsOutcome && termsOf(payment) !== undefined);
   const token = context.cardToStore && keepsCard && !payment.tokenId ? sealCard(deps, context.cardToStore) : undefined;
   if (token) next.tokenId = token.id;
   const event = eventFor(next.status as PaymentStatus);

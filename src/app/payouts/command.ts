@@ -11,7 +11,7 @@ export interface PayoutCommand {
   readonly requestId: string;
   /** The canonical text of every request field: a repeat with other fields is refused. */
   readonly identity: string;
-  /** The request's fields as the answer echoes them (bank_code left out, defaults filled in). */
+  /** The request's fields, defaults filled in: kept, sent to the rail, and echoed less bank_code (view.ts). */
   readonly record: Readonly<Record<string, unknown>>;
   readonly method: PayoutMethod;
   readonly paymentCurrency: string;

@@ -18,7 +18,7 @@ import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsKind, type FundsMovement } from '../balances/funds.ts';
-import { payoutEventPayload, type PayoutEventType } from './view.ts';
+import { payoutEventPayload, railBeneficiary, type PayoutEventType } from './view.ts';
 
 /** How long a leased payout is held before another worker may ask about it. */
 export const PAYOUT_LEASE_MS = 30_000;
@@ -104,7 +104,7 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
     deps.log.error({ payoutId: payout.id, connector: payout.connector }, 'no payout rail for this connector in this mode');
     return { status: 'unknown' };
   }
-  const request = payout.request as { beneficiary?: Record<string, unknown>; reference?: string };
+  const request = payout.request as { reference?: string };
   const result = await withDeadline(
     (signal) =>
       payout.railReference
@@ -112,7 +112,7 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
         : rail.createPayout({
             payoutId: payout.id,
             amount: { minor: payout.amountBeneficiaryReceives, currency: payout.paymentCurrency },
-            beneficiary: request.beneficiary ?? {},
+            beneficiary: railBeneficiary(payout),
             reference: request.reference ?? payout.shortReferenceId,
             signal,
           }),

@@ -10,15 +10,27 @@ export function isoTime(at: Date): string {
   return at.toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
-export function payoutFields(payout: PayoutRow): Record<string, unknown> {
+/**
+ * The beneficiary as the rail is told of it: the request's, its bank details with the clearing
+ * system the payout travels on (and bank_code, by which a local rail routes it).
+ */
+export function railBeneficiary(payout: PayoutRow): Record<string, unknown> {
   const request = payout.request as Record<string, unknown> & { beneficiary?: Record<string, unknown> };
   const beneficiary = request.beneficiary ?? {};
   const bankDetails = (beneficiary.bank_details ?? {}) as Record<string, unknown>;
+  return { ...beneficiary, bank_details: { ...bankDetails, local_clearing_system: payout.clearingSystem } };
+}
+
+export function payoutFields(payout: PayoutRow): Record<string, unknown> {
+  const request = payout.request as Record<string, unknown>;
+  const beneficiary = railBeneficiary(payout);
+  // The answer echoes the bank details less bank_code (the interface's payout response has none).
+  const { bank_code: _code, ...bankDetails } = beneficiary.bank_details as Record<string, unknown>;
   return {
     merchant_id: payout.merchantId,
     account_id: payout.accountId,
     ...request,
-    beneficiary: { ...beneficiary, bank_details: { ...bankDetails, local_clearing_system: payout.clearingSystem } },
+    beneficiary: { ...beneficiary, bank_details: bankDetails },
     payment_amount: request.payment_amount ?? formatAmount(payout.transferPayment, payout.paymentCurrency),
     source_amount: request.source_amount ?? formatAmount(payout.transferSource, payout.sourceCurrency),
     fx_rate: payout.fxRate,

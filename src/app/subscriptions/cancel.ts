@@ -7,7 +7,7 @@
 // answers the same and changes nothing; another account's subscription is answered like an
 // unknown one.
 import type { CodeName } from '../../domain/errors.ts';
-import { SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
+import { merchantReferences, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { lockSubscription, transitionSubscription } from '../../db/repositories/subscriptions.ts';
 import type { AccountRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -21,7 +21,8 @@ export interface CancelSubscriptionCommand {
 
 export type CancelOutcome =
   | { readonly status: 'cancelled'; readonly subscription: SubscriptionRow }
-  | { readonly status: 'refused'; readonly code: CodeName };
+  /** `subscription`: the one refused, as it stands, when it was identified (recurring_id and contract_name) but cannot be cancelled. */
+  | { readonly status: 'refused'; readonly code: CodeName; readonly subscription?: SubscriptionRow };
 
 export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>, account: AccountRow, command: CancelSubscriptionCommand): Promise<CancelOutcome> {
   const now = deps.clock.now();
@@ -33,7 +34,7 @@ export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>,
         return { answer: { status: 'refused', code: 'contract_name_mismatch' } };
       }
       if (subscription.status === 'Inactived') return { answer: { status: 'cancelled', subscription } };
-      if (subscription.status === 'Completed') return { answer: { status: 'refused', code: 'subscription_ended' } };
+      if (subscription.status === 'Completed') return { answer: { status: 'refused', code: 'subscription_ended', subscription } };
       return { change: subscription };
     },
     async change(tx, subscription) {
@@ -56,6 +57,7 @@ export async function cancelSubscription(deps: Pick<Deps, 'database' | 'clock'>,
               account_id: written.subscription.accountId,
               recurring_id: written.subscription.id,
               contract_name: written.subscription.contractName,
+              ...merchantReferences(written.subscription),
               subscription_status: written.subscription.status,
               cycles_paid: String(written.subscription.cyclesPaid),
             },

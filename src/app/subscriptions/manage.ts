@@ -4,7 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
-import type { DunningSettings } from '../../domain/subscriptions/subscription.ts';
+import { keepsRetryMinimum, MIN_RETRIES, MIN_RETRY_SPAN_DAYS, SHORTEST_MONTH_RETRY_DAY, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
@@ -28,6 +28,7 @@ export function subscriptionView(subscription: SubscriptionRow) {
     status: subscription.status,
     contract_name: subscription.contractName,
     contract: subscription.contract ?? '',
+    price_id: subscription.priceId ?? '',
     period: `${subscription.intervalCount} ${subscription.interval}`,
     first_amount: formatAmount(subscription.firstAmount, subscription.currency),
     contract_amount: formatAmount(subscription.contractAmount, subscription.currency),
@@ -88,12 +89,21 @@ export async function showDunning(deps: Db, merchantId: string, accountId: strin
 
 export const MAX_RETRIES = 10;
 
-/** Sets the account's retry days (ascending, 1 to 366, at most 10), or back to the default with null. */
+/**
+ * Sets the account's retry days (ascending, 1 to 366, at most 10, and never fewer retries of a
+ * monthly cycle than the product guarantees: keepsRetryMinimum), or back to the default with null.
+ */
 export async function setDunning(deps: Db, merchantId: string, accountId: string, retryDays: readonly number[] | null): Promise<DunningView> {
   const account = await accountOf(deps, merchantId, accountId);
   if (retryDays) {
     const ascending = retryDays.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > retryDays[i - 1]!));
     if (!ascending || retryDays.length > MAX_RETRIES) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRIES} ascending whole days from 1 to 366`);
+    if (!keepsRetryMinimum(retryDays)) {
+      throw new AppError(
+        'invalid_field',
+        `retry days must give a monthly cycle at least ${MIN_RETRIES} retries within ${SHORTEST_MONTH_RETRY_DAY} days of its due time (a February window holds no later one), the last of them at least ${MIN_RETRY_SPAN_DAYS} days after it, such as 1,3,7`,
+      );
+    }
   }
   const dunning: DunningSettings = retryDays ? { retryDays: [...retryDays] } : {};
   await deps.database.db.transaction(async (tx) => {

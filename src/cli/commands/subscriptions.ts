@@ -73,7 +73,7 @@ export function subscriptionCommands(program: Command, ctx: CommandContext): voi
     .description('set the retry days (after the due time), or go back to the default')
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
-    .option('--retry-days <days>', 'ascending whole days, such as 1,3,7 (at most 10 retries)', retryDays)
+    .option('--retry-days <days>', 'ascending whole days, such as 1,3,7 (at most 10 retries; at least 3 within 27 days, the last of those at least 7)', retryDays)
     .option('--default', 'the default schedule')
     .option('--json', 'print JSON')
     .action(async (opts: AccountOptions & { retryDays?: number[]; default?: boolean }) => {

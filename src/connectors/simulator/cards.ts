@@ -41,7 +41,11 @@ export const TEST_CARDS: readonly TestCard[] = [
     behaviour: { kind: 'slow_later', delayMs: 10_000 },
     description: 'approved; every later charge of the stored card reaches the processor only after 10 s, or ACQUIRO_SANDBOX_CARD_DELAY (a window to stop a worker in)',
   },
-  { number: '4000000000003220', behaviour: { kind: 'challenge' }, description: '3-D Secure challenge required' },
+  {
+    number: '4000000000003220',
+    behaviour: { kind: 'challenge' },
+    description: "3-D Secure challenge required; later merchant-initiated charges of the stored card (a subscription's) are approved without one",
+  },
   {
     number: '4000000000003238',
     behaviour: { kind: 'challenge', completionLost: true },

@@ -67,7 +67,7 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   // Which fields the rail needs: the one requirements table (requirements.ts).
   const missing = missingField('bank_details', { method: context.method, country, currency: context.paymentCurrency }, (field) => {
     const value = details[field as keyof BankDetailsInput];
-    return value !== undefined && value !== '';
+    return value !== undefined && value.trim() !== '';
   });
   if (missing) return { problem: { field: missing, missing: true, message: `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}` } };
 

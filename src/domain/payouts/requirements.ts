@@ -29,10 +29,10 @@ export interface Requirement {
 }
 
 export const REQUIREMENTS: readonly Requirement[] = [
-  { party: 'beneficiary', fields: ['entity_type', 'bank_details', 'bank_details.account_name', 'bank_details.bank_country_code', 'bank_details.account_currency'], checked: '`bank_country_code` an ISO 3166 country, `account_currency` real money; `date_of_birth` a past day' },
+  { party: 'beneficiary', fields: ['entity_type', 'bank_details', 'bank_details.account_name', 'bank_details.bank_country_code', 'bank_details.account_currency'], checked: '`bank_country_code`, `address.country_code` and `additional_info.personal_fiscal_country` ISO 3166 countries, `account_currency` real money; `date_of_birth` a past day' },
   { party: 'beneficiary', entityType: 'PERSONAL', fields: ['first_name', 'last_name'] },
   { party: 'beneficiary', entityType: 'COMPANY', fields: ['company_name'] },
-  { party: 'payer', fields: ['entity_type'], checked: '`date_of_birth` a past day' },
+  { party: 'payer', fields: ['entity_type'], checked: '`address.country_code` an ISO 3166 country; `date_of_birth` a past day' },
   { party: 'payer', entityType: 'PERSONAL', fields: ['first_name', 'last_name'] },
   { party: 'payer', entityType: 'COMPANY', fields: ['company_name'] },
   { party: 'bank_details', method: 'SWIFT', country: 'IBAN countries', fields: ['swift_code', 'iban'], checked: 'BIC structure; IBAN structure and check digits; both of `bank_country_code`' },

@@ -50,6 +50,14 @@ export const CHARGE_MACHINE = defineStateMachine<ChargeStatus>('subscription cha
   next: { pending: ['pending', 'succeeded', 'failed'], succeeded: [], failed: [] },
 });
 
+/**
+ * The merchant's own references to the contract, echoed in every subscription.* notification (the
+ * decisions: kept and echoed): `contract` and `price_id`, empty when the payment named none.
+ */
+export function merchantReferences(subscription: { readonly contract: string | null; readonly priceId: string | null }): { contract: string; price_id: string } {
+  return { contract: subscription.contract ?? '', price_id: subscription.priceId ?? '' };
+}
+
 /** `recurring_deduction_period`: `<interval_count> <interval>`, e.g. `1 month`. */
 export function periodText(terms: Pick<SubscriptionTerms, 'interval' | 'intervalCount'>): string {
   return `${terms.intervalCount} ${terms.interval}`;
@@ -128,8 +136,34 @@ export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
   return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
 }
 
-/** The account's retry schedule for a subscription of this interval (schedule.ts keeps retries before the next cycle). */
+/** The fewest retries, and the fewest days they span, of a monthly or longer cycle (decisions: at least 3 over at least 7 days). */
+export const MIN_RETRIES = 3;
+export const MIN_RETRY_SPAN_DAYS = 7;
+/** The last whole day a retry of any monthly cycle can fall on: February's window is 28 days, and a retry falls before the next cycle. */
+export const SHORTEST_MONTH_RETRY_DAY = 27;
+
+/**
+ * Whether an account's retry days keep the rule for monthly and longer cycles in every month: at
+ * least 3 retries inside the shortest month's window, the last of them at least 7 days after the
+ * due time. Days past that window are kept (they retry the longer months' cycles, and yearly ones).
+ */
+export function keepsRetryMinimum(retryDays: readonly number[]): boolean {
+  const everyMonth = retryDays.filter((day) => day <= SHORTEST_MONTH_RETRY_DAY);
+  return everyMonth.length >= MIN_RETRIES && everyMonth[everyMonth.length - 1]! >= MIN_RETRY_SPAN_DAYS;
+}
+
+/**
+ * The account's retry schedule for a subscription of this interval (schedule.ts keeps retries
+ * before the next cycle). The account's whole days, unless even the first of them comes at or
+ * after the next cycle of a daily or weekly plan (a first retry day of 2 on a daily plan): every
+ * retry would be dropped and the first decline would end the subscription, where a plan shorter
+ * than a month is retried before its next cycle. Such a plan takes the default fractions of its
+ * period instead.
+ */
 export function dunningPolicy(settings: DunningSettings, interval: Interval, intervalCount: number): DunningPolicy {
-  if (settings.retryDays) return { retryOffsetsMs: settings.retryDays.map((days) => days * DAY_MS) };
-  return defaultDunning(interval, intervalCount);
+  const fallback = defaultDunning(interval, intervalCount);
+  if (!settings.retryDays) return fallback;
+  const periodDays = interval === 'day' ? intervalCount : interval === 'week' ? 7 * intervalCount : Infinity;
+  if (settings.retryDays[0]! >= periodDays) return fallback;
+  return { retryOffsetsMs: settings.retryDays.map((days) => days * DAY_MS) };
 }

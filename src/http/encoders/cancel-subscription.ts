@@ -1,6 +1,7 @@
 // The /v1/cancelsubscription answer (docs/api/cancelsubscription.md): the request's fields, then
 // cancel_status (1 cancelled, 0 not), error_message (`<code>:<message>` when 0) and the
-// subscription's status as it now stands (empty when the subscription was not found).
+// subscription's status as it now stands (empty when no subscription of the account has this
+// recurring_id and contract_name).
 import type { CancelOutcome } from '../../app/subscriptions/cancel.ts';
 import { codeText, type AppError } from '../../domain/errors.ts';
 import type { CancelSubscriptionBody } from '../requests/cancel-subscription.ts';
@@ -14,7 +15,7 @@ export function cancelSubscriptionAnswer(body: CancelSubscriptionBody, outcome: 
     contract_name: body.contract_name,
     cancel_status: outcome.status === 'cancelled' ? '1' : '0',
     error_message: outcome.status === 'cancelled' ? '' : codeText(outcome.code),
-    subscription_status: outcome.status === 'cancelled' ? outcome.subscription.status : '',
+    subscription_status: outcome.subscription?.status ?? '',
   };
 }
 

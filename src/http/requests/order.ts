@@ -238,7 +238,10 @@ type SubscriptionBody = NonNullable<OrderBody['subscription']>;
 /** The `subscription` object's rules (docs/subscriptions.md): any field present makes the three terms required. */
 function subscriptionTerms(body: SubscriptionBody, currency: string): SubscriptionTerms {
   for (const field of ['contract_name', 'contract_amount', 'interval'] as const) {
-    if (body[field] === undefined) throw new AppError('missing_field', `subscription.${field} is required with a subscription`, { field: `subscription.${field}` });
+    // A contract_name of nothing but spaces names no contract (and the cancel must repeat it): missing.
+    if (body[field] === undefined || body[field].trim() === '') {
+      throw new AppError('missing_field', `subscription.${field} is required with a subscription`, { field: `subscription.${field}` });
+    }
   }
   const count = (field: 'interval_count' | 'billing_cycle' | 'promotion_cycle', min: number, fallback: number) => {
     const text = body[field];
