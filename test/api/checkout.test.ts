@@ -3,6 +3,7 @@
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/http/encoders/handoff.ts';
+import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { orderNo } from '../support/fixtures.ts';
@@ -527,6 +528,25 @@ describe('the hosted payment page', () => {
     }
   });
 
+  it('says it has expired, with the link back, also once the expiry task failed it before the shopper came back, and on every visit after', async () => {
+    const { body, pageUrl } = await openPage(shop, { cancel_url: 'https://shop.example/cancelled' });
+    clock.advance(60 * 60_000 + 1000);
+    try {
+      // The task runs every 30 s: a shopper coming back to a page left open finds it already failed.
+      expect(await expireAbandonedPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+      expect((await paymentOf(body.order_no)).status).toBe('failed');
+      for (let visit = 0; visit < 2; visit++) {
+        const page = await browser.get(pageUrl);
+        expect(page.status).toBe(410);
+        expect(page.body).toContain('This payment page has expired');
+        const link = /<a class="button" href="([^"]+)">/.exec(page.body)![1]!.replace(/&amp;/g, '&');
+        expect(returnedOutcome(link, shop.secret)).toMatchObject({ base: 'https://shop.example/cancelled', signed: true, fields: { result_info: expect.stringMatching(/^2009:/) } });
+      }
+    } finally {
+      clock.advance(-(60 * 60_000 + 1000));
+    }
+  });
+
   it.each([
     [{ browser_lang: 'pt-BR' }, 'Pagar', 'pt-BR', 'pt', 'BRL', 'Número do cartão'],
     [{ default_lang: 'es' }, 'Pagar', 'es-ES', 'es', 'USD', 'Número de tarjeta'],
@@ -657,6 +677,22 @@ describe('a hosted page without return_url shows the shopper the outcome itself'
       const page = await browser.get(pageUrl);
       expect(page.status).toBe(410);
       expect(page.body).toContain('This payment page has expired');
+      expect(page.body).not.toContain('<a ');
+    } finally {
+      clock.advance(-(60 * 60_000 + 1000));
+    }
+  });
+
+  it('says it has expired, not that the shopper cancelled, once the expiry task failed it', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    clock.advance(60 * 60_000 + 1000);
+    try {
+      expect(await expireAbandonedPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+      expect((await paymentOf(body.order_no)).status).toBe('failed');
+      const page = await browser.get(pageUrl);
+      expect(page.status).toBe(410);
+      expect(page.body).toContain('This payment page has expired');
+      expect(page.body).not.toContain('Payment cancelled');
       expect(page.body).not.toContain('<a ');
     } finally {
       clock.advance(-(60 * 60_000 + 1000));
