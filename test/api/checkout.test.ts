@@ -477,13 +477,21 @@ describe('the hosted payment page', () => {
 
   it('refuses a card number typed into the name on the card, however it is spaced: it never reaches the processor or the page', async () => {
     const { body, pageUrl } = await openPage();
-    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242']) {
+    // Full-width digits too, as a Chinese or Japanese input method types them.
+    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242', '４２４２　４２４２　４２４２　４２４２', 'Ana ４２４２４２']) {
       const answer = await browser.post(`${pageUrl}/pay`, { ...CARD, holder_name: holder });
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('<span class="error" id="holder_name-error" aria-live="polite">Enter the name as it appears on the card.</span>');
       expect(answer.body).not.toContain(holder);
     }
     expect(await paymentOf(body.order_no)).toMatchObject({ status: 'requires_redirect', card_last4: null });
+  });
+
+  it('takes a card number, expiry and code typed in full-width digits (an input method’s), as the shopper’s own digits', async () => {
+    const { body, pageUrl } = await openPage();
+    const answer = await browser.post(`${pageUrl}/pay`, { holder_name: '李娜', card_number: '４１１１　１１１１　１１１１　１１１１', expiry: '１２／３０', security_code: '１２３' });
+    expect([answer.status, answer.location]).toEqual([303, pageUrl]);
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'captured', card_last4: '1111' });
   });
 
   it('charges once when the pay button is submitted ten times at once', async () => {
