@@ -276,6 +276,21 @@ describe('portal sign-in', () => {
     expect((await busy.get('/portal/transactions')).location).toBe('/portal/sign-in');
   });
 
+  it('signs out from a page left open past the idle limit: to the sign-in page, not a "form expired" refusal', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, member, { clock: wall });
+    await client.get('/portal/account');
+    wall.advance(16 * MINUTE);
+    const out = await client.post('/portal/sign-out');
+    expect([out.status, out.location]).toEqual([303, '/portal/sign-in']);
+    expect(client.cookies.has('acquiro_portal')).toBe(false);
+    // A live session is still signed out only by its own form: another site's post, or a post without the token, is refused.
+    const live = await signIn(gw, member, { clock: wall });
+    expect((await live.post('/portal/sign-out', { _csrf: '' })).status).toBe(403);
+    expect((await live.post('/portal/sign-out', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await live.get('/portal/transactions')).status).toBe(200);
+  });
+
   it('signs out everywhere: every session of the member ends, others stay', async () => {
     const member = await createMember(gw, merchantId, 'viewer');
     const other = await createMember(gw, merchantId, 'viewer');
