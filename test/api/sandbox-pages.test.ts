@@ -132,6 +132,16 @@ describe.each([
   });
 });
 
+describe('the sandbox 3-D Secure challenge in Chinese', () => {
+  it('takes the code typed in full-width digits, as a Chinese input method types them', async () => {
+    const payment = await challenged({ browser_lang: 'zh-CN' });
+    const form = (await browser.form(payment.url))!;
+    const answer = await browser.post(form.action, [...form.fields, ['code', '１２３４'], ['action', 'verify']]);
+    expect(answer.status).toBe(303);
+    expect(await statusOf(payment.id)).toBe('captured');
+  });
+});
+
 describe('the challenge of a hosted-page payment', () => {
   it('gives a third party neither the payment nor the hosted page’s URL', async () => {
     const handOff = await shop.post('/v1/checkout', { ...shop.ids, order_no: orderNo('CO'), currency: 'USD', amount: '12.00', return_url: 'https://shop.example/r' });
