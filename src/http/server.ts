@@ -9,6 +9,7 @@ import { BODY_LIMIT, installBodyParsing } from './plugins/body.ts';
 import { installErrorHandling } from './plugins/errors.ts';
 import { installIdempotency } from './plugins/idempotency.ts';
 import { installMetrics } from './metrics/plugin.ts';
+import { installUrlTextCheck } from './plugins/url-text.ts';
 import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
 import { assetRoutes } from './routes/assets.ts';
@@ -59,6 +60,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
   const presence = new Presence(deps, 'gateway', (version) => directory.noteVersion(version));
   await presence.start();
   installBodyParsing(app);
+  installUrlTextCheck(app);
   app.addHook('onClose', async () => {
     await presence.stop();
     await unwatch();

@@ -3,6 +3,7 @@
 // hosted page's card attempts up to the shopper's return to return_url with a signed outcome.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALIAS_FIELDS, ROUTING_FIELDS } from '../../src/http/encoders/handoff.ts';
+import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { resolveUnknownPayments, UNKNOWN_AFTER_MS } from '../../src/app/payments/resolve-unknown.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { orderNo } from '../support/fixtures.ts';
@@ -476,13 +477,21 @@ describe('the hosted payment page', () => {
 
   it('refuses a card number typed into the name on the card, however it is spaced: it never reaches the processor or the page', async () => {
     const { body, pageUrl } = await openPage();
-    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242']) {
+    // Full-width digits too, as a Chinese or Japanese input method types them.
+    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242', '４２４２　４２４２　４２４２　４２４２', 'Ana ４２４２４２']) {
       const answer = await browser.post(`${pageUrl}/pay`, { ...CARD, holder_name: holder });
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('<span class="error" id="holder_name-error" aria-live="polite">Enter the name as it appears on the card.</span>');
       expect(answer.body).not.toContain(holder);
     }
     expect(await paymentOf(body.order_no)).toMatchObject({ status: 'requires_redirect', card_last4: null });
+  });
+
+  it('takes a card number, expiry and code typed in full-width digits (an input method’s), as the shopper’s own digits', async () => {
+    const { body, pageUrl } = await openPage();
+    const answer = await browser.post(`${pageUrl}/pay`, { holder_name: '李娜', card_number: '４１１１　１１１１　１１１１　１１１１', expiry: '１２／３０', security_code: '１２３' });
+    expect([answer.status, answer.location]).toEqual([303, pageUrl]);
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'captured', card_last4: '1111' });
   });
 
   it('charges once when the pay button is submitted ten times at once', async () => {
@@ -522,6 +531,25 @@ describe('the hosted payment page', () => {
       const link = /<a class="button" href="([^"]+)">/.exec(page.body)![1]!.replace(/&amp;/g, '&');
       expect(returnedOutcome(link, shop.secret)).toMatchObject({ signed: true, fields: { result_info: expect.stringMatching(/^2009:/) } });
       expect((await paymentOf(body.order_no)).status).toBe('failed');
+    } finally {
+      clock.advance(-(60 * 60_000 + 1000));
+    }
+  });
+
+  it('says it has expired, with the link back, also once the expiry task failed it before the shopper came back, and on every visit after', async () => {
+    const { body, pageUrl } = await openPage(shop, { cancel_url: 'https://shop.example/cancelled' });
+    clock.advance(60 * 60_000 + 1000);
+    try {
+      // The task runs every 30 s: a shopper coming back to a page left open finds it already failed.
+      expect(await expireAbandonedPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+      expect((await paymentOf(body.order_no)).status).toBe('failed');
+      for (let visit = 0; visit < 2; visit++) {
+        const page = await browser.get(pageUrl);
+        expect(page.status).toBe(410);
+        expect(page.body).toContain('This payment page has expired');
+        const link = /<a class="button" href="([^"]+)">/.exec(page.body)![1]!.replace(/&amp;/g, '&');
+        expect(returnedOutcome(link, shop.secret)).toMatchObject({ base: 'https://shop.example/cancelled', signed: true, fields: { result_info: expect.stringMatching(/^2009:/) } });
+      }
     } finally {
       clock.advance(-(60 * 60_000 + 1000));
     }
@@ -657,6 +685,22 @@ describe('a hosted page without return_url shows the shopper the outcome itself'
       const page = await browser.get(pageUrl);
       expect(page.status).toBe(410);
       expect(page.body).toContain('This payment page has expired');
+      expect(page.body).not.toContain('<a ');
+    } finally {
+      clock.advance(-(60 * 60_000 + 1000));
+    }
+  });
+
+  it('says it has expired, not that the shopper cancelled, once the expiry task failed it', async () => {
+    const { body, pageUrl } = await openPage(shop, NO_RETURN);
+    clock.advance(60 * 60_000 + 1000);
+    try {
+      expect(await expireAbandonedPayments(gw.gateway.deps)).toBeGreaterThanOrEqual(1);
+      expect((await paymentOf(body.order_no)).status).toBe('failed');
+      const page = await browser.get(pageUrl);
+      expect(page.status).toBe(410);
+      expect(page.body).toContain('This payment page has expired');
+      expect(page.body).not.toContain('Payment cancelled');
       expect(page.body).not.toContain('<a ');
     } finally {
       clock.advance(-(60 * 60_000 + 1000));

@@ -113,6 +113,36 @@ describe('portal security', () => {
     expect((await client.get('/portal/members')).body).not.toContain(theirs.email);
   });
 
+  it('answers a URL with text the database cannot take, a repeated filter or a day at the end of time with a page, never a 500', async () => {
+    const client = await signIn(gw, await createMember(gw, merchantId, 'owner'));
+    const refused = [
+      '/portal/transactions/T%00',
+      '/portal/transactions?email=a%00@shop.example',
+      '/portal/audit?email=%00',
+      '/portal/audit?action=sign-in%00',
+      '/portal/audit/export?action=%00',
+      '/portal/subscriptions/A%00/R1',
+      '/portal/payouts/A%00/PO1',
+    ];
+    for (const path of refused) {
+      const page = await client.get(path);
+      expect(page.status, path).toBe(400);
+      expect(page.body, path).toContain('The request could not be read.');
+    }
+    const answered = [
+      '/portal/audit?email=a@shop.example&email=b@shop.example',
+      '/portal/audit?action=sign-in&action=sign-out',
+      '/portal/audit/export?email=a@shop.example&email=b@shop.example',
+      '/portal/audit?to=9999-12-31',
+      '/portal/transactions?to=9999-12-31',
+      '/portal/transactions/export.csv?from=2026-01-01&to=9999-12-31',
+      '/portal/reports?from=9999-12-31&to=9999-12-31',
+      '/portal/reports/settlement.csv?from=9999-12-01&to=9999-12-31',
+    ];
+    for (const path of answered) expect((await client.get(path)).status, path).toBe(200);
+    expect(gw.logs.text).not.toContain('portal page failed');
+  });
+
   it('refuses an address past its budget of failed passwords, across members and even the right password; another address is unaffected', async () => {
     const sprayer = '203.0.113.50';
     // One common password tried on many members: each member fails once, far from its own lockout.

@@ -108,6 +108,18 @@ describe('portal query IPs and storefronts', () => {
     expect((await staff.get('/portal/settings')).body).not.toContain('<span class="mono">https://shop.example</span>');
   });
 
+  it('adds a storefront with a Chinese domain name (IDN) as browsers send it, in its ASCII form, and removes it by either', async () => {
+    await staff.get('/portal/settings');
+    const added = await staff.post(`${account()}/storefronts/add`, { domain: 'https://例子.广告' });
+    expect(added.status, added.body).toBe(303);
+    expect((await staff.follow(added)).body).toContain('<span class="mono">https://xn--fsqu00a.xn--4rr70v</span>');
+    const handOff = await shop.post('/v1/checkout', { ...shop.ids, order_no: `IDN-${Date.now()}`, currency: 'USD', amount: '5.00', return_url: 'https://shop.example/return' });
+    expect(String(handOff.headers['content-security-policy'])).toContain('https://xn--fsqu00a.xn--4rr70v');
+    await staff.get('/portal/settings');
+    expect((await staff.post(`${account()}/storefronts/remove`, { domain: 'https://例子.广告' })).status).toBe(303);
+    expect((await staff.get('/portal/settings')).body).not.toContain('xn--fsqu00a');
+  });
+
   it.each([
     ['query-ips/add', { cidr: '300.1.2.3' }, '4002:cidr is invalid'],
     ['storefronts/add', { domain: 'javascript:alert(1)' }, '4002:domain is invalid'],

@@ -113,6 +113,40 @@ describe('portal sign-in', () => {
     expect(stored!.n).toBe(0);
   });
 
+  it('lets a member who lost its authenticator sign in with a recovery code, then replace the authenticator with another', async () => {
+    const member = await createMember(gw, merchantId, 'owner');
+    const { client } = await passwordStep(member);
+    const page = await client.get('/portal/enrol');
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
+    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
+    // The phone is lost: the password and a recovery code sign in.
+    wall.advance(MINUTE);
+    const lost = await passwordStep(member);
+    await lost.client.get('/portal/second-factor');
+    expect((await lost.client.post('/portal/second-factor', { code: codes[0]! })).location).toBe('/portal/transactions');
+    // My account: a new key, confirmed with the password and another recovery code, as the form says.
+    const enrol = await lost.client.get('/portal/enrol');
+    expect(enrol.body).toContain('or a recovery code');
+    expect(enrol.body).not.toMatch(/name="_reauth_code"[^>]*maxlength="7"/);
+    const oldSecret = member.totpSecret;
+    member.totpSecret = /id="totp-secret">([^<]+)</.exec(enrol.body)![1]!.replace(/\s/g, '');
+    member.lastStep = undefined;
+    const replaced = await lost.client.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password, _reauth_code: codes[1]! });
+    expect(replaced.status, replaced.body).toBe(200);
+    expect(replaced.body).toContain('recovery-codes');
+    const [row] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_recovery_codes WHERE user_id = $1 AND used_at IS NULL', [member.userId]);
+    expect(row!.n).toBe(10);
+    expect(member.totpSecret).not.toBe(oldSecret);
+    // The new authenticator's codes sign in; a used recovery code confirms nothing a second time.
+    wall.advance(MINUTE);
+    expect((await signIn(gw, member, { clock: wall })).csrf).toBeDefined();
+    const again = await lost.client.get('/portal/enrol');
+    member.lastStep = undefined;
+    const reused = await lost.client.post('/portal/enrol', { code: nextCode({ ...member, totpSecret: /id="totp-secret">([^<]+)</.exec(again.body)![1]!.replace(/\s/g, '') }, wall), _reauth_password: member.password, _reauth_code: codes[1]! });
+    expect(reused.status).toBe(400);
+  });
+
   it('refuses an enrolment begun at sign-in once the member has a second factor: it would replace it without a code', async () => {
     const member = await createMember(gw, merchantId, 'owner');
     // Two sign-ins before any factor: the member's own, and one by someone who has the password.
@@ -240,6 +274,21 @@ describe('portal sign-in', () => {
     }
     wall.advance(10 * MINUTE);
     expect((await busy.get('/portal/transactions')).location).toBe('/portal/sign-in');
+  });
+
+  it('signs out from a page left open past the idle limit: to the sign-in page, not a "form expired" refusal', async () => {
+    const member = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, member, { clock: wall });
+    await client.get('/portal/account');
+    wall.advance(16 * MINUTE);
+    const out = await client.post('/portal/sign-out');
+    expect([out.status, out.location]).toEqual([303, '/portal/sign-in']);
+    expect(client.cookies.has('acquiro_portal')).toBe(false);
+    // A live session is still signed out only by its own form: another site's post, or a post without the token, is refused.
+    const live = await signIn(gw, member, { clock: wall });
+    expect((await live.post('/portal/sign-out', { _csrf: '' })).status).toBe(403);
+    expect((await live.post('/portal/sign-out', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await live.get('/portal/transactions')).status).toBe(200);
   });
 
   it('signs out everywhere: every session of the member ends, others stay', async () => {

@@ -97,6 +97,17 @@ describe.each([
     expect(own.location).toMatch(/^https:\/\/shop\.example\//);
   });
 
+  it('answers a URL with text the database cannot take with a page, never a 500', async () => {
+    const payment = await start();
+    for (const url of [`/sandbox/${kind}/T%00/${'A'.repeat(32)}`, `/sandbox/${kind}/${payment.id}%00/${'A'.repeat(32)}`, `/checkout/CS%00/x`]) {
+      const page = await browser.get(url);
+      expect(page.status, url).toBe(400);
+      expect(page.body, url).toContain('<html lang="en">');
+    }
+    expect(gw.logs.text).not.toContain('page failed');
+    expect(await statusOf(payment.id)).toBe(waiting);
+  });
+
   it('keeps the session token out of the log lines', async () => {
     const payment = await start();
     const token = payment.url.split('/').pop()!;
@@ -118,6 +129,16 @@ describe.each([
     const outsideNote = page.body.replace(/<details class="sandbox-hint">[^]*?<\/details>/, '');
     expect(outsideNote).not.toMatch(/Window|passes|1234|Choose the outcome/);
     expect(page.body).toMatch(/<details class="sandbox-hint"><summary>Entorno de pruebas<\/summary>/);
+  });
+});
+
+describe('the sandbox 3-D Secure challenge in Chinese', () => {
+  it('takes the code typed in full-width digits, as a Chinese input method types them', async () => {
+    const payment = await challenged({ browser_lang: 'zh-CN' });
+    const form = (await browser.form(payment.url))!;
+    const answer = await browser.post(form.action, [...form.fields, ['code', '１２３４'], ['action', 'verify']]);
+    expect(answer.status).toBe(303);
+    expect(await statusOf(payment.id)).toBe('captured');
   });
 });
 

@@ -196,6 +196,23 @@ describe('the hosted payment page in Chromium', () => {
     expect(lastReturn()).toMatchObject({ verified: true, fields: { order_no: body.order_no, order_status: '1' } });
   });
 
+  it.each([true, false])('takes a card typed in full-width digits, as a Chinese input method types them (JavaScript: %s)', async (javaScript) => {
+    const body = order({ browser_lang: 'zh-CN' });
+    const page = await openTab({ javaScript });
+    await page.goto(await site.startCheckout(body));
+    if (!javaScript) await page.getByRole('button', { name: '继续' }).click();
+    await page.waitForURL(`${gw.url}/checkout/**`);
+    await page.getByLabel('持卡人姓名').fill('李娜');
+    await page.getByLabel('卡号').fill('４１１１　１１１１　１１１１　１１１１');
+    await page.getByLabel('有效期').fill('１２／３０');
+    await page.getByLabel('安全码').fill('１２３');
+    if (javaScript) expect(await page.getByLabel('卡号').inputValue()).toBe('4111 1111 1111 1111');
+    await page.getByRole('button', { name: /^支付 / }).click();
+    await page.waitForURL(`${site.url}/return?**`);
+    expect(lastReturn()).toMatchObject({ verified: true, fields: { order_no: body.order_no, order_status: '1', card: '411111******1111' } });
+    expect(problems).toEqual([]);
+  });
+
   it('sends the shopper who cancels to cancel_url', async () => {
     const body = order();
     const page = await openTab();

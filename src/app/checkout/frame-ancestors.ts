@@ -1,4 +1,5 @@
 // Who may frame the hosted page: the account's declared storefront domains, as CSP host-sources.
+import { domainToASCII } from 'node:url';
 import type { AccountRow } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 
@@ -22,12 +23,21 @@ export function frameAncestors(account: AccountRow, requested: string | undefine
 }
 
 const HOST_SOURCE = /^(https?:\/\/)?(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+(:[0-9]{1,5})?$/;
+/** Scheme, wildcard, host and port of a site as typed, the host in any script. */
+const SITE = /^(https?:\/\/)?(\*\.)?([^/:*\s]+)(:[0-9]{1,5})?$/;
 
 /**
  * A storefront domain as a CSP host-source ("https://shop.example", "*.example.com",
  * "http://127.0.0.1:5555"), or undefined when it is not one: nothing else reaches the header.
+ * An internationalised domain name ("https://例子.广告") becomes its ASCII form
+ * ("https://xn--fsqu00a.xn--4rr70v"), the one browsers compare frame ancestors with.
  */
 export function hostSource(domain: string): string | undefined {
   const clean = domain.trim().toLowerCase().replace(/\/+$/, '');
-  return HOST_SOURCE.test(clean) ? clean : undefined;
+  if (HOST_SOURCE.test(clean)) return clean;
+  const site = SITE.exec(clean);
+  const host = site ? domainToASCII(site[3]!) : '';
+  if (!site || host === '') return undefined;
+  const ascii = `${site[1] ?? ''}${site[2] ?? ''}${host}${site[4] ?? ''}`;
+  return HOST_SOURCE.test(ascii) ? ascii : undefined;
 }

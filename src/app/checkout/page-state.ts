@@ -61,8 +61,12 @@ export async function hostedPageState(deps: Deps, directory: AccountDirectory, s
   const account = await accountById(deps.database.db, session.accountId);
   if (!payment || !account) throw new Error(`session ${session.id} lost its payment or account`);
   const waiting = payment.status === 'requires_redirect';
-  if (waiting && payment.expiresAt && payment.expiresAt <= deps.clock.now()) {
-    payment = await abandon(deps, payment);
+  const pastDeadline = payment.expiresAt !== null && payment.expiresAt <= deps.clock.now();
+  if (waiting && pastDeadline) payment = await abandon(deps, payment);
+  // Past its deadline, a page abandoned unpaid says it has expired, whether this visit failed it
+  // or the expire-abandoned-payments task did before the shopper came back (it runs every 30 s):
+  // a shopper who left the page open must not read that they cancelled, nor be sent on unasked.
+  if (pastDeadline && isAbandoned(payment)) {
     return { kind: 'expired', order: await orderOf(deps, account, payment), url: await returnUrlOf(deps, directory, payment) };
   }
   const order = await orderOf(deps, account, payment);
@@ -78,6 +82,10 @@ export async function hostedPageState(deps: Deps, directory: AccountDirectory, s
   // Processing with no answer yet is an attempt in flight; "pending" is the processor's own word.
   if (payment.status === 'processing' && payment.resultCode !== CODES.pending.code) return { kind: 'processing', order };
   return { kind: 'return', order, outcome: outcomeOf(payment), url: await returnUrlOf(deps, directory, payment) };
+}
+
+function isAbandoned(payment: PaymentRow): boolean {
+  return payment.status === 'failed' && payment.resultCode === CODES.payment_abandoned.code;
 }
 
 async function orderOf(deps: Deps, account: AccountRow, payment: PaymentRow): Promise<HostedOrder> {

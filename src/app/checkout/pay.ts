@@ -67,25 +67,35 @@ export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentR
 }
 
 // A name holds no card number, however it is spaced ("4242 4242 4242 4242" typed in the wrong
-// field): six digits in all, separators aside, are refused, so none reaches the processor as the
+// field) or written (full-width "４２４２", as a Chinese or Japanese input method types digits):
+// six digits in all, separators aside, are refused, so none reaches the processor as the
 // cardholder's name or comes back on the page.
 const CARD_DIGITS = /(?:\d[\s.-]*){6}/;
+
+/**
+ * The card's fields as the shopper's own digits: NFKC turns full-width digits, spaces and slashes
+ * (an input method's "４１１１ １１１１", "１２／３０") into ASCII ones, which the checks read.
+ */
+function asciiForm(text: string): string {
+  return text.normalize('NFKC');
+}
 
 function checkForm(
   form: CardForm,
   now: Date,
 ): { card: CheckedCard; holderName: string } | { problems: Partial<Record<CardField, FieldProblem>>; holderName: string } {
   const text = (value: unknown) => (typeof value === 'string' ? value.trim() : '');
+  const digits = (value: unknown) => asciiForm(text(value)).trim();
   const problems: Partial<Record<CardField, FieldProblem>> = {};
   const holderName = text(form.holder_name).replace(/\s+/g, ' ');
-  if (holderName.length === 0 || holderName.length > 64 || CARD_DIGITS.test(holderName)) problems.holder = 'holder';
-  const expiry = /^(\d{1,2})\s*\/?\s*(\d{2}|\d{4})$/.exec(text(form.expiry));
+  if (holderName.length === 0 || holderName.length > 64 || CARD_DIGITS.test(asciiForm(holderName))) problems.holder = 'holder';
+  const expiry = /^(\d{1,2})\s*\/?\s*(\d{2}|\d{4})$/.exec(digits(form.expiry));
   const checked = checkCard(
     {
-      number: text(form.card_number),
+      number: digits(form.card_number),
       expiryMonth: expiry?.[1] ?? '',
       expiryYear: expiry ? (expiry[2]!.length === 2 ? `20${expiry[2]}` : expiry[2]!) : '',
-      securityCode: text(form.security_code),
+      securityCode: digits(form.security_code),
     },
     now,
   );

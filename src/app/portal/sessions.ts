@@ -4,14 +4,14 @@
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
 import { deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
-import { memberById, replaceRecoveryCodes, updateMember } from '../../db/repositories/portal-users.ts';
+import { memberById, replaceRecoveryCodes, updateMember, useRecoveryCode } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
 import { newRecoveryCodes, newTotpSecret, passwordMatches, recoveryCodeHash, tokenId, totpStep, totpUri } from './credentials.ts';
 import type { Actor } from './refusal.ts';
-import { afterVerdict, isLocked, promote } from './sign-in.ts';
+import { afterVerdict, isLocked, isRecoveryCode, promote } from './sign-in.ts';
 import { IDLE_TIMEOUT_MS, REAUTH_FRESH_MS, TOUCH_EVERY_MS } from './timers.ts';
 
 type SessionDeps = Pick<Deps, 'database' | 'wallClock' | 'vault'>;
@@ -68,8 +68,10 @@ export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow
 }
 
 /**
- * Confirms the member is at the keyboard: the password, and a TOTP code when enrolled. Failures
- * count toward the lockout like a sign-in's. True when the session is fresh again.
+ * Confirms the member is at the keyboard: the password, and a TOTP code when enrolled, or one of
+ * its recovery codes (used up), as at sign-in: a member who lost its authenticator must still be
+ * able to replace it from My account. Failures count toward the lockout like a sign-in's. True
+ * when the session is fresh again.
  */
 export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<boolean> {
   const at = deps.wallClock.now();
@@ -80,8 +82,12 @@ export async function reauthenticate(deps: SessionDeps, open: OpenSession, attem
     change: async (tx, member) => {
       const base = { merchantId: member.merchantId, ...actorOf(open, attempt.ip), action: 'reauthenticate' };
       const locked = isLocked(member, at);
-      const step = member.totpSecret ? totpStep(deps.vault.open({ ciphertext: member.totpSecret, keyId: member.totpKeyId! }, member.id), attempt.code, at, member.totpLastStep) : undefined;
-      const good = !locked && passwordOk && member.passwordHash === open.member.passwordHash && (!member.totpSecret || step !== undefined);
+      const passwordGood = !locked && passwordOk && member.passwordHash === open.member.passwordHash;
+      const recovery = member.totpSecret !== null && isRecoveryCode(attempt.code);
+      const step = member.totpSecret && !recovery ? totpStep(deps.vault.open({ ciphertext: member.totpSecret, keyId: member.totpKeyId! }, member.id), attempt.code, at, member.totpLastStep) : undefined;
+      // A recovery code is used up only by a confirmation that the password makes good.
+      const codeGood = !member.totpSecret || (recovery ? passwordGood && (await useRecoveryCode(tx, member.id, recoveryCodeHash(attempt.code), at)) : step !== undefined);
+      const good = passwordGood && codeGood;
       if (!locked) {
         await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...afterVerdict(member, good ? 'good' : 'bad', at), ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
       }

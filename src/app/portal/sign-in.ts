@@ -100,7 +100,7 @@ async function openSession(tx: Tx, member: PortalUserRow, status: SessionStatus,
 }
 
 /** A recovery code is typed with dashes or is longer than a TOTP code. */
-function isRecoveryCode(code: string): boolean {
+export function isRecoveryCode(code: string): boolean {
   return code.replace(/\s/g, '').length > 6;
 }
 

@@ -66,7 +66,8 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
     const payment = ofSession(await paymentById(deps.database.db, request.params.payment), body.session);
     if (!payment) return sendPage(reply, closed(request, undefined, 404));
     if (payment.status !== 'requires_authentication') return challengeOver(request, reply, payment);
-    const result = answerChallenge({ cancel: body.action === 'cancel', code: typeof body.code === 'string' ? body.code.trim() : '' });
+    // NFKC: a code typed in full-width digits ("１２３４", a Chinese or Japanese input method's) is the same code.
+    const result = answerChallenge({ cancel: body.action === 'cancel', code: typeof body.code === 'string' ? body.code.normalize('NFKC').trim() : '' });
     if (!result) return sendPage(reply, await challenge(request, payment, true));
     const after = (await completeChallenge(deps, payment.id, { ...result })) ?? payment;
     return goOn(request, reply, after, await shopperNextUrl(deps, directory, after));

@@ -33,7 +33,10 @@
   ];
   var OTHER = { name: '', lengths: [12, 13, 14, 15, 16, 17, 18, 19], full: 16, cvc: 3, gaps: [4, 8, 12] };
 
-  function digits(text) { return text.replace(/\D/g, ''); }
+  // NFKC first: full-width digits and spaces ("４１１１ １１１１", as a Chinese or Japanese input
+  // method types them) are the shopper's digits too, as the server reads them.
+  function ascii(text) { return text.normalize('NFKC'); }
+  function digits(text) { return ascii(text).replace(/\D/g, ''); }
   function brandOf(number) {
     for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i].test.test(number)) return BRANDS[i];
     return OTHER;
@@ -58,14 +61,14 @@
 
   function problem(name) {
     var value = fields[name].value;
-    if (name === 'holder') return value.trim() === '' || /(?:\d[\s.-]*){6}/.test(value) ? msg('holder') : '';
+    if (name === 'holder') return value.trim() === '' || /(?:\d[\s.-]*){6}/.test(ascii(value)) ? msg('holder') : '';
     if (name === 'number') {
       var n = digits(value);
       var brand = brandOf(n);
       return brand.lengths.indexOf(n.length) === -1 || !luhn(n) ? msg('number') : '';
     }
     if (name === 'expiry') {
-      var m = /^\s*(\d{1,2})\s*\/?\s*(\d{2})\s*$/.exec(value);
+      var m = /^\s*(\d{1,2})\s*\/?\s*(\d{2})\s*$/.exec(ascii(value));
       if (!m || Number(m[1]) < 1 || Number(m[1]) > 12) return msg('expiry');
       var now = new Date();
       var year = 2000 + Number(m[2]);
@@ -74,7 +77,7 @@
       return '';
     }
     var size = brandOf(digits(fields.number.value)).cvc;
-    return new RegExp('^\\d{' + size + '}$').test(value.trim()) ? '' : msg('cvc').replace('{n}', String(size));
+    return new RegExp('^\\d{' + size + '}$').test(ascii(value).trim()) ? '' : msg('cvc').replace('{n}', String(size));
   }
 
   function show(name, text) {
@@ -84,7 +87,15 @@
     if (error) error.textContent = text;
   }
 
-  fields.number.addEventListener('input', function () {
+  // While an input method composes, the text is its own: each field is formatted once it commits.
+  ['number', 'expiry', 'cvc'].forEach(function (name) {
+    fields[name].addEventListener('compositionend', function () {
+      fields[name].dispatchEvent(new window.Event('input'));
+    });
+  });
+
+  fields.number.addEventListener('input', function (event) {
+    if (event.isComposing) return;
     var n = digits(fields.number.value).slice(0, 19);
     var brand = brandOf(n);
     var caret = fields.number.selectionStart === fields.number.value.length;
@@ -98,6 +109,7 @@
   });
 
   fields.expiry.addEventListener('input', function (event) {
+    if (event.isComposing) return;
     var d = digits(fields.expiry.value).slice(0, 4);
     if (d.length === 1 && Number(d) > 1) d = '0' + d;
     var deleting = event.inputType && event.inputType.indexOf('delete') === 0;
@@ -106,7 +118,8 @@
     else if (fields.expiry.getAttribute('aria-invalid') === 'true') show('expiry', '');
   });
 
-  fields.cvc.addEventListener('input', function () {
+  fields.cvc.addEventListener('input', function (event) {
+    if (event.isComposing) return;
     fields.cvc.value = digits(fields.cvc.value).slice(0, brandOf(digits(fields.number.value)).cvc);
   });
 

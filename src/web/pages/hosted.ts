@@ -178,12 +178,13 @@ ${field({
   autocomplete: 'cc-number',
   inputmode: 'numeric',
   maxlength: 23,
-  pattern: '[0-9 ]{12,23}',
+  // Full-width digits and spaces too (an input method's): the server reads them as the shopper's digits.
+  pattern: '[0-9０-９ 　]{12,23}',
   extra: html`<span class="brand" id="card-brand" aria-live="polite"></span>`,
 })}
 <div class="row">
 ${field({ id: 'expiry', field: 'expiry', label: t.expiryLabel, hint: t.expiryHint, autocomplete: 'cc-exp', inputmode: 'numeric', maxlength: 7 })}
-${field({ id: 'security_code', field: 'cvc', label: t.cvcLabel, hint: t.cvcHint, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4, pattern: '[0-9]{3,4}' })}
+${field({ id: 'security_code', field: 'cvc', label: t.cvcLabel, hint: t.cvcHint, autocomplete: 'cc-csc', inputmode: 'numeric', maxlength: 4, pattern: '[0-9０-９]{3,4}' })}
 </div>
 <button type="submit" class="button" id="pay-button">${fill(t.payButton, { amount: total })}</button>
 </form>

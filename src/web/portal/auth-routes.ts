@@ -13,7 +13,7 @@ import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
 import type { Html } from '../html.ts';
-import { checkPost, formOf } from './guard.ts';
+import { checkPost, formOf, fromOurSite } from './guard.ts';
 import { narrowLayout } from './layout.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
 import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
@@ -133,7 +133,11 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     return redirect(reply, '/portal/sign-in?ended=password');
   });
 
-  app.post('/sign-out', post, async (request, reply) => {
+  // A page left open past its session's end still signs out: with no session there is nothing a
+  // forged post could end, so the form's token (bound to the session that is gone, and refused
+  // now) is asked only of a live session; the post must still come from this site.
+  const signOutChecks = [fromOurSite(deps), (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => (request.portal ? app.csrfProtection(request, reply, done) : done())];
+  app.post('/sign-out', { preHandler: signOutChecks }, async (request, reply) => {
     if (request.portal) await signOut(deps, request.portal, request.ip);
     clearSessionCookie(reply, deps);
     return redirect(reply, '/portal/sign-in');

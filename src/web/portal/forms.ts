@@ -71,6 +71,17 @@ export function positiveIntField(values: Record<string, string>, name: string): 
 
 export const DAY_MS = 86_400_000;
 
+/**
+ * The midnight that ends `day` (the bound "before" of a period that includes it). The database
+ * reads stamps up to the year 9999 as this code writes them, so the period of 9999-12-31 ends at
+ * its start: a `to` that far means "no end", and must not fail the search.
+ */
+export function endOfDay(day: Date): Date {
+  return new Date(Math.min(day.getTime() + DAY_MS, LAST_DAY));
+}
+
+const LAST_DAY = Date.UTC(9999, 11, 31);
+
 /** Money for people: "12.50 EUR". */
 export function moneyText(minor: number, currency: string): string {
   return `${formatAmount(minor, currency)} ${currency}`;

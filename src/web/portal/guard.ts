@@ -158,17 +158,19 @@ export function formOf(request: FastifyRequest): Record<string, string> {
   return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
 }
 
+/** A POST sent from another site is answered 403 here (a preHandler). */
+export function fromOurSite(deps: Deps) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    if (isCrossSite(request.headers, deps.config.baseUrl)) {
+      request.log.info({ status: 403 }, 'portal post from another site refused');
+      return sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title: 'Not allowed', main: refusalPage('This form was sent from another site.'), status: 403 }));
+    }
+  };
+}
+
 /** Every POST under /portal: from our own site, with the CSRF token bound to its session (or to no session, before sign-in). */
 export function checkPost(app: FastifyInstance, deps: Deps) {
-  return [
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      if (isCrossSite(request.headers, deps.config.baseUrl)) {
-        request.log.info({ status: 403 }, 'portal post from another site refused');
-        return sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title: 'Not allowed', main: refusalPage('This form was sent from another site.'), status: 403 }));
-      }
-    },
-    app.csrfProtection,
-  ];
+  return [fromOurSite(deps), app.csrfProtection];
 }
 
 export function portalAction<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: ActionSpec<R>): void {

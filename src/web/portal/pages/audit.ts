@@ -1,27 +1,30 @@
 // The audit log (owners): the merchant's rows, newest first, filtered by member, action, outcome
 // and time; exported as CSV with the same filters (the export is itself audited).
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
 import { recordAudit } from '../../../app/portal/audit.ts';
 import { auditRowsOf, type AuditFilter } from '../../../db/repositories/audit-log.ts';
 import type { AuditRow } from '../../../db/schema.ts';
 import { html } from '../../html.ts';
 import { CSV_TYPE, toCsv } from '../csv.ts';
+import { endOfDay, queryOf } from '../forms.ts';
 import { portalPage, type PortalContext } from '../guard.ts';
 
-type AuditQuery = { Querystring: Record<string, string | undefined> };
 
 const PAGE_SIZE = 50;
 const EXPORT_LIMIT = 10_000;
 const OUTCOMES = ['ok', 'refused', 'failed'];
 
-/** The filters as typed; a value that does not parse is left out (and shown back as typed). */
+/**
+ * The filters as typed (each name's first value, as queryOf reads every portal search); a value
+ * that does not parse is left out (and shown back as typed).
+ */
 function filterOf(context: PortalContext, query: Record<string, string | undefined>, limit: number): AuditFilter {
-  const date = (text: string | undefined, endOfDay: boolean) => {
+  const date = (text: string | undefined, end: boolean) => {
     if (!text || !/^\d{4}-\d{2}-\d{2}$/.test(text)) return undefined;
     const day = new Date(`${text}T00:00:00Z`);
     if (Number.isNaN(day.getTime())) return undefined;
-    return endOfDay ? new Date(day.getTime() + 86_400_000) : day;
+    return end ? endOfDay(day) : day;
   };
   const from = date(query.from, false);
   const to = date(query.to, true);
@@ -49,12 +52,12 @@ function queryString(query: Record<string, string | undefined>, extra: Record<st
 const detailText = (row: AuditRow) => Object.entries(row.detail).map(([key, value]) => `${key}: ${value}`).join(', ');
 
 export function auditRoutes(app: FastifyInstance, deps: Deps): void {
-  portalPage<AuditQuery>(app, deps, {
+  portalPage(app, deps, {
     path: '/audit',
     permission: 'audit.view',
     title: 'Audit log',
-    render: async (context, request: FastifyRequest<AuditQuery>) => {
-      const query = request.query;
+    render: async (context, request) => {
+      const query = queryOf(request);
       const rows = await auditRowsOf(deps.database.db, filterOf(context, query, PAGE_SIZE));
       const field = (name: string, label: string, type = 'text') =>
         html`<div class="field"><label for="f-${name}">${label}</label><input id="f-${name}" name="${name}" type="${type}" value="${query[name] ?? ''}"></div>`;
@@ -78,13 +81,13 @@ ${rows.length === PAGE_SIZE ? html`<nav class="pager" aria-label="Pages"><a href
     },
   });
 
-  portalPage<AuditQuery>(app, deps, {
+  portalPage(app, deps, {
     path: '/audit/export',
     permission: 'audit.export',
     title: 'Audit log',
     nav: '/portal/audit',
-    render: async (context, request: FastifyRequest<AuditQuery>) => {
-      const rows = await auditRowsOf(deps.database.db, filterOf(context, request.query, EXPORT_LIMIT));
+    render: async (context, request) => {
+      const rows = await auditRowsOf(deps.database.db, filterOf(context, queryOf(request), EXPORT_LIMIT));
       await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action: 'audit.export', outcome: 'ok', detail: { rows: String(rows.length) } }, deps.wallClock.now());
       return {
         name: 'audit-log.csv',

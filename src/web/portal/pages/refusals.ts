@@ -19,13 +19,13 @@ export interface ConfirmForm {
 
 export function confirmPage(form: ConfirmForm): Html {
   return html`<h1>Confirm it is you</h1>
-<p>This action needs your password${form.secondFactor ? ' and a code from your authenticator app' : ''} again.</p>
+<p>This action needs your password${form.secondFactor ? ' and a code from your authenticator app (or one of your recovery codes)' : ''} again.</p>
 ${form.failed ? html`<div class="alert" role="alert"><p>The password or code was not right.</p></div>` : ''}
 <form method="post" action="${form.action}" class="panel">
 ${csrfField(form.csrfToken)}
 ${form.fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}
 <div class="field"><label for="reauth-password">Password</label><input id="reauth-password" name="_reauth_password" type="password" autocomplete="current-password" required></div>
-${form.secondFactor ? html`<div class="field"><label for="reauth-code">Authenticator code</label><input id="reauth-code" name="_reauth_code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required></div>` : ''}
+${form.secondFactor ? html`<div class="field"><label for="reauth-code">Authenticator code, or a recovery code</label><input id="reauth-code" name="_reauth_code" autocomplete="one-time-code" maxlength="24" required></div>` : ''}
 <button class="button" type="submit">Confirm</button>
 </form>`;
 }

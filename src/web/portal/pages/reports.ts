@@ -9,7 +9,7 @@ import { formatAmount } from '../../../domain/money.ts';
 import { html, type Html } from '../../html.ts';
 import { barList, columnChart } from '../charts.ts';
 import { CSV_TYPE, toCsv } from '../csv.ts';
-import { currencyField, dayField, DAY_MS, moneyText, queryOf } from '../forms.ts';
+import { currencyField, dayField, DAY_MS, endOfDay, moneyText, queryOf } from '../forms.ts';
 import { portalPage } from '../guard.ts';
 import { may } from '../permissions.ts';
 import { searchLink } from './transaction-search.ts';
@@ -32,7 +32,7 @@ function periodOf(deps: Deps, request: FastifyRequest, merchantId: string): Peri
   if (to < from) throw new PortalRefusal('to is invalid: expected a day on or after from', { field: 'to' });
   const currency = currencyField(values);
   const day = (date: Date) => date.toISOString().slice(0, 10);
-  return { window: { merchantId, from, before: new Date(to.getTime() + DAY_MS) }, currency, values: { from: day(from), to: day(to), ...(currency ? { currency } : {}) } };
+  return { window: { merchantId, from, before: endOfDay(to) }, currency, values: { from: day(from), to: day(to), ...(currency ? { currency } : {}) } };
 }
 
 function periodForm(values: Record<string, string>): Html {

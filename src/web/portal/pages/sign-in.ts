@@ -50,7 +50,7 @@ ${csrfField(form.csrfToken)}
 <div class="field"><label for="code">Code from the app</label><input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7"></div>
 ${form.confirm
     ? html`<div class="field"><label for="enrol-password">Your password</label><input id="enrol-password" name="_reauth_password" type="password" autocomplete="current-password" required></div>
-${form.confirm.current ? html`<div class="field"><label for="enrol-current">Code from your current app</label><input id="enrol-current" name="_reauth_code" inputmode="numeric" autocomplete="one-time-code" required maxlength="7"></div>` : ''}`
+${form.confirm.current ? html`<div class="field"><label for="enrol-current">Code from your current app, or a recovery code</label><input id="enrol-current" name="_reauth_code" autocomplete="one-time-code" required maxlength="24"></div>` : ''}`
     : ''}
 <button class="button" type="submit">Turn on</button>
 </form>`;

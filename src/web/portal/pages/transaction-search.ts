@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TransactionSearch, TransactionSort } from '../../../app/portal/transactions.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { PAYMENT_STATUSES } from '../../../domain/payment.ts';
-import { amountField, choiceField, currencyField, dayField, DAY_MS, positiveIntField, queryOf, textField } from '../forms.ts';
+import { amountField, choiceField, currencyField, dayField, endOfDay, positiveIntField, queryOf, textField } from '../forms.ts';
 
 /** The query-string names the search reads, in the order links write them. */
 export const SEARCH_FIELDS = ['transaction_id', 'order_no', 'status', 'from', 'to', 'currency', 'min_amount', 'max_amount', 'last4', 'email', 'method', 'sort', 'dir'] as const;
@@ -41,7 +41,7 @@ export function parseSearch(request: FastifyRequest, merchantId: string): Parsed
     ...(status !== undefined ? { status } : {}),
     ...(from ? { from } : {}),
     // `to` is a whole day: everything before the next midnight.
-    ...(to ? { before: new Date(to.getTime() + DAY_MS) } : {}),
+    ...(to ? { before: endOfDay(to) } : {}),
     ...(currency ? { currency } : {}),
     ...(minAmount !== undefined ? { minAmount } : {}),
     ...(maxAmount !== undefined ? { maxAmount } : {}),
