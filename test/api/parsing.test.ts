@@ -76,6 +76,19 @@ describe('nesting', () => {
   });
 });
 
+describe('XML element names that are JavaScript internals', () => {
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses <%s> with 400, not 500, at the top or in a batch order', async (name) => {
+    const top = `<request><merchant_id>${shop.ids.merchant_id}</merchant_id><${name}><amount>0.01</amount></${name}></request>`;
+    const nested = `<request><merchant_id>${shop.ids.merchant_id}</merchant_id><capture_orders><${name}>1</${name}></capture_orders></request>`;
+    for (const [path, xml] of [['/v1/authorise', top], ['/v1/capture', nested]] as const) {
+      const answer = await shop.postRaw(path, xml, 'application/xml');
+      const info = path === '/v1/authorise' ? answer.body.result_info : answer.body.return_message;
+      expect([answer.status, info]).toEqual([400, `4000:element ${name} is not accepted`]);
+    }
+    expect(gw.logs.text).not.toContain('"msg":"request failed"');
+  });
+});
+
 describe('text the database cannot store', () => {
   it.each([
     ['a JSON \\u0000', 'json', '\0'],

@@ -182,7 +182,7 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
     isArray: (_name, jPath) => lists.has(String(jPath).slice(String(jPath).indexOf('.') + 1)),
     tagValueProcessor: (_name, value) => decodeReferences(value),
   });
-  const document = parser.parse(text) as Record<string, unknown>;
+  const document = parseXml(parser, text);
   const root = Object.values(document)[0];
   if (root === undefined || (typeof root === 'string' && root.trim() === '')) return {};
   if (typeof root !== 'object' || root === null) {
@@ -190,6 +190,22 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
   }
   dropIndentation(root);
   return root as SignedBody;
+}
+
+/**
+ * The parser throws plain errors where the validator passed: on an element named `__proto__`,
+ * `constructor` or `prototype` (which it will not make a key) and on what it reads otherwise than
+ * the validator. Each is the sender's body, refused as such: 400 naming the element, or 415.
+ */
+function parseXml(parser: XMLParser, text: string): Record<string, unknown> {
+  try {
+    return parser.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof AppError) throw error; // decodeReferences' own refusals
+    const reserved = /Invalid name: "([^"]*)"/.exec(error instanceof Error ? error.message : '');
+    if (reserved) throw new AppError('malformed_body', `element ${reserved[1]} is not accepted`, { field: reserved[1] });
+    throw new AppError('unreadable_body', 'body is not well-formed XML');
+  }
 }
 
 /**
