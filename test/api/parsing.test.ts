@@ -87,6 +87,13 @@ describe('XML element names that are JavaScript internals', () => {
     }
     expect(gw.logs.text).not.toContain('"msg":"request failed"');
   });
+
+  it.each(['toString', 'hasOwnProperty', 'valueOf'])('reads <%s> under its own name: a signed body is refused 4019 naming it, as in JSON', async (name) => {
+    for (const format of ['xml', 'json'] as const) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { [name]: 'x' }), { format });
+      expect([format, answer.status, answer.body.result_info]).toEqual([format, 400, `4019:${name} is not a field of this request`]);
+    }
+  });
 });
 
 describe('text the database cannot store', () => {

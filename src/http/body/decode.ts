@@ -181,6 +181,10 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
     trimValues: false,
     isArray: (_name, jPath) => lists.has(String(jPath).slice(String(jPath).indexOf('.') + 1)),
     tagValueProcessor: (_name, value) => decodeReferences(value),
+    // A name is read as sent (the parser writes `toString` as `__toString` by default), so a body
+    // signs as its sender signed it and is refused by name like JSON's; names that would reach an
+    // object's prototype are refused by the parser itself (parseXml).
+    onDangerousProperty: (name: string) => name,
   });
   const document = parseXml(parser, text);
   const root = Object.values(document)[0];
