@@ -47,6 +47,15 @@ describe('form bodies', () => {
     expect([answer.status, answer.body.capture_orders.length]).toEqual([200, 100]);
   });
 
+  it('refuses an XML element given twice where no list is declared, at the top and in a batch order, as JSON and forms do', async () => {
+    const xml = (fields: string) => `<request><merchant_id>${shop.ids.merchant_id}</merchant_id>${fields}</request>`;
+    const top = await shop.postRaw('/v1/authorise', xml('<amount>10.00</amount><amount>1000.00</amount>'), 'application/xml');
+    expect([top.status, top.body.result_info]).toEqual([400, '4014:amount is given more than once']);
+    const order = '<transaction_id>T1</transaction_id><refund_amount>1.00</refund_amount>';
+    const nested = await shop.postRaw('/v1/refund', xml(`<refund_orders>${order}</refund_orders><refund_orders>${order}<refund_amount>9.00</refund_amount></refund_orders>`), 'application/xml');
+    expect([nested.status, nested.body.return_message]).toEqual([400, '4014:refund_orders[1].refund_amount is given more than once']);
+  });
+
   it('refuses a parameter given twice rather than reading it as a list', async () => {
     const text = `merchant_id=${shop.ids.merchant_id}&amount=10.00&amount=1000.00`;
     const answer = await shop.postRaw('/v1/authorise', text);

@@ -193,7 +193,26 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
     throw new AppError('malformed_body', 'the XML root element must hold the fields as child elements');
   }
   dropIndentation(root);
+  refuseRepeats(root, lists, '', '');
   return root as SignedBody;
+}
+
+/**
+ * An element repeated where the operation declares no list is a field given twice, refused as a
+ * repeated JSON key or form parameter is (4014) rather than read as a list of values nobody meant.
+ * `path` is the element's path as the operation declares lists (no indexes), `shown` as answers name it.
+ */
+function refuseRepeats(node: unknown, lists: ReadonlySet<string>, path: string, shown: string): void {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+  for (const [key, child] of Object.entries(node)) {
+    const at = path ? `${path}.${key}` : key;
+    const named = shown ? `${shown}.${key}` : key;
+    if (!Array.isArray(child)) refuseRepeats(child, lists, at, named);
+    else if (!lists.has(at)) {
+      const field = quoteName(named);
+      throw new AppError('duplicate_key', `${field} is given more than once`, { field });
+    } else child.forEach((entry, i) => refuseRepeats(entry, lists, at, `${named}[${i}]`));
+  }
 }
 
 /**
