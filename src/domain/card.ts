@@ -76,7 +76,7 @@ export function cardExpired(card: Pick<CheckedCard, 'expiryMonth' | 'expiryYear'
 
 /** Every check of a card, its expiry against `now` included (the hosted page's card form). */
 export function checkCard(input: CardInput, now: Date): CheckedCard | CardProblem {
-  return checkCardAt(input, now, true);
+  return checkCardAt(input, now, true, true);
 }
 
 /**
@@ -85,10 +85,19 @@ export function checkCard(input: CardInput, now: Date): CheckedCard | CardProble
  * before the card's expiry month ended is answered with its stored outcome, not refused.
  */
 export function checkCardButExpiry(input: CardInput, now: Date): CheckedCard | CardProblem {
-  return checkCardAt(input, now, false);
+  return checkCardAt(input, now, false, true);
 }
 
-function checkCardAt(input: CardInput, now: Date, refuseExpired: boolean): CheckedCard | CardProblem {
+/**
+ * checkCardButExpiry for a request that left the CVC out: every other check, and securityCode ''.
+ * No card is charged without its CVC: the direct payment's use case takes such a request only as
+ * the retry of an order accepted before (a merchant must not keep the CVC to retry with).
+ */
+export function checkCardLeftOutCvc(input: Omit<CardInput, 'securityCode'>, now: Date): CheckedCard | CardProblem {
+  return checkCardAt({ ...input, securityCode: '' }, now, false, false);
+}
+
+function checkCardAt(input: CardInput, now: Date, refuseExpired: boolean, checkCvc: boolean): CheckedCard | CardProblem {
   const pan = input.number.replace(/[\s-]/g, '');
   if (!/^\d{12,19}$/.test(pan)) {
     return { field: 'card', reason: 'invalid_card_number', detail: 'card must be 12 to 19 digits' };
@@ -113,7 +122,7 @@ function checkCardAt(input: CardInput, now: Date, refuseExpired: boolean): Check
   }
 
   const cvcLength = verdict.card.code.size;
-  if (!new RegExp(`^\\d{${cvcLength}}$`).test(input.securityCode)) {
+  if (checkCvc && !new RegExp(`^\\d{${cvcLength}}$`).test(input.securityCode)) {
     return {
       field: 'security_code',
       reason: 'invalid_security_code',

@@ -24,6 +24,12 @@ export interface Operation {
    * view of the operation.
    */
   readonly schema: TSchema | ((body: Record<string, unknown>, account?: AccountRow) => TSchema);
+  /**
+   * Refuses a caller the operation does not answer at all (the read operations: registered IPs
+   * only). Asked right after the signature, before the field names are: a caller it refuses
+   * learns nothing of the request's shape.
+   */
+  readonly admitCaller?: (account: AccountRow, ip: string) => Promise<void>;
   /** Accepts an Idempotency-Key header (operations that move money and have no order_no to key on). */
   readonly idempotencyKey?: boolean;
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */

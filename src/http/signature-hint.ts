@@ -1,6 +1,7 @@
 // In the sandbox, a refused signature says what the gateway signed, so that a developer can diff
-// it against the string their own code built. Never in live mode. Card numbers are masked as in
-// answers (411111******1111) and the CVC is left out: an answer never carries either in clear.
+// it against the string their own code built. Never in live mode. Card numbers, in values and in
+// names, are masked as in answers (411111******1111) and the CVC is left out: an answer never
+// carries either in clear.
 import { maskPan } from '../domain/card.ts';
 import { maskCardNumbers } from '../domain/card-in-text.ts';
 import { canonicalString, type SignedBody, type SignedNode } from '../domain/signature.ts';
@@ -20,7 +21,8 @@ function masked(node: SignedNode, key: string): SignedNode {
   }
   if (Array.isArray(node)) return node.map((child) => masked(child, key));
   if (node && typeof node === 'object') {
-    return Object.fromEntries(Object.entries(node).map(([name, child]) => [name, masked(child, name)]));
+    // A name is the sender's text too: a card number typed as one is masked like a value.
+    return Object.fromEntries(Object.entries(node).map(([name, child]) => [maskCardNumbers(name), masked(child, name)]));
   }
   return node;
 }

@@ -58,6 +58,11 @@ beforeAll(async () => {
   const asName = freshCard('401288');
   pans.add(asName);
   answers.push(await shop.postRaw('/v1/authorise', `merchant_id=${shop.ids.merchant_id}&${asName}=1&${asName}=2`));
+  // The same as a name in a body whose signature is wrong: the sandbox's refusal shows what the
+  // gateway signed (docs/signing.md), at the top and nested.
+  const signedAsName = freshCard('401288');
+  pans.add(signedAsName);
+  await send({ ...cardPayment(shop.ids, { security_code: CVC3 }), [signedAsName]: '1', subscription: { [signedAsName]: '2' }, encryption_data: 'ab'.repeat(32) }, 'json');
   // A database error on the payment's insert: its message and detail carry the row and the
   // query's parameters; the 500's log line must carry neither.
   await gw.database.query(`ALTER TABLE payments ADD CONSTRAINT canary_fault CHECK (request->>'first_name' IS DISTINCT FROM '${NAME}x')`);

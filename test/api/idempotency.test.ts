@@ -51,6 +51,28 @@ describe('same order_no, same fields', () => {
     expect(second.body.transaction_id).toBe(first.body.transaction_id);
   });
 
+  it('answers a retry that leaves the CVC out (a merchant may not keep it) with the stored outcome; a new order without it is refused', async () => {
+    const body = cardPayment(shop.ids);
+    const first = await shop.post('/v1/authorise', body);
+    expect(first.body.result_info).toBe('0000:Success');
+    const { security_code: _cvc, ...withoutCvc } = body;
+    for (const [retry, format] of [
+      [withoutCvc, 'json'],
+      [{ ...withoutCvc, security_code: '' }, 'form'],
+    ] as const) {
+      const again = await shop.post('/v1/authorise', retry, { format });
+      expect([again.status, again.body.transaction_id, again.body.result_info]).toEqual([200, first.body.transaction_id, '0000:Success']);
+    }
+    expect(await effects(String(body.order_no))).toEqual({ payments: 1, journals: 1, events: 1, processor_refs: 1 });
+
+    const changed = await shop.post('/v1/authorise', { ...withoutCvc, amount: '11.00' });
+    expect([changed.status, changed.body.result_info]).toEqual([400, `4009:order_no ${body.order_no} was already used with different fields`]);
+    const { security_code: _none, ...fresh } = cardPayment(shop.ids);
+    const refused = await shop.post('/v1/authorise', fresh);
+    expect([refused.status, refused.body.result_info]).toEqual([400, '4001:security_code is required (or token_id)']);
+    expect((await effects(String(fresh.order_no))).payments).toBe(0);
+  });
+
   it('charges once when 50 identical requests arrive at once', async () => {
     const body = cardPayment(shop.ids);
     const answers = await Promise.all(Array.from({ length: 50 }, () => shop.post('/v1/authorise', body)));

@@ -47,6 +47,15 @@ describe('form bodies', () => {
     expect([answer.status, answer.body.capture_orders.length]).toEqual([200, 100]);
   });
 
+  it('refuses an XML element given twice where no list is declared, at the top and in a batch order, as JSON and forms do', async () => {
+    const xml = (fields: string) => `<request><merchant_id>${shop.ids.merchant_id}</merchant_id>${fields}</request>`;
+    const top = await shop.postRaw('/v1/authorise', xml('<amount>10.00</amount><amount>1000.00</amount>'), 'application/xml');
+    expect([top.status, top.body.result_info]).toEqual([400, '4014:amount is given more than once']);
+    const order = '<transaction_id>T1</transaction_id><refund_amount>1.00</refund_amount>';
+    const nested = await shop.postRaw('/v1/refund', xml(`<refund_orders>${order}</refund_orders><refund_orders>${order}<refund_amount>9.00</refund_amount></refund_orders>`), 'application/xml');
+    expect([nested.status, nested.body.return_message]).toEqual([400, '4014:refund_orders[1].refund_amount is given more than once']);
+  });
+
   it('refuses a parameter given twice rather than reading it as a list', async () => {
     const text = `merchant_id=${shop.ids.merchant_id}&amount=10.00&amount=1000.00`;
     const answer = await shop.postRaw('/v1/authorise', text);
@@ -73,6 +82,26 @@ describe('nesting', () => {
       expect(answer.body.result_info).toBe('0000:Success');
     }
     expect(await paymentCount()).toBe(before + 3);
+  });
+});
+
+describe('XML element names that are JavaScript internals', () => {
+  it.each(['__proto__', 'constructor', 'prototype'])('refuses <%s> with 400, not 500, at the top or in a batch order', async (name) => {
+    const top = `<request><merchant_id>${shop.ids.merchant_id}</merchant_id><${name}><amount>0.01</amount></${name}></request>`;
+    const nested = `<request><merchant_id>${shop.ids.merchant_id}</merchant_id><capture_orders><${name}>1</${name}></capture_orders></request>`;
+    for (const [path, xml] of [['/v1/authorise', top], ['/v1/capture', nested]] as const) {
+      const answer = await shop.postRaw(path, xml, 'application/xml');
+      const info = path === '/v1/authorise' ? answer.body.result_info : answer.body.return_message;
+      expect([answer.status, info]).toEqual([400, `4000:element ${name} is not accepted`]);
+    }
+    expect(gw.logs.text).not.toContain('"msg":"request failed"');
+  });
+
+  it.each(['toString', 'hasOwnProperty', 'valueOf'])('reads <%s> under its own name: a signed body is refused 4019 naming it, as in JSON', async (name) => {
+    for (const format of ['xml', 'json'] as const) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { [name]: 'x' }), { format });
+      expect([format, answer.status, answer.body.result_info]).toEqual([format, 400, `4019:${name} is not a field of this request`]);
+    }
   });
 });
 

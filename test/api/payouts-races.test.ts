@@ -49,6 +49,21 @@ describe('request_id', () => {
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
   });
+
+  it('takes a repeat whose request_id differs only in letter case (the same UUID) as the same request, concurrent ones too', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const body = payoutBody(shop, { request_id: crypto.randomUUID().toUpperCase() });
+    const first = await shop.post('/v1/payout', body);
+    expect(first.status).toBe(200);
+    const lower = { ...body, request_id: String(body.request_id).toLowerCase() };
+    const repeats = await Promise.all([shop.post('/v1/payout', lower), shop.post('/v1/payout', body), shop.post('/v1/payout', lower)]);
+    for (const repeat of repeats) expect([repeat.status, repeat.body.transaction_id]).toEqual([200, first.body.transaction_id]);
+    const changed = await shop.post('/v1/payout', { ...lower, payment_amount: '200.00' });
+    expect([changed.status, changed.body.return_message]).toEqual([400, `4060:request_id ${lower.request_id} was already used with different fields`]);
+    expect(await payoutCount(gw, shop)).toBe(1);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+  });
 });
 
 describe('one balance', () => {

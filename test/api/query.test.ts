@@ -40,6 +40,13 @@ describe('the IP allow-list', () => {
     });
   });
 
+  it('answers 403 to an unregistered address whatever the request holds: a field it does not define, an empty or a double selection', async () => {
+    for (const selection of [{ order_no: 'ORD-1', colour: 'red' }, { colour: '' }, {}, { order_no: 'A', transaction_id: 'T' }]) {
+      const answer = await query(shop, selection, { remoteAddress: '198.51.100.9' });
+      expect([answer.status, answer.body.return_message]).toEqual([403, '4403:Caller IP is not registered for this account']);
+    }
+  });
+
   it('answers an account with no registered address 403 too', async () => {
     const fresh = await gw.merchant();
     expect((await query(fresh, { order_no: 'ORD-1' })).status).toBe(403);

@@ -122,6 +122,8 @@ describe('another account, other addresses, bad selections', () => {
   it('answers 403 to an unregistered address', async () => {
     const answer = await search(shop, { refund_reference_id: settled.refund_reference_id }, { remoteAddress: '198.51.100.9' });
     expect([answer.status, answer.body.return_message, answer.body.refund_list]).toEqual([403, '4403:Caller IP is not registered for this account', []]);
+    const shaped = await search(shop, { refund_reference_id: settled.refund_reference_id, colour: 'red' }, { remoteAddress: '198.51.100.9' });
+    expect([shaped.status, shaped.body.return_message]).toEqual([403, '4403:Caller IP is not registered for this account']);
   });
 
   it.each([

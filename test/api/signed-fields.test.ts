@@ -10,6 +10,7 @@ import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { parseAnswer, type Format, type SignedClient } from '../support/client.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { allowQueriesFrom } from '../support/lifecycle.ts';
 import { hiddenFields } from '../support/shopper.ts';
 
 let gw: TestGateway;
@@ -264,6 +265,8 @@ describe('only the fields an operation defines (issue 8, item 1)', () => {
     expect([capture.status, capture.body.return_message]).toEqual([400, notAField('notify_url')]);
     expect(await stored()).toEqual(before);
 
+    // From a registered address: any other is answered 403 whatever the request holds (test/api/query.test.ts).
+    await allowQueriesFrom(gw, [shop], '127.0.0.1');
     const query = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: order.order_no, status: '1' }, { remoteAddress: '127.0.0.1' });
     expect([query.status, query.body.return_message]).toEqual([400, notAField('status')]);
   });

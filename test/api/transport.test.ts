@@ -54,6 +54,18 @@ describe('bodies', () => {
     expect(await paymentCount()).toBe(before + 3);
   });
 
+  it('reads a body whose Content-Type is no media type at all (json, empty, a stray semicolon), or is absent', async () => {
+    const before = await paymentCount();
+    for (const type of ['json', '', 'application/json;;', 'xml']) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids), { headers: { 'content-type': type } });
+      expect([type, answer.status, answer.body.result_info]).toEqual([type, 200, '0000:Success']);
+    }
+    const body = cardPayment(shop.ids);
+    const response = await gw.gateway.server.app.inject({ method: 'POST', url: '/v1/authorise', payload: JSON.stringify({ ...body, encryption_data: sign(body as never, shop.secret) }) });
+    expect(response.statusCode).toBe(200);
+    expect(await paymentCount()).toBe(before + 5);
+  });
+
   it('answers a body with no fields with 400 naming merchant_id', async () => {
     const answer = await shop.postRaw('/v1/authorise', '', 'application/x-www-form-urlencoded');
     expect([answer.status, answer.body.result_info]).toEqual([400, '4001:merchant_id is required']);

@@ -1,8 +1,9 @@
 // Direct card payment, as a pipeline: validate (a date the request names that has passed — its
-// contract_end, the card's expiry — refuses only a new order_no; a repeat gets the stored outcome)
-// → resolve the card → claim the order (and read the risk facts) → assess risk
+// contract_end, the card's expiry — or a CVC left out refuses only a new order_no; a repeat gets
+// the stored outcome) → resolve the card → claim the order (and read the risk facts) → assess risk
 // → call the processor (outside any transaction) → record the outcome. The steps are shared with
 // the hosted payment page and APM payments (steps.ts).
+import { AppError } from '../../domain/errors.ts';
 import { newId } from '../../domain/ids.ts';
 import type { CheckTimes } from '../../domain/payment.ts';
 import { claimPayment, storingNetworkTransactionId, type Claim } from '../../db/repositories/payments.ts';
@@ -10,7 +11,7 @@ import type { RiskRecord } from '../../db/repositories/risk.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
-import type { CardPaymentCommand } from '../payments/command.ts';
+import type { CardPaymentCommand, PaymentSource } from '../payments/command.ts';
 import { recordAuthorisation } from '../payments/record-authorisation.ts';
 import { passedDate } from '../payments/passed-date.ts';
 import { cardClaim, claimOnce, decide, repeatOrRefuse, resolveCard, riskProbe, type CardCharge, type ResolvedCard } from './steps.ts';
@@ -26,8 +27,8 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
     throw new Error('a merchant-initiated payment charges a stored credential, and only it does');
   }
   const requestFingerprint = deps.vault.fingerprint(command.identity);
-  const passed = passedDate(command, command.source, deps.clock.now());
-  if (passed) return repeatOrRefuse(deps, account, command.orderNo, requestFingerprint, passed);
+  const refusal = passedDate(command, command.source, deps.clock.now()) ?? leftOutCvc(command.source);
+  if (refusal) return repeatOrRefuse(deps, account, command.orderNo, requestFingerprint, refusal);
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const card = await resolveCard(deps, account, command.source);
 
@@ -45,6 +46,16 @@ export async function authoriseCard(deps: Deps, account: AccountRow, command: Ca
     const { context, outcome } = await decide(deps, account, command, claimed, { card, charge }, facts);
     return recordAuthorisation(deps, context, outcome);
   });
+}
+
+/**
+ * A card the shopper typed comes with its CVC, which is never kept: the retry of an accepted
+ * order may leave it out (its identity has no CVC), and is answered with the stored outcome; a new
+ * order without it is refused.
+ */
+function leftOutCvc(source: PaymentSource): AppError | undefined {
+  if (source.kind !== 'card' || source.card.securityCode !== '') return undefined;
+  return new AppError('missing_field', 'security_code is required (or token_id)', { field: 'security_code' });
 }
 
 /**

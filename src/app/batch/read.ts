@@ -1,7 +1,9 @@
 // What the read operations (query, refund search) share: registered IPs only, one selection
 // (selection.ts), and a time window read one page at a time. The selection is read from the
 // request only once the caller's address is admitted: a stranger learns nothing of the
-// request's shape. The result is typed rows; src/http/encoders/read.ts makes the answer.
+// request's shape (over HTTP the address is checked before the field names too: the operations'
+// admitCaller, src/http/operation.ts; the check here keeps the use case safe on its own). The
+// result is typed rows; src/http/encoders/read.ts makes the answer.
 import type { Database, Db } from '../../db/client.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';

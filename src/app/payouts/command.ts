@@ -11,6 +11,11 @@ export interface PayoutCommand {
   readonly requestId: string;
   /** The canonical text of every request field: a repeat with other fields is refused. */
   readonly identity: string;
+  /**
+   * The identity as payouts recorded before 24 November 2026 were keyed, with the request_id as
+   * written (when that is not lower case): a repeat of one of those is still the same request.
+   */
+  readonly earlierIdentity?: string;
   /** The request's fields, defaults filled in: kept, sent to the rail, and echoed less bank_code (view.ts). */
   readonly record: Readonly<Record<string, unknown>>;
   readonly method: PayoutMethod;

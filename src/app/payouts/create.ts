@@ -30,8 +30,9 @@ import { payoutEventPayload } from './view.ts';
 export async function createPayout(deps: Deps, account: AccountRow, command: PayoutCommand): Promise<PayoutRow> {
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const fingerprint = deps.vault.fingerprint(command.identity);
+  const same = [fingerprint, ...(command.earlierIdentity === undefined ? [] : [deps.vault.fingerprint(command.earlierIdentity)])];
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
-  if (existing) return sameRequest(existing, fingerprint);
+  if (existing) return sameRequest(existing, same);
   if (command.paymentDateNamed) assertNotPast(command.paymentDate, dayOf(deps.clock.now()));
 
   const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
@@ -93,7 +94,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   });
   if (recorded) return recorded;
   // A twin with this request_id committed first.
-  return sameRequest((await payoutByRequestId(deps.database.query, account.id, command.requestId))!, fingerprint);
+  return sameRequest((await payoutByRequestId(deps.database.query, account.id, command.requestId))!, same);
 }
 
 /**
@@ -108,8 +109,9 @@ function assertNotPast(paymentDate: string, today: string): void {
   }
 }
 
-function sameRequest(existing: PayoutRow, fingerprint: string): PayoutRow {
-  if (existing.requestFingerprint !== fingerprint) {
+/** `existing` when it was recorded for the same fields (`fingerprints`: what they may have been keyed as). */
+function sameRequest(existing: PayoutRow, fingerprints: readonly string[]): PayoutRow {
+  if (!fingerprints.includes(existing.requestFingerprint)) {
     throw new AppError('request_conflict', `request_id ${existing.requestId} was already used with different fields`, { field: 'request_id' });
   }
   return existing;

@@ -181,15 +181,54 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
     trimValues: false,
     isArray: (_name, jPath) => lists.has(String(jPath).slice(String(jPath).indexOf('.') + 1)),
     tagValueProcessor: (_name, value) => decodeReferences(value),
+    // A name is read as sent (the parser writes `toString` as `__toString` by default), so a body
+    // signs as its sender signed it and is refused by name like JSON's; names that would reach an
+    // object's prototype are refused by the parser itself (parseXml).
+    onDangerousProperty: (name: string) => name,
   });
-  const document = parser.parse(text) as Record<string, unknown>;
+  const document = parseXml(parser, text);
   const root = Object.values(document)[0];
   if (root === undefined || (typeof root === 'string' && root.trim() === '')) return {};
   if (typeof root !== 'object' || root === null) {
     throw new AppError('malformed_body', 'the XML root element must hold the fields as child elements');
   }
   dropIndentation(root);
+  refuseRepeats(root, lists, '', '');
   return root as SignedBody;
+}
+
+/**
+ * An element repeated where the operation declares no list is a field given twice, refused as a
+ * repeated JSON key or form parameter is (4014) rather than read as a list of values nobody meant.
+ * `path` is the element's path as the operation declares lists (no indexes), `shown` as answers name it.
+ */
+function refuseRepeats(node: unknown, lists: ReadonlySet<string>, path: string, shown: string): void {
+  if (typeof node !== 'object' || node === null || Array.isArray(node)) return;
+  for (const [key, child] of Object.entries(node)) {
+    const at = path ? `${path}.${key}` : key;
+    const named = shown ? `${shown}.${key}` : key;
+    if (!Array.isArray(child)) refuseRepeats(child, lists, at, named);
+    else if (!lists.has(at)) {
+      const field = quoteName(named);
+      throw new AppError('duplicate_key', `${field} is given more than once`, { field });
+    } else child.forEach((entry, i) => refuseRepeats(entry, lists, at, `${named}[${i}]`));
+  }
+}
+
+/**
+ * The parser throws plain errors where the validator passed: on an element named `__proto__`,
+ * `constructor` or `prototype` (which it will not make a key) and on what it reads otherwise than
+ * the validator. Each is the sender's body, refused as such: 400 naming the element, or 415.
+ */
+function parseXml(parser: XMLParser, text: string): Record<string, unknown> {
+  try {
+    return parser.parse(text) as Record<string, unknown>;
+  } catch (error) {
+    if (error instanceof AppError) throw error; // decodeReferences' own refusals
+    const reserved = /Invalid name: "([^"]*)"/.exec(error instanceof Error ? error.message : '');
+    if (reserved) throw new AppError('malformed_body', `element ${reserved[1]} is not accepted`, { field: reserved[1] });
+    throw new AppError('unreadable_body', 'body is not well-formed XML');
+  }
 }
 
 /**

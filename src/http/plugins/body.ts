@@ -9,6 +9,12 @@ const NO_LISTS: ReadonlySet<string> = new Set();
 
 export function installBodyParsing(app: FastifyInstance): void {
   app.removeAllContentTypeParsers();
+  // Fastify answers 415 itself, before any parser, when the header is no media type (`json`, an
+  // empty value, `application/json;;`). The header says nothing we read, so an operation's body
+  // is handed to the parser below under a neutral type, whatever the merchant's client wrote.
+  app.addHook('onRequest', async (request) => {
+    if (operationOf(request) && request.headers['content-type'] !== undefined) request.headers['content-type'] = 'application/octet-stream';
+  });
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: BODY_LIMIT }, (request, raw, done) => {
     try {
       const operation = operationOf(request);

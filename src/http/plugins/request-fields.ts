@@ -1,4 +1,5 @@
-// After the signature, before idempotency and the handler: a merchant's signed body holds only
+// After the signature, before idempotency and the handler: the caller is one the operation answers
+// (admitCaller: the read operations' registered IPs, 403), and a merchant's signed body holds only
 // fields its operation defines, with well-formed names (4019 otherwise, nothing stored), and card
 // numbers typed into free-text fields are masked from here on (src/http/request-fields.ts).
 //
@@ -13,6 +14,7 @@ export function installRequestFields(app: FastifyInstance): void {
   app.addHook('preValidation', async (request) => {
     const operation = operationOf(request);
     if (!operation || !request.signing) return;
+    await operation.admitCaller?.(request.signing.account, request.ip);
     const body = request.body as Record<string, unknown>;
     const schema = typeof operation.schema === 'function' ? operation.schema(body, request.signing.account) : operation.schema;
     // A field sent empty or null is left out of the body, not out of the check: any key the

@@ -5,7 +5,7 @@ import Type, { type Static } from 'typebox';
 import { OrderFields, orderDetails } from './order.ts';
 import { storedOrder, type CardPaymentCommand, type OrderRecord, type PaymentSource } from '../../app/payments/command.ts';
 import { compile, invalid, Text, Url } from './validation.ts';
-import { checkCardButExpiry, isCardProblem } from '../../domain/card.ts';
+import { checkCardButExpiry, checkCardLeftOutCvc, isCardProblem } from '../../domain/card.ts';
 import { AppError } from '../../domain/errors.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 
@@ -52,14 +52,14 @@ function sourceOf(body: CardPaymentBody, now: Date): PaymentSource {
     if (present) throw invalid(present, 'no card fields with token_id: the token stands for the card');
     return { kind: 'token', tokenId: body.token_id };
   }
-  const missing = cardFields.find((field) => body[field] === undefined);
+  const missing = cardFields.find((field) => field !== 'security_code' && body[field] === undefined);
   if (missing) throw new AppError('missing_field', `${missing} is required (or token_id)`, { field: missing });
-  // Whether the card has expired is the use case's to ask: a retry of a payment accepted before
-  // its expiry month ended is answered with the stored outcome (passedDate, src/app/payments).
-  const checked = checkCardButExpiry(
-    { number: body.card!, expiryMonth: body.expiration_month!, expiryYear: body.expiration_year!, securityCode: body.security_code! },
-    now,
-  );
+  // Whether the card has expired, and whether a CVC left out is refused, are the use case's to
+  // ask: a retry of a payment accepted before (after its expiry month ended, or without the CVC
+  // the merchant did not keep) is answered with the stored outcome (src/app/authorise).
+  const card = { number: body.card!, expiryMonth: body.expiration_month!, expiryYear: body.expiration_year! };
+  const checked =
+    body.security_code === undefined ? checkCardLeftOutCvc(card, now) : checkCardButExpiry({ ...card, securityCode: body.security_code }, now);
   if (isCardProblem(checked)) throw new AppError(checked.reason, `${checked.detail}`, { field: checked.field });
   return { kind: 'card', card: checked };
 }

@@ -179,7 +179,8 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   }
   return {
     requestId: body.request_id.toLowerCase(),
-    identity: requestIdentity(body),
+    identity: requestIdentity(body, body.request_id.toLowerCase()),
+    ...(body.request_id !== body.request_id.toLowerCase() ? { earlierIdentity: requestIdentity(body, body.request_id) } : {}),
     record: recordOf(body, { source_currency: sourceCurrency, fee_paid_by: body.fee_paid_by ?? 'PAYER', payment_date: paymentDate }),
     method,
     paymentCurrency,
@@ -215,10 +216,13 @@ function amountOf(body: PayoutBody, paymentCurrency: string, sourceCurrency: str
   throw new AppError('missing_field', 'payment_amount or source_amount is required', { field: 'payment_amount' });
 }
 
-/** Same request_id, same fields: every field but the signature. */
-function requestIdentity(body: PayoutBody): string {
+/**
+ * Same request_id, same fields: every field but the signature, with `requestId` for the
+ * request_id (the UUID in lower case: a repeat may write it in another case, as it is looked up).
+ */
+function requestIdentity(body: PayoutBody, requestId: string): string {
   const { encryption_data: _signature, ...rest } = body;
-  return canonicalString(rest as unknown as SignedBody);
+  return canonicalString({ ...rest, request_id: requestId } as unknown as SignedBody);
 }
 
 /**
