@@ -149,6 +149,16 @@ describe('selecting by order_no or transaction_id', () => {
     expect(byNo.body.orders_list[0]).toMatchObject({ query_result: '0', amount: '', payment_status: '', reference_no: '' });
   });
 
+  it('names no antifraud provider for a payment the risk engine has not decided on: a hosted page no card was tried on', async () => {
+    const order = `QHP-${Date.now()}`;
+    const page = await shop.post('/v1/checkout', { ...shop.ids, order_no: order, currency: 'USD', amount: '25.00', return_url: 'https://shop.example/return' });
+    expect(page.status).toBe(200);
+    const [entry] = (await query(shop, { order_no: order })).body.orders_list;
+    expect(entry).toMatchObject({ query_result: '1', payment_status: '1002', antifraud_provider: '', fraud_check_result: [] });
+    // Once a decision is made the provider is named, whatever it decided (declined by the processor after it).
+    expect((await query(shop, { order_no: declined.order_no })).body.orders_list[0]).toMatchObject({ antifraud_provider: 'acquiro' });
+  });
+
   it('takes a JSON body too', async () => {
     const answer = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: captured.order_no });
     expect(answer.body.orders_list[0].query_result).toBe('1');
