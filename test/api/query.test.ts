@@ -3,6 +3,7 @@
 // of the documented query record, and nothing of another account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { allowQueriesFrom, cancel, orderOf, pay, refund, type Txn } from '../support/lifecycle.ts';
 
@@ -48,6 +49,23 @@ describe('the IP allow-list', () => {
   it('checks the signature before the address', async () => {
     const answer = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: 'x' }, { secret: 'sk_test_wrong', remoteAddress: '198.51.100.9' });
     expect(answer.status).toBe(401);
+  });
+
+  it('takes a block written in IPv4-mapped IPv6 form as the IPv4 block it names, registered and matched', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    const added = await runCommand(['ips', 'add', ...ids, '--cidr', '::ffff:203.0.113.0/120', '--json'], gw.gateway.deps);
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ cidr: '203.0.113.0/24' });
+    // A block stored in that form before (as `ips add --cidr ::ffff:198.51.100.0/120` stored it) is matched as the IPv4 block too.
+    await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [merchant.ids.account_id, '::ffff:c633:6400/120']);
+    const txn = await pay(merchant);
+    const from = async (remoteAddress: string) => (await query(merchant, { order_no: txn.order_no }, { remoteAddress })).status;
+    expect([await from('203.0.113.7'), await from('::ffff:203.0.113.9'), await from('198.51.100.4'), await from('192.0.2.1')]).toEqual([200, 200, 200, 403]);
+    // Removing the IPv4 block removes it as stored in either form.
+    const removed = await runCommand(['ips', 'remove', ...ids, '--cidr', '198.51.100.0/24', '--json'], gw.gateway.deps);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ cidr: '198.51.100.0/24', removed: true });
+    expect(await from('198.51.100.4')).toBe(403);
   });
 
   it('ignores X-Forwarded-For when no proxy is trusted', async () => {
