@@ -189,7 +189,26 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
     throw new AppError('malformed_body', 'the XML root element must hold the fields as child elements');
   }
   dropIndentation(root);
+  emptyLists(root as Record<string, unknown>, '', lists);
   return root as SignedBody;
+}
+
+/**
+ * A list written as one element with nothing in it (`<capture_orders/>`, `<capture_orders></capture_orders>`)
+ * is an empty list, as `[]` in JSON, not a list of one empty entry: a batch then answers 4010
+ * naming the list, as for JSON, and the signature, which ignores empty fields, is the same.
+ */
+function emptyLists(node: Record<string, unknown>, path: string, lists: ReadonlySet<string>): void {
+  for (const [key, value] of Object.entries(node)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (lists.has(at) && Array.isArray(value) && value.length === 1 && value[0] === '') {
+      node[key] = [];
+      continue;
+    }
+    for (const child of Array.isArray(value) ? value : [value]) {
+      if (typeof child === 'object' && child !== null) emptyLists(child as Record<string, unknown>, at, lists);
+    }
+  }
 }
 
 /**
