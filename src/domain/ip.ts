@@ -1,7 +1,7 @@
 // Whether an address lies in a CIDR block: the query allow-list and /metrics ask it. An IPv4
 // address written as IPv6 (::ffff:127.0.0.1, as sockets report it) counts as the IPv4 address,
-// and a block inside the IPv4-mapped range (::ffff:10.0.0.0/104) as the IPv4 block it names
-// (10.0.0.0/8), as proxy-addr reads Fastify's trusted proxies: its addresses reach us as IPv4.
+// and so a block inside the IPv4-mapped range (::ffff:10.0.0.0/104) counts as the IPv4 block it
+// names (10.0.0.0/8), as proxy-addr reads ACQUIRO_TRUSTED_PROXIES: kept as IPv6, no caller matched it.
 import ipaddr from 'ipaddr.js';
 
 type Block = [ipaddr.IPv4 | ipaddr.IPv6, number];
