@@ -1,11 +1,28 @@
 // Whether an address lies in a CIDR block: the query allow-list and /metrics ask it. An IPv4
-// address written as IPv6 (::ffff:127.0.0.1, as sockets report it) counts as the IPv4 address.
+// address written as IPv6 (::ffff:127.0.0.1, as sockets report it) counts as the IPv4 address,
+// and so a block inside the IPv4-mapped range (::ffff:10.0.0.0/104) counts as the IPv4 block it
+// names (10.0.0.0/8), as proxy-addr reads ACQUIRO_TRUSTED_PROXIES: kept as IPv6, no caller matched it.
 import ipaddr from 'ipaddr.js';
+
+type Block = [ipaddr.IPv4 | ipaddr.IPv6, number];
+
+/** The IPv6 bits before an IPv4 address in the mapped range ::ffff:0:0/96. */
+const MAPPED_PREFIX = 96;
+
+/** Parses a CIDR block, a block of the IPv4-mapped range as the IPv4 block; throws when it is not one. */
+function parseBlock(cidr: string): Block {
+  const [address, bits] = ipaddr.parseCIDR(cidr);
+  if (address.kind() === 'ipv6' && bits >= MAPPED_PREFIX) {
+    const v6 = address as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return [v6.toIPv4Address(), bits - MAPPED_PREFIX];
+  }
+  return [address, bits];
+}
 
 export function inBlock(cidr: string, ip: string): boolean {
   try {
     const address = ipaddr.process(ip);
-    const [range, bits] = ipaddr.parseCIDR(cidr);
+    const [range, bits] = parseBlock(cidr);
     return address.kind() === range.kind() && address.match(range, bits);
   } catch {
     return false;
@@ -16,7 +33,7 @@ export function inBlock(cidr: string, ip: string): boolean {
 export function normaliseCidr(text: string): string | undefined {
   try {
     if (text.includes('/')) {
-      const [address, bits] = ipaddr.parseCIDR(text);
+      const [address, bits] = parseBlock(text);
       return `${address.toString()}/${bits}`;
     }
     const address = ipaddr.process(text);
@@ -24,4 +41,15 @@ export function normaliseCidr(text: string): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The texts the block `cidr` (as normaliseCidr writes it) may be stored under: itself and, for an
+ * IPv4 block, the IPv4-mapped IPv6 form (::ffff:a00:0/104) such a block was stored in when written
+ * so before blocks of that range were normalised. Removing either form removes both.
+ */
+export function storedForms(cidr: string): string[] {
+  const [address, bits] = ipaddr.parseCIDR(cidr);
+  if (address.kind() !== 'ipv4') return [cidr];
+  return [cidr, `${(address as ipaddr.IPv4).toIPv4MappedAddress().toString()}/${bits + MAPPED_PREFIX}`];
 }

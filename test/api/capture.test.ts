@@ -9,6 +9,7 @@ import { depsLater, startTestGateway, type TestGateway } from '../support/gatewa
 import {
   batch,
   booksOf,
+  cancel,
   capture,
   eventTypes,
   expectLedgerBalanced,
@@ -17,6 +18,7 @@ import {
   pay,
   paymentRow,
   refused,
+  review,
   scriptedProcessor,
   heldAnswer,
   type Txn,
@@ -115,6 +117,20 @@ describe('refused states', () => {
     expect((await capture(auto, refunded)).error_message).toBe('5005:the transaction is already captured');
     expect(await captureOf(timedOut)).toBe('5004:the transaction is still pending (processor, 3-D Secure or APM): not yet authorised');
     expect((await paymentRow(gw, review.transaction_id)).status).toBe('pending_review');
+  });
+
+  it('says a cancellation is in progress, not to approve it first, for a payment held for review whose void is pending', async () => {
+    const held = await pay(shop, { card: '4000000000004954' });
+    processor.script.cancel = lost;
+    try {
+      expect((await cancel(shop, held)).cancel_status).toBe('2');
+    } finally {
+      delete processor.script.cancel;
+    }
+    // The approval the old answer sent the merchant to is refused 5012 too: the capture says so itself.
+    expect((await review(shop, held, '1')).error_message).toBe('5012:a cancellation of this transaction is in progress');
+    expect(await captureOf(held)).toBe('5012:a cancellation of this transaction is in progress');
+    expect(await paymentRow(gw, held.transaction_id)).toMatchObject({ status: 'pending_review', captured: 0 });
   });
 });
 

@@ -6,7 +6,7 @@ import { sign } from '../../src/domain/signature.ts';
 import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { batch, orderOf, pay } from '../support/lifecycle.ts';
+import { BATCH_PATHS, batch, orderOf, pay } from '../support/lifecycle.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -101,6 +101,22 @@ describe('XML element names that are JavaScript internals', () => {
     for (const format of ['xml', 'json'] as const) {
       const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { [name]: 'x' }), { format });
       expect([format, answer.status, answer.body.result_info]).toEqual([format, 400, `4019:${name} is not a field of this request`]);
+    }
+  });
+});
+
+describe('empty batch lists', () => {
+  it.each(Object.entries(BATCH_PATHS))('refuses an empty XML %s 4010 naming the list, as an empty JSON list', async (list, path) => {
+    const limit = list === 'capture_orders' || list === 'review_orders' ? 100 : 50;
+    const expected = [400, '0', `4010:${list} holds 0 orders: 1 to ${limit} per request`];
+    const json = await shop.post(path, { ...shop.ids, [list]: [] });
+    expect([json.status, json.body.return_status, json.body.return_message]).toEqual(expected);
+    const ids = `<merchant_id>${shop.ids.merchant_id}</merchant_id><account_id>${shop.ids.account_id}</account_id>`;
+    // An empty list signs as no field: the signature covers the ids alone.
+    const signature = `<encryption_data>${sign(shop.ids as never, shop.secret)}</encryption_data>`;
+    for (const element of [`<${list}/>`, `<${list}></${list}>`]) {
+      const answer = await shop.postRaw(path, `<request>${ids}${element}${signature}</request>`, 'application/xml');
+      expect([answer.status, answer.body.return_status, answer.body.return_message], element).toEqual(expected);
     }
   });
 });

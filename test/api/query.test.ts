@@ -3,6 +3,7 @@
 // of the documented query record, and nothing of another account.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { allowQueriesFrom, cancel, orderOf, pay, refund, type Txn } from '../support/lifecycle.ts';
 
@@ -55,6 +56,23 @@ describe('the IP allow-list', () => {
   it('checks the signature before the address', async () => {
     const answer = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: 'x' }, { secret: 'sk_test_wrong', remoteAddress: '198.51.100.9' });
     expect(answer.status).toBe(401);
+  });
+
+  it('takes a block written in IPv4-mapped IPv6 form as the IPv4 block it names, registered and matched', async () => {
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    const added = await runCommand(['ips', 'add', ...ids, '--cidr', '::ffff:203.0.113.0/120', '--json'], gw.gateway.deps);
+    expect(added.exitCode, added.stderr).toBe(0);
+    expect(JSON.parse(added.stdout)).toMatchObject({ cidr: '203.0.113.0/24' });
+    // A block stored in that form before (as `ips add --cidr ::ffff:198.51.100.0/120` stored it) is matched as the IPv4 block too.
+    await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [merchant.ids.account_id, '::ffff:c633:6400/120']);
+    const txn = await pay(merchant);
+    const from = async (remoteAddress: string) => (await query(merchant, { order_no: txn.order_no }, { remoteAddress })).status;
+    expect([await from('203.0.113.7'), await from('::ffff:203.0.113.9'), await from('198.51.100.4'), await from('192.0.2.1')]).toEqual([200, 200, 200, 403]);
+    // Removing the IPv4 block removes it as stored in either form.
+    const removed = await runCommand(['ips', 'remove', ...ids, '--cidr', '198.51.100.0/24', '--json'], gw.gateway.deps);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ cidr: '198.51.100.0/24', removed: true });
+    expect(await from('198.51.100.4')).toBe(403);
   });
 
   it('ignores X-Forwarded-For when no proxy is trusted', async () => {
@@ -154,6 +172,16 @@ describe('selecting by order_no or transaction_id', () => {
     const nobody = await query(stranger, { transaction_id: 'TNOSUCH' });
     expect({ ...byId.body.orders_list[0], transaction_id: '' }).toEqual({ ...nobody.body.orders_list[0], transaction_id: '' });
     expect(byNo.body.orders_list[0]).toMatchObject({ query_result: '0', amount: '', payment_status: '', reference_no: '' });
+  });
+
+  it('names no antifraud provider for a payment the risk engine has not decided on: a hosted page no card was tried on', async () => {
+    const order = `QHP-${Date.now()}`;
+    const page = await shop.post('/v1/checkout', { ...shop.ids, order_no: order, currency: 'USD', amount: '25.00', return_url: 'https://shop.example/return' });
+    expect(page.status).toBe(200);
+    const [entry] = (await query(shop, { order_no: order })).body.orders_list;
+    expect(entry).toMatchObject({ query_result: '1', payment_status: '1002', antifraud_provider: '', fraud_check_result: [] });
+    // Once a decision is made the provider is named, whatever it decided (declined by the processor after it).
+    expect((await query(shop, { order_no: declined.order_no })).body.orders_list[0]).toMatchObject({ antifraud_provider: 'acquiro' });
   });
 
   it('takes a JSON body too', async () => {

@@ -283,3 +283,50 @@ describe('claims under request keys (a keyed request taken over) racing', () => 
     }
   });
 });
+
+describe('a key clash whose retry fails for one order', () => {
+  // The wave's claim meets another request's refund under one of its keys (refunds_request_key),
+  // so each order is claimed again on its own; one of those single claims then fails. Both are
+  // made to happen by a trigger on this test's own schema, on the refunds of the payments listed:
+  // the first insert of one raises the clash, every later one another error.
+  beforeAll(async () => {
+    await gw.database.query('CREATE SEQUENCE clash_once');
+    await gw.database.query('CREATE TABLE failing_claims (payment_id text PRIMARY KEY)');
+    await gw.database.query(`CREATE FUNCTION fail_claims() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        IF EXISTS (SELECT 1 FROM failing_claims WHERE payment_id = NEW.payment_id) THEN
+          IF nextval('clash_once') = 1 THEN
+            RAISE EXCEPTION 'duplicate key value violates unique constraint "refunds_request_key"'
+              USING ERRCODE = 'unique_violation', CONSTRAINT = 'refunds_request_key';
+          END IF;
+          RAISE EXCEPTION 'the claim of % failed', NEW.payment_id;
+        END IF;
+        RETURN NEW;
+      END $fn$`);
+    await gw.database.query('CREATE TRIGGER fail_claims BEFORE INSERT ON refunds FOR EACH ROW EXECUTE FUNCTION fail_claims()');
+  });
+
+  it('answers each order as it stands: the others refunded, that one alone refused, nothing reserved for it', async () => {
+    const txns = await payments(3);
+    const doomed = txns[1]!;
+    await gw.database.query('INSERT INTO failing_claims (payment_id) VALUES ($1)', [doomed.transaction_id]);
+    const answer = await shop.post(
+      '/v1/refund',
+      { ...shop.ids, refund_orders: txns.map((txn) => orderOf(txn, { refund_amount: '1.00' })) },
+      { headers: { 'idempotency-key': `clash-${doomed.transaction_id}` } },
+    );
+    expect(answer.status).toBe(200);
+    expect((answer.body.refund_orders as Record<string, string>[]).map((e) => [e.refund_status, e.error_message])).toEqual([
+      ['1', ''],
+      ['0', '9999:Internal error'],
+      ['1', ''],
+    ]);
+    expect(gw.logs.text).toContain('claiming a refund failed');
+    expect((await paymentRow(gw, txns[0]!.transaction_id)).refunded).toBe(100);
+    expect((await paymentRow(gw, txns[2]!.transaction_id)).refunded).toBe(100);
+    expect(await paymentRow(gw, doomed.transaction_id)).toMatchObject({ status: 'captured', refunded: 0 });
+    const [reserved] = await gw.database.query<{ n: number }>('SELECT refund_reserved::int AS n FROM payments WHERE id = $1', [doomed.transaction_id]);
+    expect(reserved!.n).toBe(0);
+    await expectLedgerBalanced(gw);
+  });
+});

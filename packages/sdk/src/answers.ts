@@ -134,6 +134,7 @@ export interface TransactionRecord {
   readonly captured_amount: string;
   readonly refunded_amount: string;
   readonly is3ds: string;
+  /** `acquiro` once the risk engine has decided on the payment; empty before (a hosted page no card was tried on). */
   readonly antifraud_provider: string;
   readonly fraud_check_result: readonly FraudCheck[];
 }

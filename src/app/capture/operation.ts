@@ -55,9 +55,12 @@ type Answer = OperationOutcome | { readonly status: 'unknown' };
 /** Refuses while another capture or void of the payment is pending (or already succeeded). */
 export async function assertNoLiveOperation(tx: Tx, paymentId: string): Promise<void> {
   const live = await liveOperation(tx, paymentId);
-  if (live) {
-    throw new AppError('operation_in_progress', `a ${live.kind === 'capture' ? 'capture' : 'cancellation'} of this transaction is in progress`);
-  }
+  if (live) throw inProgress(live);
+}
+
+/** The refusal (5012) of an operation on a payment that `live`, a capture or void of it, is under way on. */
+export function inProgress(live: PaymentOperationRow): AppError {
+  return new AppError('operation_in_progress', `a ${live.kind === 'capture' ? 'capture' : 'cancellation'} of this transaction is in progress`);
 }
 
 /**

@@ -63,6 +63,11 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
     const claims = await claimRefunds(deps.database, unclaimed.map((index, i) => claimOf(deps, account, orders[index]!, turnOf(i))));
     const refusedNow = unclaimed.filter((index, i) => {
       const claim = claims[i];
+      // Claimed alone after a key clash, and failed: that order alone is refused; the others' claims stand.
+      if (claim && 'failure' in claim) {
+        results[index] = orderRefusal(claim.failure, deps.log, 'claiming a refund failed', { transactionId: orders[index]!.transactionId });
+        return false;
+      }
       if (claim) claimed.push({ index, claim });
       return !claim;
     });

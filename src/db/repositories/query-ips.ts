@@ -1,5 +1,5 @@
 // The addresses allowed to call the read operations (query, refund search) for an account.
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { Executor } from '../client.ts';
 import { accountIps } from '../schema.ts';
 
@@ -8,9 +8,9 @@ export async function addQueryIp(db: Executor, accountId: string, cidr: string):
   await db.insert(accountIps).values({ accountId, cidr }).onConflictDoNothing();
 }
 
-/** Whether `cidr` was registered (and now is not). */
-export async function removeQueryIp(db: Executor, accountId: string, cidr: string): Promise<boolean> {
-  const removed = await db.delete(accountIps).where(and(eq(accountIps.accountId, accountId), eq(accountIps.cidr, cidr))).returning();
+/** Whether the block was registered under any of `forms` (storedForms in src/domain/ip.ts), and now is not. */
+export async function removeQueryIp(db: Executor, accountId: string, forms: readonly string[]): Promise<boolean> {
+  const removed = await db.delete(accountIps).where(and(eq(accountIps.accountId, accountId), inArray(accountIps.cidr, [...forms]))).returning();
   return removed.length > 0;
 }
 

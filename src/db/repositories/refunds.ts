@@ -9,6 +9,7 @@ import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { isUniqueViolation } from '../unique.ts';
+import { isDatabaseUnavailable } from '../unavailable.ts';
 import { payments, refunds, subscriptions, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
@@ -105,11 +106,17 @@ export interface ClaimedRefund {
   readonly paymentReference: string | null;
 }
 
+/** A claim that failed on its own (after a key clash, each is claimed alone): what it threw. */
+export interface FailedClaim {
+  readonly failure: unknown;
+}
+
 /**
  * Claims refunds of one account, each on a different payment, with one statement once their payments are locked (one commit):
- * answers each claim's refund in the claims' order, null where nothing was claimed.
+ * answers each claim's refund in the claims' order, null where nothing was claimed, or (claimed
+ * alone after a key clash) the failure of that claim, the others' claims standing.
  */
-export async function claimRefunds(database: Database, claims: readonly RefundClaim[]): Promise<(ClaimedRefund | null)[]> {
+export async function claimRefunds(database: Database, claims: readonly RefundClaim[]): Promise<(ClaimedRefund | FailedClaim | null)[]> {
   if (claims.length === 0) return [];
   const [first] = claims;
   if (claims.some((c) => c.accountId !== first!.accountId || c.refundableFrom.join() !== first!.refundableFrom.join())) {
@@ -146,7 +153,11 @@ export async function claimRefunds(database: Database, claims: readonly RefundCl
     // claimed here. Alone, that claim is simply not taken; among others, each is claimed again on its own.
     if (!isUniqueViolation(error, 'refunds_request_key')) throw error;
     if (claims.length === 1) return [null];
-    return Promise.all(claims.map(async (claim) => (await claimRefunds(database, [claim]))[0]!));
+    // Each commits on its own: one that fails must not hide the others, claimed and to be sent.
+    const alone = await Promise.allSettled(claims.map(async (claim) => (await claimRefunds(database, [claim]))[0]!));
+    const away = alone.find((one) => one.status === 'rejected' && isDatabaseUnavailable(one.reason));
+    if (away) throw (away as PromiseRejectedResult).reason;
+    return alone.map((one) => (one.status === 'fulfilled' ? one.value : { failure: one.reason }));
   }
   const byId = new Map(rows.map((row) => [String(row.refund.id), row]));
   return claims.map((claim) => {

@@ -194,6 +194,7 @@ function decodeXml(xml: string, lists: ReadonlySet<string>): SignedBody {
   }
   dropIndentation(root);
   refuseRepeats(root, lists, '', '');
+  emptyLists(root as Record<string, unknown>, '', lists);
   return root as SignedBody;
 }
 
@@ -228,6 +229,24 @@ function parseXml(parser: XMLParser, text: string): Record<string, unknown> {
     const reserved = /Invalid name: "([^"]*)"/.exec(error instanceof Error ? error.message : '');
     if (reserved) throw new AppError('malformed_body', `element ${reserved[1]} is not accepted`, { field: reserved[1] });
     throw new AppError('unreadable_body', 'body is not well-formed XML');
+  }
+}
+
+/**
+ * A list written as one element with nothing in it (`<capture_orders/>`, `<capture_orders></capture_orders>`)
+ * is an empty list, as `[]` in JSON, not a list of one empty entry: a batch then answers 4010
+ * naming the list, as for JSON, and the signature, which ignores empty fields, is the same.
+ */
+function emptyLists(node: Record<string, unknown>, path: string, lists: ReadonlySet<string>): void {
+  for (const [key, value] of Object.entries(node)) {
+    const at = path === '' ? key : `${path}.${key}`;
+    if (lists.has(at) && Array.isArray(value) && value.length === 1 && value[0] === '') {
+      node[key] = [];
+      continue;
+    }
+    for (const child of Array.isArray(value) ? value : [value]) {
+      if (typeof child === 'object' && child !== null) emptyLists(child as Record<string, unknown>, at, lists);
+    }
   }
 }
 

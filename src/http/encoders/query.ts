@@ -33,6 +33,7 @@ export function queriedOrder(payment: ReportedPayment, subscription: Subscriptio
     captured_amount: formatAmount(payment.capturedAmount, payment.currency),
     refunded_amount: formatAmount(payment.refundedAmount, payment.currency),
     is3ds: payment.threedsResult ? '1' : '0',
+    // No provider is named for checks never run (a hosted page no card was tried on): fraud_check_result is empty too.
     antifraud_provider: payment.riskAction ? ANTIFRAUD_PROVIDER : '',
     fraud_check_result: (payment.riskReasons ?? []).map((reason) => ({ check_items: reason.name, status: reason.status })),
     ...recurringFields(payment, subscription),
