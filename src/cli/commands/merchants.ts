@@ -30,8 +30,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean; env?: boolean }) => {
       const deps = await ctx.deps();
-      const { assertConnectorForMode, createMerchant } = await credentials();
-      assertConnectorForMode(deps, opts.connector ?? 'simulator');
+      const { assertConnectorUsable, createMerchant } = await credentials();
+      assertConnectorUsable(deps, opts.connector ?? 'simulator');
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
         ...(opts.connector ? { connector: opts.connector } : {}),
@@ -66,8 +66,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { assertConnectorForMode, createAccount } = await credentials();
-      assertConnectorForMode(deps, opts.connector ?? 'simulator');
+      const { assertConnectorUsable, createAccount } = await credentials();
+      assertConnectorUsable(deps, opts.connector ?? 'simulator');
       const created = await createAccount(deps, opts.merchantId, {
         name: opts.name,
         ...(opts.connector ? { connector: opts.connector } : {}),
