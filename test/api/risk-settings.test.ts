@@ -86,6 +86,24 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'remove', ...ids, '--kind', 'bin', '--value', bin)).exitCode).toBe(0);
   });
 
+  it('blocks an IP address however it is written, and refuses what is not one', async () => {
+    // The shopper's address is compared as the gateway writes it (2001:db8::7, 203.0.113.7): an
+    // entry kept as typed (capitals, zeros written out, IPv4 as IPv6) never matched it.
+    for (const [typed, sent] of [
+      ['2001:DB8:0:0:0:0:0:7', '2001:db8::7'],
+      ['::ffff:203.0.113.7', '203.0.113.7'],
+    ] as const) {
+      expect((await pay({ shopper_ip: sent })).body.risk_action).toBe('accept');
+      expect((await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', typed)).exitCode).toBe(0);
+      expect((await pay({ shopper_ip: sent })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+      expect((await cli('blocklist', 'remove', ...ids, '--kind', 'ip', '--value', typed)).stdout).toMatch(/unblocked/);
+      expect((await pay({ shopper_ip: sent })).body.risk_action).toBe('accept');
+    }
+    const bad = await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', '203.0.113.300');
+    expect([bad.exitCode, bad.stderr]).toEqual([1, 'error: --value 203.0.113.300 is not an IPv4 or IPv6 address\n']);
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain('203.0.113.300');
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

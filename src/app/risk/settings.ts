@@ -1,7 +1,8 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
-import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
+import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
@@ -86,7 +87,7 @@ export interface BlockEntry {
   readonly note?: string;
 }
 
-/** The stored value: cards by fingerprint, emails lower-cased, the rest as given after a check. */
+/** The stored value: cards by fingerprint, emails lower-cased, IP addresses normalised, the rest as given after a check. */
 async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   switch (entry.kind) {
     case 'card': {
@@ -106,8 +107,14 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
     case 'country':
       if (!/^[A-Z]{2}$/.test(entry.value)) throw new AppError('invalid_field', 'a country is an ISO 3166 two-letter code');
       return entry.value;
-    case 'ip':
-      return entry.value;
+    case 'ip': {
+      // Written the way shopper_ip is kept once checked (src/http/requests/validation.ts), which
+      // the blocklist rule compares it with: as typed, `2001:DB8::7` or `::ffff:203.0.113.7`
+      // never matched a payment, and `203.0.113.300` was taken for a block.
+      const address = normaliseIp(entry.value);
+      if (!address) throw new AppError('invalid_field', `--value ${entry.value} is not an IPv4 or IPv6 address`);
+      return address;
+    }
   }
 }
 
@@ -121,11 +128,12 @@ export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void>
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {
-  const value = await storedValue(deps, entry);
   const scope = entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId);
+  // An address blocked before addresses were stored normalised is kept as it was typed.
+  const values = entry.kind === 'ip' ? [...new Set([normaliseIp(entry.value) ?? entry.value, entry.value])] : [await storedValue(deps, entry)];
   const removed = await deps.database.db
     .delete(riskBlocklist)
-    .where(and(scope, eq(riskBlocklist.kind, entry.kind), eq(riskBlocklist.value, value)))
+    .where(and(scope, eq(riskBlocklist.kind, entry.kind), inArray(riskBlocklist.value, values)))
     .returning();
   return removed.length > 0;
 }
