@@ -89,7 +89,7 @@ describe('dunning with card 4000000000000341', () => {
     const set = await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '2,5', '--json'], deps());
     expect(set.exitCode, set.stderr).toBe(0);
     expect(JSON.parse(set.stdout)).toEqual({ account_id: merchant.ids.account_id, retry_days: [2, 5] });
-    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '5,2'], deps())).exitCode).toBe(1);
+    expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', '5,2'], deps())).exitCode).toBe(2);
     expect((await runCommand(['accounts', 'dunning', 'set', ...ids, '--retry-days', 'x'], deps())).exitCode).toBe(2);
     clock.set(START);
     const { recurringId } = await subscribe(merchant, subscribing(merchant, {}, { card: DECLINING }));

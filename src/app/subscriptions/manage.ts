@@ -4,7 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
-import type { DunningSettings } from '../../domain/subscriptions/subscription.ts';
+import { MAX_RETRY_DAYS, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
@@ -86,15 +86,10 @@ export async function showDunning(deps: Db, merchantId: string, accountId: strin
   return { account_id: account.id, retry_days: account.dunning.retryDays ?? 'default' };
 }
 
-export const MAX_RETRIES = 10;
-
 /** Sets the account's retry days (ascending, 1 to 366, at most 10), or back to the default with null. */
 export async function setDunning(deps: Db, merchantId: string, accountId: string, retryDays: readonly number[] | null): Promise<DunningView> {
   const account = await accountOf(deps, merchantId, accountId);
-  if (retryDays) {
-    const ascending = retryDays.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > retryDays[i - 1]!));
-    if (!ascending || retryDays.length > MAX_RETRIES) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRIES} ascending whole days from 1 to 366`);
-  }
+  if (retryDays && !validRetryDays(retryDays)) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRY_DAYS} ascending whole days from 1 to 366`);
   const dunning: DunningSettings = retryDays ? { retryDays: [...retryDays] } : {};
   await deps.database.db.transaction(async (tx) => {
     await tx.update(accounts).set({ dunning }).where(eq(accounts.id, account.id));

@@ -13,6 +13,12 @@ function normaliseCidr(text: string): string {
   return cidr;
 }
 
+/** A name shown to shoppers (the hosted page's merchant, its descriptor) and operators: never blank. */
+const nonEmpty = (option: string) => (value: string) => {
+  if (!value.trim()) throw usageError(`${option} must not be empty`);
+  return value.trim();
+};
+
 const captureMode = () =>
   new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
 
@@ -21,7 +27,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
   merchants
     .command('create')
     .description('create a merchant with one account and print its credentials')
-    .requiredOption('--name <name>', 'merchant name')
+    .requiredOption('--name <name>', 'merchant name', nonEmpty('--name'))
     .addOption(captureMode())
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
@@ -58,7 +64,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .command('create')
     .description('add an account to a merchant and print its credentials')
     .requiredOption('--merchant-id <id>')
-    .option('--name <name>', 'account name', 'default')
+    .option('--name <name>', 'account name', nonEmpty('--name'), 'default')
     .addOption(captureMode())
     .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))

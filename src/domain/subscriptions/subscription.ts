@@ -123,6 +123,14 @@ export interface DunningSettings {
 
 export const DAY_MS = 86_400_000;
 
+/** At most this many retries of a declined charge per cycle. */
+export const MAX_RETRY_DAYS = 10;
+
+/** Whether `days` are retry days an account may set: up to MAX_RETRY_DAYS ascending whole days from 1 to 366. */
+export function validRetryDays(days: readonly number[]): boolean {
+  return days.length <= MAX_RETRY_DAYS && days.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > days[i - 1]!));
+}
+
 /** The end of a card's expiry month (exclusive): a charge at or after it is a charge of an expired card. */
 export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
   return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
