@@ -2,6 +2,8 @@
 // never touches the data directory, sign and call, the demo merchant, payments list|show, and
 // logs a person can read at a terminal. Real processes throughout.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -99,6 +101,28 @@ describe.runIf(TEST_DB === 'pglite').concurrent('without any database', () => {
     expect([unknown.code, unknown.stderr]).toEqual([2, expect.stringMatching(/^error: \/v1\/nothing is not an operation of the gateway; one of \/v1\/authorise/)]);
     const down = await acquiroWith(['call', '/v1/capture', '--url', `http://127.0.0.1:${await freePort()}`], EXAMPLE, { ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
     expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^error: cannot reach http:\/\/127\.0\.0\.1:\d+ .*is the gateway running\?/)]);
+  });
+
+  it('posts under the path of --url, as the SDK does with its baseUrl, and refuses a --url that is not http(s)', { timeout: 120_000 }, async () => {
+    // A gateway behind a proxy under a path: new URL('/v1/capture', url) dropped the path.
+    const paths: string[] = [];
+    const proxy = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/pay/`;
+      const run = await acquiroWith(['call', '/v1/capture', '--url', url], EXAMPLE, { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
+      expect(run.code).toBe(1);
+      expect(paths).toEqual(['/pay/v1/capture']);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+    for (const url of ['notaurl', 'ftp://127.0.0.1/']) {
+      const run = await acquiroWith(['call', '/v1/capture', '--url', url], EXAMPLE, { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
+      expect([run.code, run.stderr]).toEqual([2, `error: --url ${url} is not an http(s) URL of the gateway, such as http://127.0.0.1:8080\n`]);
+    }
   });
 });
 
