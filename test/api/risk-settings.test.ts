@@ -104,6 +104,21 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain('203.0.113.300');
   });
 
+  it.each([
+    ['email', 'fraud.example.com', 'error: --value fraud.example.com is not an email address\n'],
+    ['country', 'XX', 'error: --value XX is not an ISO 3166 two-letter country code\n'],
+    ['country', 'kp', 'error: --value kp is not an ISO 3166 two-letter country code\n'],
+  ])('refuses a %s entry no payment could ever match (%s)', async (kind, value, stderr) => {
+    // A shopper_email or billing_country a payment carries is checked: these were stored and
+    // listed as blocks that could never hit.
+    const result = await cli('blocklist', 'add', ...ids, '--kind', kind, '--value', value);
+    expect([result.exitCode, result.stderr]).toEqual([1, stderr]);
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain(`"${value}"`);
+    // One stored before the check is still removed by its text.
+    await gw.database.query(`INSERT INTO risk_blocklist (account_id, kind, value) VALUES ($1, $2, $3)`, [shop.ids.account_id, kind, value]);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', kind, '--value', value)).stdout).toBe(`unblocked ${kind} ${value}\n`);
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

@@ -1,6 +1,7 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
@@ -87,6 +88,9 @@ export interface BlockEntry {
   readonly note?: string;
 }
 
+/** What the payment request takes for shopper_email (src/http/requests/validation.ts). */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
 /** The stored value: cards by fingerprint, emails lower-cased, IP addresses normalised, the rest as given after a check. */
 async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   switch (entry.kind) {
@@ -99,13 +103,18 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
       if (!payment?.fingerprint) throw new AppError('invalid_field', `no card payment ${entry.value} on account ${entry.accountId}`);
       return payment.fingerprint;
     }
+    // Only values a payment can carry (its shopper_email and billing_country are checked the
+    // same way): anything else was listed as a block that could never hit.
     case 'email':
+      if (entry.value.length > 254 || !EMAIL.test(entry.value)) throw new AppError('invalid_field', `--value ${entry.value} is not an email address`);
       return entry.value.toLowerCase();
     case 'bin':
       if (!/^[0-9]{6,8}$/.test(entry.value)) throw new AppError('invalid_field', 'a BIN is 6 to 8 digits');
       return entry.value;
     case 'country':
-      if (!/^[A-Z]{2}$/.test(entry.value)) throw new AppError('invalid_field', 'a country is an ISO 3166 two-letter code');
+      if (!/^[A-Z]{2}$/.test(entry.value) || !countries.isValid(entry.value)) {
+        throw new AppError('invalid_field', `--value ${entry.value} is not an ISO 3166 two-letter country code`);
+      }
       return entry.value;
     case 'ip': {
       // Written the way shopper_ip is kept once checked (src/http/requests/validation.ts), which
@@ -129,8 +138,9 @@ export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void>
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {
   const scope = entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId);
-  // An address blocked before addresses were stored normalised is kept as it was typed.
-  const values = entry.kind === 'ip' ? [...new Set([normaliseIp(entry.value) ?? entry.value, entry.value])] : [await storedValue(deps, entry)];
+  // An entry stored before values were checked and normalised (an IP address as typed, an email
+  // or country no payment carries) is removed by its text as it was typed.
+  const values = entry.kind === 'card' ? [await storedValue(deps, entry)] : [...new Set([await storedValue(deps, entry).catch(() => entry.value), entry.value])];
   const removed = await deps.database.db
     .delete(riskBlocklist)
     .where(and(scope, eq(riskBlocklist.kind, entry.kind), inArray(riskBlocklist.value, values)))
