@@ -119,6 +119,21 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'remove', ...ids, '--kind', kind, '--value', value)).stdout).toBe(`unblocked ${kind} ${value}\n`);
   });
 
+  it('takes an account only with its merchant, and never widens a half-given scope to every account', async () => {
+    // --merchant-id alone was stored gateway-wide (every merchant's payments refused), and
+    // --account-id alone of an unknown account answered the database's failed INSERT.
+    const scope = 'error: name one account with --merchant-id and --account-id, or neither for every account\n';
+    const merchantOnly = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id);
+    expect([merchantOnly.exitCode, merchantOnly.stderr]).toEqual([2, scope]);
+    const accountOnly = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--account-id', 'A999999');
+    expect([accountOnly.exitCode, accountOnly.stderr]).toEqual([2, scope]);
+    expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(2);
+    expect((await cli('blocklist', 'list', '--json')).stdout).not.toContain('scoped@example.com');
+    expect((await pay({ shopper_email: 'scoped@example.com' })).body.risk_action).toBe('accept');
+    const unknown = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id, '--account-id', 'A999999');
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, `error: no account A999999 under merchant ${shop.ids.merchant_id}\n`]);
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

@@ -137,6 +137,7 @@ export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void>
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {
+  if (entry.accountId && entry.merchantId) await accountRow(deps, entry.merchantId, entry.accountId);
   const scope = entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId);
   // An entry stored before values were checked and normalised (an IP address as typed, an email
   // or country no payment carries) is removed by its text as it was typed.
