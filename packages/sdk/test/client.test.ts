@@ -73,6 +73,10 @@ describe('subscriptions', () => {
     expect(await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' })).toEqual(cancelled);
     const unknown = await manual.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
     expect(unknown).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found' });
+    // Its refusals carry the code in error_message: the error's message named no field ("400: Bad Request").
+    const refused = await refusal(auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: '' }));
+    expect(refused).toMatchObject({ problem: 'refused', status: 400, code: '4001', verified: true });
+    expect(refused.message).toBe('/v1/cancelsubscription answered 400: 4001:contract_name is required');
   });
 });
 
