@@ -131,6 +131,13 @@ describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {
       expect([pair.code, pair.stderr]).toEqual([2, 'error: --from and --to are both USD: a rate is between two different currencies\n']);
       expect([retries.code, retries.stderr]).toEqual([2, 'error: --retry-days 7,3 must be up to 10 ascending whole days from 1 to 366, such as 1,3,7\n']);
       expect([name.code, name.stderr]).toEqual([2, 'error: --name must not be empty\n']);
+      // Out of the column's range: the database's failed INSERT, its statement and parameters, was printed.
+      const [limit, fee] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'X', '--rate-limit', '99999999999'], database),
+        acquiro(['accounts', 'create', '--merchant-id', 'M1', '--fee-bps', '10001'], database),
+      ]);
+      expect([limit.code, limit.stderr]).toEqual([2, 'error: --rate-limit must be a whole number from 1 to 9999999\n']);
+      expect([fee.code, fee.stderr]).toEqual([2, 'error: --fee-bps must be a whole number from 0 to 10000\n']);
     }
     expect(existsSync(nowhere)).toBe(false);
   });

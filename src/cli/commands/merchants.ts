@@ -1,7 +1,7 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
 import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
-import { accountDeps, nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountDeps, intBetween, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const credentials = () => import('../../app/merchants/credentials.ts');
@@ -19,6 +19,9 @@ const nonEmpty = (option: string) => (value: string) => {
   return value.trim();
 };
 
+/** As ACQUIRO_RATE_LIMIT takes (src/config.ts). */
+const MAX_RATE_LIMIT = 9_999_999;
+
 const captureMode = () =>
   new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
 
@@ -29,8 +32,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .description('create a merchant with one account and print its credentials')
     .requiredOption('--name <name>', 'merchant name', nonEmpty('--name'))
     .addOption(captureMode())
-    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
-    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
@@ -66,8 +69,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .requiredOption('--merchant-id <id>')
     .option('--name <name>', 'account name', nonEmpty('--name'), 'default')
     .addOption(captureMode())
-    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
-    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
