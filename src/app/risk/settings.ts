@@ -3,6 +3,7 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
@@ -61,7 +62,7 @@ async function accountRow(deps: Db, merchantId: string, accountId: string) {
     .select({ id: accounts.id, riskSettings: accounts.riskSettings })
     .from(accounts)
     .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
   return row;
 }
 

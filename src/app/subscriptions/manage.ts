@@ -3,6 +3,7 @@
 // charges, and the account's retry schedule for declined charges.
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { MAX_RETRY_DAYS, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
@@ -15,7 +16,7 @@ type Db = Pick<Deps, 'database'>;
 
 async function accountOf(deps: Db, merchantId: string, accountId: string): Promise<AccountRow> {
   const [row] = await deps.database.db.select().from(accounts).where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
   return row;
 }
 
