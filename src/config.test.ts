@@ -29,9 +29,15 @@ describe('configuration', () => {
     [{ ACQUIRO_DATA_DIR_LEASE: '0.5' }, 'ACQUIRO_DATA_DIR_LEASE is invalid: expected at least 1 second'],
     [{ ACQUIRO_DATA_DIR_LEASE: 'ten' }, 'ACQUIRO_DATA_DIR_LEASE is invalid: expected seconds'],
     [{ ACQUIRO_SANDBOX_CARD_DELAY: '1e3' }, 'ACQUIRO_SANDBOX_CARD_DELAY is invalid: expected seconds'],
+    [{ ACQUIRO_TRUSTED_PROXIES: '10.0.0.1,bogus' }, 'ACQUIRO_TRUSTED_PROXIES is invalid: bogus is not an IP address or CIDR block'],
+    [{ ACQUIRO_TRUSTED_PROXIES: 'loopback' }, 'ACQUIRO_TRUSTED_PROXIES is invalid: loopback is not an IP address or CIDR block'],
   ])('stops on %o with a message naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads ACQUIRO_TRUSTED_PROXIES as addresses and CIDR blocks', () => {
+    expect(loadConfig({ ACQUIRO_TRUSTED_PROXIES: ' 10.0.0.1, 192.168.0.0/16,::1 ,' }).trustedProxies).toEqual(['10.0.0.1', '192.168.0.0/16', '::1']);
   });
 
   it('refuses live mode on the embedded database', () => {

@@ -2,6 +2,7 @@
 // A bad value stops the start with a message that names the variable.
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { normaliseCidr } from './domain/ip.ts';
 
 /** A duration in seconds, with up to three decimals. */
 const SECONDS = /^(0|[1-9][0-9]{0,4})(\.[0-9]{1,3})?$/;
@@ -207,10 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordCost,
     busyInFlight: Number(relevant.ACQUIRO_BUSY_IN_FLIGHT ?? 2 * Number(relevant.ACQUIRO_DB_POOL_SIZE ?? 10)),
     keyGraceHours: Number(relevant.ACQUIRO_KEY_GRACE_HOURS ?? 24),
-    trustedProxies: (relevant.ACQUIRO_TRUSTED_PROXIES ?? '')
-      .split(',')
-      .map((cidr) => cidr.trim())
-      .filter(Boolean),
+    trustedProxies: parseTrustedProxies(relevant.ACQUIRO_TRUSTED_PROXIES),
     runWorkers: (relevant.ACQUIRO_WORKERS ?? 'on') === 'on',
     metricsAllow: parseMetricsAllow(relevant.ACQUIRO_METRICS_ALLOW),
     logLevel: relevant.LOG_LEVEL ?? 'info',
@@ -238,6 +236,18 @@ function parseMetricsAllow(text: string | undefined): string[] {
     if (!ipaddr.isValidCIDR(cidr)) throw new ConfigError(`ACQUIRO_METRICS_ALLOW is invalid: ${cidr} is not a CIDR block such as 10.0.0.0/8`);
   }
   return cidrs;
+}
+
+// Checked here, not left to Fastify: an entry it cannot read stopped the start with its stack
+// trace and exit 1, and one it reads by name (`loopback`) was trusted for X-Forwarded-For but
+// still counted against the per-client connection cap (src/http/connections.ts reads addresses
+// and blocks only).
+function parseTrustedProxies(text: string | undefined): string[] {
+  const entries = (text ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!normaliseCidr(entry)) throw new ConfigError(`ACQUIRO_TRUSTED_PROXIES is invalid: ${entry} is not an IP address or CIDR block such as 10.0.0.0/8`);
+  }
+  return entries;
 }
 
 function decodeKey(variable: string, base64: string): Buffer {

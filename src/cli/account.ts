@@ -1,5 +1,6 @@
 // The account a command names, checked to be the merchant's before anything is read or changed.
 import { and, eq } from 'drizzle-orm';
+import { PLATFORM_MERCHANT_ID } from '../domain/ledger.ts';
 import { accounts } from '../db/schema.ts';
 import { usageError, type CommandDeps } from './io.ts';
 
@@ -8,5 +9,6 @@ export async function requireAccount(deps: CommandDeps, merchantId: string, acco
     .select({ id: accounts.id })
     .from(accounts)
     .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw usageError(`no account ${accountId} under merchant ${merchantId}`, 1);
+  // The ledger's own books (fees earned) sit under the `platform` merchant: no merchant's account.
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw usageError(`no account ${accountId} under merchant ${merchantId}`, 1);
 }

@@ -44,6 +44,12 @@ export const positiveInt = (name: string) => (value: string) => {
   return Number(value);
 };
 
+/** A whole number within the bounds its column or rule takes (a value past them was the database's failed statement). */
+export const intBetween = (name: string, min: number, max: number) => (value: string) => {
+  if (!/^[0-9]{1,16}$/.test(value) || Number(value) < min || Number(value) > max) throw usageError(`${name} must be a whole number from ${min} to ${max}`);
+  return Number(value);
+};
+
 export const nonNegativeInt = (name: string) => (value: string) => {
   if (!/^[0-9]+$/.test(value)) throw usageError(`${name} must be a whole number`);
   return Number(value);

@@ -53,3 +53,8 @@ export function storedForms(cidr: string): string[] {
   if (address.kind() !== 'ipv4') return [cidr];
   return [cidr, `${(address as ipaddr.IPv4).toIPv4MappedAddress().toString()}/${bits + MAPPED_PREFIX}`];
 }
+
+/** An IPv4 or IPv6 address written the one way a checked shopper_ip is kept (2001:db8::7, 203.0.113.7 for ::ffff:203.0.113.7), or undefined when it is not one. */
+export function normaliseIp(text: string): string | undefined {
+  return ipaddr.isValid(text) ? ipaddr.process(text).toString() : undefined;
+}

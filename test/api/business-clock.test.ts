@@ -74,4 +74,18 @@ describe('the business clock', () => {
     const again = Date.parse((await runCommand(['clock', 'show'], gw.gateway.deps)).stdout.replace('+00:00\n', 'Z'));
     expect(again - at).toBeLessThan(60_000);
   });
+
+  it('stays within 100 years of the wall clock, in one step or in many, so the database can still store its times', async () => {
+    // `--hours 99999999` moved it to the year 13434: every timestamp written after that was
+    // refused by the database (the payouts, billing and settlement tasks failed on every round),
+    // and the clock never goes back.
+    const before = (await runCommand(['clock', 'show'], gw.gateway.deps)).stdout;
+    const far = await runCommand(['clock', 'advance', '--hours', '99999999'], gw.gateway.deps);
+    expect([far.exitCode, far.stderr]).toEqual([2, 'error: the test clock runs at most 36500 days ahead of the wall clock\n']);
+    expect((await runCommand(['clock', 'advance', '--days', '36000'], gw.gateway.deps)).exitCode).toBe(0);
+    const step = await runCommand(['clock', 'advance', '--days', '600'], gw.gateway.deps);
+    expect([step.exitCode, step.stderr]).toEqual([1, 'error: the test clock runs at most 36500 days ahead of the wall clock: it is 36002 days ahead now\n']);
+    const shown = Date.parse((await runCommand(['clock', 'show'], gw.gateway.deps)).stdout.replace('+00:00\n', 'Z'));
+    expect(shown - Date.parse(before.replace('+00:00\n', 'Z'))).toBeLessThan(36_000 * 24 * HOUR_MS + 60_000);
+  });
 });

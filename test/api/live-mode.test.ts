@@ -45,6 +45,19 @@ describe('acquiro accounts connector', () => {
     const bad = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', file('["x"]'));
     expect(bad.stderr).toMatch(/must hold one JSON object whose values are text/);
   });
+
+  it('creates no merchant or account on a connector this mode has not registered', async () => {
+    // A typo (`--connector acmee`) made an account every payment of which was declined 2008.
+    const merchants = async () => JSON.parse((await acquiro('merchants', 'list', '--json')).stdout) as unknown[];
+    const before = await merchants();
+    const merchant = await acquiro('merchants', 'create', '--name', 'Acme shop', '--connector', 'acme', '--json');
+    expect([merchant.exitCode, merchant.stdout, merchant.stderr]).toEqual([1, '', 'error: no connector acme is registered in sandbox mode\n']);
+    const shop = await gw.merchant();
+    const account = await acquiro('accounts', 'create', '--merchant-id', shop.ids.merchant_id, '--connector', 'acme', '--json');
+    expect([account.exitCode, account.stdout, account.stderr]).toEqual([1, '', 'error: no connector acme is registered in sandbox mode\n']);
+    const after = await merchants();
+    expect(after.length).toBe(before.length + 1); // the shop made here, and nothing else
+  });
 });
 
 describe('live mode', () => {

@@ -135,3 +135,23 @@ describe('acquiro accounts fees', () => {
     expect(JSON.parse((await acquiro('accounts', 'fees', 'show', ...ids(shop), '--json')).stdout).currencies).toEqual({});
   });
 });
+
+describe("the platform's own books", () => {
+  // The ledger's `platform` merchant and account (fees earned) are no merchant: the settings
+  // commands said so, but an account, a portal member, a query IP, a key rotation, a top-up of
+  // the platform's balance were all taken for it.
+  it.each([
+    [['accounts', 'create', '--merchant-id', 'platform'], 'error: no merchant platform\n'],
+    [['users', 'create', '--merchant-id', 'platform', '--email', 'books@platform.example', '--role', 'owner'], 'error: no merchant platform\n'],
+    [['ips', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--cidr', '203.0.113.7'], 'error: no account platform under merchant platform\n'],
+    [['balance', 'topup', '--merchant-id', 'platform', '--account-id', 'platform', '--currency', 'USD', '--amount', '10.00'], 'error: no account platform under merchant platform\n'],
+    [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
+    [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
+    [['accounts', 'dunning', 'set', '--merchant-id', 'platform', '--account-id', 'platform', '--retry-days', '1,2'], 'error: no account platform under merchant platform\n'],
+    [['blocklist', 'add', '--kind', 'bin', '--value', '411111', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
+    [['storefronts', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--domain', 'https://shop.example'], 'error: no account platform under merchant platform\n'],
+  ])('refuses acquiro %o', async (argv, stderr) => {
+    const run = await acquiro(...argv);
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', stderr]);
+  });
+});

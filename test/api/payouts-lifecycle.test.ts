@@ -330,7 +330,7 @@ describe('operator commands', () => {
       beneficiary: { entity_type: 'COMPANY', company_name: 'Acme GmbH', bank_details: { account_name: 'Acme GmbH', bank_country_code: 'DE', account_currency: 'EUR', iban: 'DE89370400440532013000', swift_code: 'DEUTDEFF' } },
     }));
     expect(answer.body).toMatchObject({ fx_rate: '0.9', payment_amount: '81.00', fee_amount: 25 + 90 + 2000, amount_payer_pays: 9_000 + 2_115, amount_beneficiary_receives: 8_100 });
-    expect((await acquiro('fx', 'set', '--from', 'USD', '--to', 'EUR', '--rate', '-1')).exitCode).toBe(1);
+    expect((await acquiro('fx', 'set', '--from', 'USD', '--to', 'EUR', '--rate', '-1')).exitCode).toBe(2);
     expect((await acquiro('fx', 'set', '--from', 'USD', '--to', 'EUR', '--rate', '0.92')).exitCode).toBe(0);
   });
 });

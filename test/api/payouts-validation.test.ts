@@ -83,6 +83,7 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['an IN IFSC without its zero', set(local('IN', 'INR', { account_number: '123456789012', bank_code: 'HDFC1000123' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['a BR payout without its branch', set(local('BR', 'BRL', without(BR, 'bank_branch'))), '4001', 'beneficiary.bank_details.bank_branch'],
   ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), '4002', 'beneficiary.bank_details.account_number'],
+  ['a bank_code that is not the CLABE\'s bank', set(local('MX', 'MXN', { account_number: '002010077777777771', bank_code: '012' })), '4002', 'beneficiary.bank_details.bank_code'],
   ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), '4002', 'beneficiary.bank_details.bank_country_code'],
   ['a SWIFT payout without a BIC', set({ ...swift({}), beneficiary: withoutBank('swift_code', swift({}).beneficiary) }), '4001', 'beneficiary.bank_details.swift_code'],
   ['a BIC of a wrong shape', set(swift({ swift_code: 'BOTK1PJT' })), '4002', 'beneficiary.bank_details.swift_code'],
@@ -111,6 +112,9 @@ describe('/v1/payout refuses bad input, and stores and reserves nothing', () => 
     expect(answer.body.return_status).toBe('0');
     expect(answer.body.return_message).toMatch(new RegExp(`^${code}:`));
     expect(answer.body.return_message).toContain(field);
+    // `<field> is invalid: expected …` says what is expected: the bank details' checks once read
+    // "expected not a valid IBAN", "expected does not match the CLABE's bank …".
+    expect(answer.body.return_message).not.toMatch(/expected (not|does not|LOCAL payouts|the (IBAN|BIC) is)\b/);
     expect(await payoutCount(gw, shop)).toBe(0);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '100000.00', reserved: '0.00' });
   });

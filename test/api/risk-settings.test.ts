@@ -86,6 +86,54 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'remove', ...ids, '--kind', 'bin', '--value', bin)).exitCode).toBe(0);
   });
 
+  it('blocks an IP address however it is written, and refuses what is not one', async () => {
+    // The shopper's address is compared as the gateway writes it (2001:db8::7, 203.0.113.7): an
+    // entry kept as typed (capitals, zeros written out, IPv4 as IPv6) never matched it.
+    for (const [typed, sent] of [
+      ['2001:DB8:0:0:0:0:0:7', '2001:db8::7'],
+      ['::ffff:203.0.113.7', '203.0.113.7'],
+    ] as const) {
+      expect((await pay({ shopper_ip: sent })).body.risk_action).toBe('accept');
+      expect((await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', typed)).exitCode).toBe(0);
+      expect((await pay({ shopper_ip: sent })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+      expect((await cli('blocklist', 'remove', ...ids, '--kind', 'ip', '--value', typed)).stdout).toMatch(/unblocked/);
+      expect((await pay({ shopper_ip: sent })).body.risk_action).toBe('accept');
+    }
+    const bad = await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', '203.0.113.300');
+    expect([bad.exitCode, bad.stderr]).toEqual([1, 'error: --value 203.0.113.300 is not an IPv4 or IPv6 address\n']);
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain('203.0.113.300');
+  });
+
+  it.each([
+    ['email', 'fraud.example.com', 'error: --value fraud.example.com is not an email address\n'],
+    ['country', 'XX', 'error: --value XX is not an ISO 3166 two-letter country code\n'],
+    ['country', 'kp', 'error: --value kp is not an ISO 3166 two-letter country code\n'],
+  ])('refuses a %s entry no payment could ever match (%s)', async (kind, value, stderr) => {
+    // A shopper_email or billing_country a payment carries is checked: these were stored and
+    // listed as blocks that could never hit.
+    const result = await cli('blocklist', 'add', ...ids, '--kind', kind, '--value', value);
+    expect([result.exitCode, result.stderr]).toEqual([1, stderr]);
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain(`"${value}"`);
+    // One stored before the check is still removed by its text.
+    await gw.database.query(`INSERT INTO risk_blocklist (account_id, kind, value) VALUES ($1, $2, $3)`, [shop.ids.account_id, kind, value]);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', kind, '--value', value)).stdout).toBe(`unblocked ${kind} ${value}\n`);
+  });
+
+  it('takes an account only with its merchant, and never widens a half-given scope to every account', async () => {
+    // --merchant-id alone was stored gateway-wide (every merchant's payments refused), and
+    // --account-id alone of an unknown account answered the database's failed INSERT.
+    const scope = 'error: name one account with --merchant-id and --account-id, or neither for every account\n';
+    const merchantOnly = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id);
+    expect([merchantOnly.exitCode, merchantOnly.stderr]).toEqual([2, scope]);
+    const accountOnly = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--account-id', 'A999999');
+    expect([accountOnly.exitCode, accountOnly.stderr]).toEqual([2, scope]);
+    expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(2);
+    expect((await cli('blocklist', 'list', '--json')).stdout).not.toContain('scoped@example.com');
+    expect((await pay({ shopper_email: 'scoped@example.com' })).body.risk_action).toBe('accept');
+    const unknown = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id, '--account-id', 'A999999');
+    expect([unknown.exitCode, unknown.stderr]).toEqual([1, `error: no account A999999 under merchant ${shop.ids.merchant_id}\n`]);
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

@@ -119,6 +119,25 @@ describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {
       expect([mode.code, mode.stderr]).toEqual([2, expect.stringMatching(/^error: option '--capture-mode <mode>' argument 'sometimes' is invalid/)]);
       expect([cidr.code, cidr.stderr]).toEqual([2, 'error: --cidr nowhere is not an IP address or CIDR block\n']);
       expect([clock.code, clock.stderr]).toEqual([2, 'error: say how far: --days N or --hours N (positive whole numbers)\n']);
+      // Values whose shape alone is wrong were judged only after the database was opened (and an
+      // empty one created and migrated), with exit 1; an empty name made a nameless merchant.
+      const [rate, pair, retries, name] = await Promise.all([
+        acquiro(['fx', 'set', '--from', 'USD', '--to', 'EUR', '--rate', '0.9.2'], database),
+        acquiro(['fx', 'set', '--from', 'USD', '--to', 'USD', '--rate', '1'], database),
+        acquiro(['accounts', 'dunning', 'set', '--merchant-id', 'M1', '--account-id', 'A1', '--retry-days', '7,3'], database),
+        acquiro(['merchants', 'create', '--name', ' '], database),
+      ]);
+      expect([rate.code, rate.stderr]).toEqual([2, 'error: --rate 0.9.2 is not a positive decimal such as 0.9213\n']);
+      expect([pair.code, pair.stderr]).toEqual([2, 'error: --from and --to are both USD: a rate is between two different currencies\n']);
+      expect([retries.code, retries.stderr]).toEqual([2, 'error: --retry-days 7,3 must be up to 10 ascending whole days from 1 to 366, such as 1,3,7\n']);
+      expect([name.code, name.stderr]).toEqual([2, 'error: --name must not be empty\n']);
+      // Out of the column's range: the database's failed INSERT, its statement and parameters, was printed.
+      const [limit, fee] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'X', '--rate-limit', '99999999999'], database),
+        acquiro(['accounts', 'create', '--merchant-id', 'M1', '--fee-bps', '10001'], database),
+      ]);
+      expect([limit.code, limit.stderr]).toEqual([2, 'error: --rate-limit must be a whole number from 1 to 9999999\n']);
+      expect([fee.code, fee.stderr]).toEqual([2, 'error: --fee-bps must be a whole number from 0 to 10000\n']);
     }
     expect(existsSync(nowhere)).toBe(false);
   });

@@ -2,6 +2,8 @@
 // never touches the data directory, sign and call, the demo merchant, payments list|show, and
 // logs a person can read at a terminal. Real processes throughout.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -100,6 +102,28 @@ describe.runIf(TEST_DB === 'pglite').concurrent('without any database', () => {
     const down = await acquiroWith(['call', '/v1/capture', '--url', `http://127.0.0.1:${await freePort()}`], EXAMPLE, { ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
     expect([down.code, down.stderr]).toEqual([1, expect.stringMatching(/^error: cannot reach http:\/\/127\.0\.0\.1:\d+ .*is the gateway running\?/)]);
   });
+
+  it('posts under the path of --url, as the SDK does with its baseUrl, and refuses a --url that is not http(s)', { timeout: 120_000 }, async () => {
+    // A gateway behind a proxy under a path: new URL('/v1/capture', url) dropped the path.
+    const paths: string[] = [];
+    const proxy = createServer((request, response) => {
+      paths.push(request.url ?? '');
+      response.writeHead(404, { 'content-type': 'text/plain' }).end('not here');
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/pay/`;
+      const run = await acquiroWith(['call', '/v1/capture', '--url', url], EXAMPLE, { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
+      expect(run.code).toBe(1);
+      expect(paths).toEqual(['/pay/v1/capture']);
+    } finally {
+      await new Promise((resolve) => proxy.close(resolve));
+    }
+    for (const url of ['notaurl', 'ftp://127.0.0.1/']) {
+      const run = await acquiroWith(['call', '/v1/capture', '--url', url], EXAMPLE, { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY });
+      expect([run.code, run.stderr]).toEqual([2, `error: --url ${url} is not an http(s) URL of the gateway, such as http://127.0.0.1:8080\n`]);
+    }
+  });
 });
 
 describe('beside a running gateway', () => {
@@ -185,6 +209,15 @@ describe('beside a running gateway', () => {
       acquiro(['payments', 'show', '--order-no', 'LIST-2', '--account-id', demo.account_id, '--json'], env),
     ]);
     expect(byId.map((p) => p.order_no)).toEqual(['LIST-1']);
+    // A day alone: --from from its start, --to to its end (UTC). `--to <day>` stopped at the day's
+    // first instant, so `--from D --to D` listed nothing of day D.
+    const day = first!.created_at!.slice(0, 10);
+    const [sameDay, timeWithoutOffset] = await Promise.all([
+      list('--from', day, '--to', day, '--account-id', demo.account_id),
+      list('--to', first!.created_at!.slice(0, 23), '--order-no', 'LIST-1'),
+    ]);
+    expect(sameDay.map((p) => p.order_no).slice(0, 2)).toEqual(['LIST-2', 'LIST-1']);
+    expect(timeWithoutOffset.map((p) => p.order_no)).toEqual(['LIST-1']); // read as UTC, as created_at is written
     expect(shown.code).toBe(0);
     expect(shown.stdout).toMatch(/^transaction_id +T\w+$/m);
     expect(shown.stdout).toMatch(/^result_info +0000:Success$/m);
@@ -195,11 +228,14 @@ describe('beside a running gateway', () => {
   });
 
   it('refuses bad filters and unknown payments with a message', { timeout: 120_000 }, async () => {
-    const [status, time, missing] = await Promise.all([
+    const [status, time, missing, noSuchDay] = await Promise.all([
       acquiro(['payments', 'list', '--status', 'paid'], env),
       acquiro(['payments', 'list', '--from', 'yesterday'], env),
       acquiro(['payments', 'show', 'T00000000000000000000000000'], env),
+      acquiro(['payments', 'list', '--to', '2026-02-30'], env),
     ]);
+    // 30 February was read as 2 March.
+    expect([noSuchDay.code, noSuchDay.stderr]).toEqual([2, 'error: --to must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z\n']);
     expect([status.code, status.stderr]).toEqual([2, expect.stringMatching(/argument 'paid' is invalid/)]);
     expect([time.code, time.stderr]).toEqual([2, 'error: --from must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z\n']);
     expect([missing.code, missing.stderr]).toEqual([1, 'error: no payment T00000000000000000000000000\n']);

@@ -68,6 +68,18 @@ async function written(): Promise<boolean> {
 }
 
 describe('a start that cannot serve', () => {
+  it.each([
+    ['bogus', 'bogus'],
+    ['10.0.0.1, 10.0.0.0/33', '10.0.0.0/33'],
+    // A name Fastify alone would read: the per-client connection cap could not, and counted it.
+    ['loopback', 'loopback'],
+  ])('stops on ACQUIRO_TRUSTED_PROXIES=%s with one line naming it, exit 78, having written nothing', async (proxies, entry) => {
+    const run = await start({ ...env, PORT: String(await freePort()), ACQUIRO_TRUSTED_PROXIES: proxies });
+    expect([run.code, run.stderr]).toEqual([78, `acquiro: ACQUIRO_TRUSTED_PROXIES is invalid: ${entry} is not an IP address or CIDR block such as 10.0.0.0/8\n`]);
+    expect(run.stdout).toBe('');
+    expect(await written()).toBe(false);
+  });
+
   it('stops on a port in use with one line naming PORT and HOST, exit 78, having written nothing', async () => {
     const squatter = await occupiedPort();
     try {

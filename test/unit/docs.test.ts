@@ -24,6 +24,15 @@ describe('docs/codes.md', () => {
   });
 });
 
+describe('docs/api/README.md', () => {
+  // The statuses a refusal can have, each in the operation's own format: the page lists them all.
+  const statuses = [...new Set(Object.values(CODES).map((def: CodeDef) => def.http ?? 200))].filter((http) => http !== 200).sort();
+  it.each(statuses)('says a refusal with HTTP %i comes in the operation\'s format', (http) => {
+    const sentence = /^Refusals \(([^)]*)\) come in the operation's own format/m.exec(doc('api/README.md'))?.[1] ?? '';
+    expect(sentence.split(', ')).toContain(String(http));
+  });
+});
+
 describe('signed examples in docs/', () => {
   const EXAMPLE_KEY = 'sk_test_4f3c2b1a';
   // Every list field any example may hold, so one-entry XML lists read as lists.

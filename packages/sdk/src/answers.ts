@@ -21,6 +21,8 @@ export interface PaymentAnswer {
   /** Masked: first six and last four digits. */
   readonly card: string;
   readonly order_status: OrderStatus;
+  /** Four digits, as the query and notifications give it: tells an authorised payment (2000) from a captured one (3000). */
+  readonly payment_status: string;
   /** `<code>:<message>`, e.g. `0000:Success`. */
   readonly result_info: string;
   readonly contract_name: string;
@@ -137,6 +139,13 @@ export interface TransactionRecord {
   /** `acquiro` once the risk engine has decided on the payment; empty before (a hosted page no card was tried on). */
   readonly antifraud_provider: string;
   readonly fraud_check_result: readonly FraudCheck[];
+  /** The subscription the payment began or is a recurring charge of; empty otherwise. */
+  readonly contract_name: string;
+  readonly recurring_id: string;
+  /** `<interval_count> <interval>`, e.g. `1 month`. */
+  readonly recurring_deduction_period: string;
+  /** The subscription's next charge (UTC, `YYYY-MM-DD hh:mm:ss`); empty once nothing more is charged, and for a recurring charge's own payment. */
+  readonly recurring_deduction_time: string;
 }
 
 export interface QueryAnswer extends Envelope {

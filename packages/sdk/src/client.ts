@@ -101,7 +101,9 @@ export class AcquiroClient {
     }
     const verified = verify(answer, this.#options.secretKey);
     if (status !== 200) {
-      const info = answer.result_info ?? answer.return_message ?? statusText;
+      // Where the operation writes its code: a payment's result_info, a batch's return_message,
+      // the subscription cancel's error_message.
+      const info = answer.result_info ?? answer.return_message ?? answer.error_message ?? statusText;
       throw new AnswerError(`${path} answered ${status}: ${String(info)}`, { problem: 'refused', status, body: answer, verified });
     }
     if (!verified) throw new AnswerError(`${path} answered with an encryption_data that does not verify`, { problem: 'signature', status, body: answer });
@@ -133,7 +135,7 @@ export class AcquiroClient {
     } catch {
       throw new AnswerError(`/v1/checkout answered ${status} ${statusText} without a hand-off page`, { problem: 'unreadable', status });
     }
-    const info = answer.result_info ?? answer.return_message ?? statusText;
+    const info = answer.result_info ?? answer.return_message ?? answer.error_message ?? statusText;
     throw new AnswerError(`/v1/checkout answered ${status}: ${String(info)}`, { problem: 'refused', status, body: answer, verified: verify(answer, this.#options.secretKey) });
   }
 

@@ -40,6 +40,7 @@ describe('card payments', () => {
   it('pays and verifies the answer', async () => {
     const answer = await auto.authorise(payment({ note: 'gift wrap & bow=red, 100%' }));
     expect(answer).toMatchObject({ order_status: '1', result_info: '0000:Success', amount: '25.00', card: '411111******1111', note: 'gift wrap & bow=red, 100%' });
+    expect(answer.payment_status).toBe('3000');
     expect(answer.risk_reasons.length).toBeGreaterThan(0);
     expect(answer.risk_reasons[0]).toEqual({ name: expect.any(String), status: expect.any(String) });
   });
@@ -72,6 +73,10 @@ describe('subscriptions', () => {
     expect(await auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' })).toEqual(cancelled);
     const unknown = await manual.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold plan' });
     expect(unknown).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found' });
+    // Its refusals carry the code in error_message: the error's message named no field ("400: Bad Request").
+    const refused = await refusal(auto.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: '' }));
+    expect(refused).toMatchObject({ problem: 'refused', status: 400, code: '4001', verified: true });
+    expect(refused.message).toBe('/v1/cancelsubscription answered 400: 4001:contract_name is required');
   });
 });
 
@@ -98,6 +103,8 @@ describe('the lifecycle of a manual-capture payment', () => {
     expect(queried.orders_list[0]).toMatchObject({ transaction_id: paid.transaction_id, payment_status: '3001', captured_amount: '20.00', refunded_amount: '5.00', query_result: '1' });
     expect(queried.orders_list[0]!.fraud_check_result.length).toBeGreaterThan(0);
     expect(queried.orders_list[1]).toMatchObject({ order_no: 'ORD-unknown', query_result: '0', fraud_check_result: [] });
+    const record = queried.orders_list[0]!;
+    expect([record.contract_name, record.recurring_id, record.recurring_deduction_period, record.recurring_deduction_time]).toEqual(['', '', '', '']);
   });
 
   it('cancels an authorised payment', async () => {

@@ -91,9 +91,12 @@ const body = { merchant_id: 'M100001', account_id: 'A100001', capture_orders: [{
 `,
   // TypeScript, ES module and CommonJS flavours, checked by tsc --strict with no @types at all.
   'merchant.ts': `
-import { AcquiroClient, AnswerError, verifyReturn, type ClientOptions, type OrderStatus, type PaymentAnswer } from '@acquiro/sdk';
+import { AcquiroClient, AnswerError, verifyReturn, type ClientOptions, type OrderStatus, type PaymentAnswer, type TransactionRecord } from '@acquiro/sdk';
 
-export async function pay(options: ClientOptions): Promise<{ status: OrderStatus; handOff: boolean; refusedCode: string; returned: boolean }> {
+/** What a query record says of the subscription a payment began or belongs to. */
+export type Recurring = Pick<TransactionRecord, 'contract_name' | 'recurring_id' | 'recurring_deduction_period' | 'recurring_deduction_time'>;
+
+export async function pay(options: ClientOptions): Promise<{ status: OrderStatus; paymentStatus: string; handOff: boolean; refusedCode: string; returned: boolean }> {
   const client = new AcquiroClient(options);
   const answer: PaymentAnswer = await client.authorise({ order_no: 'TS-' + Date.now(), currency: 'USD', amount: '7.00', card: '5555555555554444', expiration_month: '12', expiration_year: '2030', security_code: '123' });
   // @ts-expect-error: a card payment needs its order_no
@@ -108,7 +111,7 @@ export async function pay(options: ClientOptions): Promise<{ status: OrderStatus
     if (error instanceof AnswerError) refusedCode = error.code;
   }
   const returned = verifyReturn('https://shop.example/back?order_status=1&encryption_data=00', options.secretKey) !== null;
-  return { status: answer.order_status, handOff: html.includes('signInfo'), refusedCode, returned };
+  return { status: answer.order_status, paymentStatus: answer.payment_status, handOff: html.includes('signInfo'), refusedCode, returned };
 }
 `,
   'required.cts': `
@@ -156,7 +159,7 @@ describe('the installed package from TypeScript', () => {
     await run(process.execPath, [TSC, '-p', project], { cwd: project, env: cleanEnv }).catch((error: { stdout?: string }) => {
       throw new Error(`tsc failed:\n${error.stdout ?? String(error)}`);
     });
-    expect(await node(systemNode(), 'typed.mjs')).toEqual({ status: '1', handOff: true, refusedCode: '4010', returned: false, signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(await node(systemNode(), 'typed.mjs')).toEqual({ status: '1', paymentStatus: '3000', handOff: true, refusedCode: '4010', returned: false, signature: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 });
 

@@ -7,11 +7,25 @@ import type { Deps } from '../context.ts';
 
 export type ClockDeps = Pick<Deps, 'database' | 'config' | 'wallClock'>;
 
+const DAY_MS = 86_400_000;
+/**
+ * How far business time may run ahead of the wall clock: a century, far more than any test needs,
+ * and far from where the database can no longer store a time (past the year 9999 a timestamp is
+ * refused, and every task failed on every round for good, since the clock never goes back).
+ */
+export const MAX_LEAD_DAYS = 36_500;
+const MAX_LEAD_MS = MAX_LEAD_DAYS * DAY_MS;
+
 /** Moves business time forward by `ms` (a positive whole number); answers the new business time. */
 export async function advanceTestClock(deps: ClockDeps, ms: number): Promise<Date> {
   if (deps.config.mode === 'live') throw new AppError('invalid_field', 'clock advance is for the sandbox only: in live mode business time is the wall clock');
   if (!Number.isSafeInteger(ms) || ms <= 0) throw new AppError('invalid_field', 'the clock moves forward only, by a positive amount');
-  const lead = await advanceClockOffset(deps.database, ms);
+  if (ms > MAX_LEAD_MS) throw new AppError('invalid_field', `the test clock runs at most ${MAX_LEAD_DAYS} days ahead of the wall clock`);
+  const lead = await advanceClockOffset(deps.database, ms, MAX_LEAD_MS);
+  if (lead === null) {
+    const now = Math.floor((await readClockOffset(deps.database)) / DAY_MS);
+    throw new AppError('invalid_field', `the test clock runs at most ${MAX_LEAD_DAYS} days ahead of the wall clock: it is ${now} days ahead now`);
+  }
   return new Date(deps.wallClock.now().getTime() + lead);
 }
 

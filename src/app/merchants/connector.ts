@@ -6,7 +6,7 @@ import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
-import { assertConnectorForMode } from './credentials.ts';
+import { assertConnectorUsable } from './credentials.ts';
 
 type ConnectorDeps = Pick<Deps, 'database' | 'vault' | 'config'> & Partial<Pick<Deps, 'connectors'>>;
 
@@ -24,10 +24,7 @@ export async function setConnector(
   connector: string,
   credentials: Readonly<Record<string, string>> | undefined,
 ): Promise<ConnectorView> {
-  assertConnectorForMode(deps, connector);
-  if (deps.connectors && !deps.connectors.get(connector)) {
-    throw new AppError('invalid_field', `no connector ${connector} is registered in ${deps.config.mode} mode`);
-  }
+  assertConnectorUsable(deps, connector);
   const sealed = credentials ? deps.vault.seal(JSON.stringify(credentials), accountId) : undefined;
   return deps.database.db.transaction(async (tx) => {
     const changed = await tx

@@ -37,6 +37,18 @@ export function assertConnectorForMode(deps: Pick<Deps, 'config'>, connector: st
   }
 }
 
+/**
+ * A connector an account may be put on: one this process has registered in its mode (never the
+ * simulator in live mode). Without the check, a typo in `merchants create --connector` made an
+ * account whose every payment was declined 2008. `connectors` absent: only the mode is checked.
+ */
+export function assertConnectorUsable(deps: Pick<Deps, 'config'> & Partial<Pick<Deps, 'connectors'>>, connector: string): void {
+  assertConnectorForMode(deps, connector);
+  if (deps.connectors && !deps.connectors.get(connector)) {
+    throw new AppError('invalid_field', `no connector ${connector} is registered in ${deps.config.mode} mode`);
+  }
+}
+
 function newSecret(deps: KeyDeps): string {
   return `sk_${deps.config.mode === 'live' ? 'live' : 'test'}_${randomBytes(24).toString('base64url')}`;
 }
@@ -77,7 +89,7 @@ export async function createMerchant(deps: Pick<Deps, 'database' | 'vault' | 'co
 export async function createAccount(deps: Pick<Deps, 'database' | 'vault' | 'config'>, merchantId: string, settings: AccountSettings = {}): Promise<Credentials> {
   return deps.database.db.transaction(async (tx) => {
     const [merchant] = await tx.select().from(merchants).where(eq(merchants.id, merchantId));
-    if (!merchant) throw new AppError('account_not_found', `no merchant ${merchantId}`);
+    if (!merchant || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no merchant ${merchantId}`);
     return insertAccount(tx, deps, merchantId, settings);
   });
 }
@@ -97,7 +109,7 @@ export async function rotateKey(
       .from(accounts)
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
-    if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
     // A security timer: the grace period runs on the wall clock, whatever the test clock says. A
     // command's wall clock is the database's (src/app/clock/database-clock.ts), not its host's.
     const expiresAt = new Date(deps.wallClock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
@@ -127,7 +139,7 @@ export async function revokePreviousKeys(
       .from(accounts)
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
-    if (!account) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
     const deleted = await tx
       .delete(accountKeys)
       .where(and(eq(accountKeys.accountId, accountId), isNotNull(accountKeys.expiresAt)))

@@ -1,7 +1,10 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
-import { and, asc, eq, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
+import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
@@ -59,7 +62,7 @@ async function accountRow(deps: Db, merchantId: string, accountId: string) {
     .select({ id: accounts.id, riskSettings: accounts.riskSettings })
     .from(accounts)
     .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
   return row;
 }
 
@@ -86,7 +89,10 @@ export interface BlockEntry {
   readonly note?: string;
 }
 
-/** The stored value: cards by fingerprint, emails lower-cased, the rest as given after a check. */
+/** What the payment request takes for shopper_email (src/http/requests/validation.ts). */
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+/** The stored value: cards by fingerprint, emails lower-cased, IP addresses normalised, the rest as given after a check. */
 async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   switch (entry.kind) {
     case 'card': {
@@ -98,16 +104,27 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
       if (!payment?.fingerprint) throw new AppError('invalid_field', `no card payment ${entry.value} on account ${entry.accountId}`);
       return payment.fingerprint;
     }
+    // Only values a payment can carry (its shopper_email and billing_country are checked the
+    // same way): anything else was listed as a block that could never hit.
     case 'email':
+      if (entry.value.length > 254 || !EMAIL.test(entry.value)) throw new AppError('invalid_field', `--value ${entry.value} is not an email address`);
       return entry.value.toLowerCase();
     case 'bin':
       if (!/^[0-9]{6,8}$/.test(entry.value)) throw new AppError('invalid_field', 'a BIN is 6 to 8 digits');
       return entry.value;
     case 'country':
-      if (!/^[A-Z]{2}$/.test(entry.value)) throw new AppError('invalid_field', 'a country is an ISO 3166 two-letter code');
+      if (!/^[A-Z]{2}$/.test(entry.value) || !countries.isValid(entry.value)) {
+        throw new AppError('invalid_field', `--value ${entry.value} is not an ISO 3166 two-letter country code`);
+      }
       return entry.value;
-    case 'ip':
-      return entry.value;
+    case 'ip': {
+      // Written the way shopper_ip is kept once checked (src/http/requests/validation.ts), which
+      // the blocklist rule compares it with: as typed, `2001:DB8::7` or `::ffff:203.0.113.7`
+      // never matched a payment, and `203.0.113.300` was taken for a block.
+      const address = normaliseIp(entry.value);
+      if (!address) throw new AppError('invalid_field', `--value ${entry.value} is not an IPv4 or IPv6 address`);
+      return address;
+    }
   }
 }
 
@@ -121,11 +138,14 @@ export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void>
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {
-  const value = await storedValue(deps, entry);
+  if (entry.accountId && entry.merchantId) await accountRow(deps, entry.merchantId, entry.accountId);
   const scope = entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId);
+  // An entry stored before values were checked and normalised (an IP address as typed, an email
+  // or country no payment carries) is removed by its text as it was typed.
+  const values = entry.kind === 'card' ? [await storedValue(deps, entry)] : [...new Set([await storedValue(deps, entry).catch(() => entry.value), entry.value])];
   const removed = await deps.database.db
     .delete(riskBlocklist)
-    .where(and(scope, eq(riskBlocklist.kind, entry.kind), eq(riskBlocklist.value, value)))
+    .where(and(scope, eq(riskBlocklist.kind, entry.kind), inArray(riskBlocklist.value, values)))
     .returning();
   return removed.length > 0;
 }

@@ -3,8 +3,9 @@
 // charges, and the account's retry schedule for declined charges.
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { keepsRetryMinimum, MIN_RETRIES, MIN_RETRY_SPAN_DAYS, SHORTEST_MONTH_RETRY_DAY, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
+import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
@@ -15,7 +16,7 @@ type Db = Pick<Deps, 'database'>;
 
 async function accountOf(deps: Db, merchantId: string, accountId: string): Promise<AccountRow> {
   const [row] = await deps.database.db.select().from(accounts).where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
   return row;
 }
 
@@ -87,24 +88,14 @@ export async function showDunning(deps: Db, merchantId: string, accountId: strin
   return { account_id: account.id, retry_days: account.dunning.retryDays ?? 'default' };
 }
 
-export const MAX_RETRIES = 10;
-
 /**
- * Sets the account's retry days (ascending, 1 to 366, at most 10, and never fewer retries of a
- * monthly cycle than the product guarantees: keepsRetryMinimum), or back to the default with null.
+ * Sets the account's retry days (validRetryDays, and never fewer retries of a monthly cycle than
+ * the product guarantees: keepsRetryMinimum), or back to the default with null.
  */
 export async function setDunning(deps: Db, merchantId: string, accountId: string, retryDays: readonly number[] | null): Promise<DunningView> {
   const account = await accountOf(deps, merchantId, accountId);
-  if (retryDays) {
-    const ascending = retryDays.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > retryDays[i - 1]!));
-    if (!ascending || retryDays.length > MAX_RETRIES) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRIES} ascending whole days from 1 to 366`);
-    if (!keepsRetryMinimum(retryDays)) {
-      throw new AppError(
-        'invalid_field',
-        `retry days must give a monthly cycle at least ${MIN_RETRIES} retries within ${SHORTEST_MONTH_RETRY_DAY} days of its due time (a February window holds no later one), the last of them at least ${MIN_RETRY_SPAN_DAYS} days after it, such as 1,3,7`,
-      );
-    }
-  }
+  if (retryDays && !validRetryDays(retryDays)) throw new AppError('invalid_field', `retry days are up to ${MAX_RETRY_DAYS} ascending whole days from 1 to 366`);
+  if (retryDays && !keepsRetryMinimum(retryDays)) throw new AppError('invalid_field', RETRY_MINIMUM_RULE);
   const dunning: DunningSettings = retryDays ? { retryDays: [...retryDays] } : {};
   await deps.database.db.transaction(async (tx) => {
     await tx.update(accounts).set({ dunning }).where(eq(accounts.id, account.id));
@@ -112,3 +103,4 @@ export async function setDunning(deps: Db, merchantId: string, accountId: string
   });
   return { account_id: account.id, retry_days: dunning.retryDays ?? 'default' };
 }
+

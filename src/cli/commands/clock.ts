@@ -2,6 +2,7 @@
 // moves business time forward for every server, worker and command on this database, with no
 // restart; what falls due is taken within seconds. Refused in live mode.
 import type { Command } from 'commander';
+import { MAX_LEAD_DAYS } from '../../app/clock/test-clock.ts';
 import { positiveInt, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -19,7 +20,8 @@ export function clockCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: { days?: number; hours?: number }) => {
       if (opts.days === undefined && opts.hours === undefined) throw usageError('say how far: --days N or --hours N (positive whole numbers)');
       const ms = ((opts.days ?? 0) * 24 + (opts.hours ?? 0)) * HOUR_MS;
-      if (!Number.isSafeInteger(ms)) throw usageError('that is further than the clock can go');
+      // The advance's own bound, checked before the database is opened (the total is checked there).
+      if (!Number.isSafeInteger(ms) || ms > MAX_LEAD_DAYS * 24 * HOUR_MS) throw usageError(`the test clock runs at most ${MAX_LEAD_DAYS} days ahead of the wall clock`);
       const deps = await ctx.deps();
       const { advanceTestClock, formatInstant } = await testClock();
       ctx.out(`${formatInstant(await advanceTestClock(deps, ms))}\n`);

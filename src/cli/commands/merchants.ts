@@ -1,7 +1,7 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
 import { normaliseCidr as normaliseCidrText, storedForms } from '../../domain/ip.ts';
-import { accountDeps, nonNegativeInt, positiveInt, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountDeps, intBetween, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const credentials = () => import('../../app/merchants/credentials.ts');
@@ -13,6 +13,15 @@ function normaliseCidr(text: string): string {
   return cidr;
 }
 
+/** A name shown to shoppers (the hosted page's merchant, its descriptor) and operators: never blank. */
+const nonEmpty = (option: string) => (value: string) => {
+  if (!value.trim()) throw usageError(`${option} must not be empty`);
+  return value.trim();
+};
+
+/** As ACQUIRO_RATE_LIMIT takes (src/config.ts). */
+const MAX_RATE_LIMIT = 9_999_999;
+
 const captureMode = () =>
   new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
 
@@ -21,17 +30,17 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
   merchants
     .command('create')
     .description('create a merchant with one account and print its credentials')
-    .requiredOption('--name <name>', 'merchant name')
+    .requiredOption('--name <name>', 'merchant name', nonEmpty('--name'))
     .addOption(captureMode())
-    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
-    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean; env?: boolean }) => {
       const deps = await ctx.deps();
-      const { assertConnectorForMode, createMerchant } = await credentials();
-      assertConnectorForMode(deps, opts.connector ?? 'simulator');
+      const { assertConnectorUsable, createMerchant } = await credentials();
+      assertConnectorUsable(deps, opts.connector ?? 'simulator');
       const created = await createMerchant(deps, opts.name, {
         captureMode: opts.captureMode,
         ...(opts.connector ? { connector: opts.connector } : {}),
@@ -58,16 +67,16 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .command('create')
     .description('add an account to a merchant and print its credentials')
     .requiredOption('--merchant-id <id>')
-    .option('--name <name>', 'account name', 'default')
+    .option('--name <name>', 'account name', nonEmpty('--name'), 'default')
     .addOption(captureMode())
-    .option('--rate-limit <n>', 'requests per second for the account', positiveInt('--rate-limit'))
-    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', nonNegativeInt('--fee-bps'))
+    .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
+    .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { assertConnectorForMode, createAccount } = await credentials();
-      assertConnectorForMode(deps, opts.connector ?? 'simulator');
+      const { assertConnectorUsable, createAccount } = await credentials();
+      assertConnectorUsable(deps, opts.connector ?? 'simulator');
       const created = await createAccount(deps, opts.merchantId, {
         name: opts.name,
         ...(opts.connector ? { connector: opts.connector } : {}),

@@ -11,9 +11,22 @@ const events = () => import('../../app/payments/events.ts');
 
 const MAX_LIMIT = 1000;
 
-function time(option: string) {
+const DAY_MS = 86_400_000;
+const TIME = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * A bound of the time window, in UTC as created_at is written: a day alone is the whole day
+ * (`--from` its first instant, `--to` its last), so `--from 2026-11-22 --to 2026-11-22` lists that
+ * day; a time without an offset is UTC, whatever the host's zone. A day the calendar lacks
+ * (2026-02-30, which Date reads as 2 March) is refused.
+ */
+function time(option: '--from' | '--to') {
   return (value: string) => {
-    const date = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value) ? new Date(value) : new Date(NaN);
+    const match = TIME.exec(value);
+    const [year, month, day] = match ? [Number(match[1]), Number(match[2]), Number(match[3])] : [0, 0, 0];
+    const start = Date.UTC(year, month - 1, day);
+    const realDay = match !== null && new Date(start).getUTCMonth() === month - 1 && new Date(start).getUTCDate() === day;
+    const date = !realDay ? new Date(NaN) : !match[4] ? new Date(option === '--to' ? start + DAY_MS - 1 : start) : new Date(match[7] ? value : `${value}Z`);
     if (Number.isNaN(date.getTime())) throw usageError(`${option} must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z`);
     return date;
   };
@@ -76,8 +89,8 @@ export function paymentCommands(program: Command, ctx: CommandContext): void {
     .option('--order-no <order_no>', "the merchant's order number")
     .option('--transaction-id <id>', "the gateway's transaction_id")
     .addOption(new Option('--status <status>', 'the payment state (docs/states.md)').choices(PAYMENT_STATUSES))
-    .option('--from <time>', 'created at or after (ISO 8601: 2026-11-22 or 2026-11-22T10:15:00Z)', time('--from'))
-    .option('--to <time>', 'created at or before (ISO 8601)', time('--to'))
+    .option('--from <time>', 'created at or after (ISO 8601, UTC: 2026-11-22 from the start of that day, or 2026-11-22T10:15:00Z)', time('--from'))
+    .option('--to <time>', 'created at or before (ISO 8601, UTC: 2026-11-22 to the end of that day)', time('--to'))
     .option('--limit <n>', `at most this many (up to ${MAX_LIMIT})`, positiveInt('--limit'), 50)
     .option('--json', 'print JSON')
     .action(async (opts: ListOptions) => {

@@ -4,6 +4,7 @@
 import type { Command } from 'commander';
 import type { PayoutFeesView } from '../../app/payouts/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
+import { parseRate } from '../../domain/payouts/amounts.ts';
 import { awaitsRail, PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { accountDeps, positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
@@ -114,6 +115,8 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { from: string; to: string; rate: string; json?: boolean }) => {
       const [from, to] = [currency('--from', opts.from), currency('--to', opts.to)];
+      if (from === to) throw usageError(`--from and --to are both ${from}: a rate is between two different currencies`);
+      if (!parseRate(opts.rate)) throw usageError(`--rate ${opts.rate} is not a positive decimal such as 0.9213`);
       const deps = await ctx.deps();
       const { setFxRate } = await settings();
       const rate = await setFxRate(deps, from, to, opts.rate);

@@ -1,7 +1,7 @@
 // risk settings per account, and blocklists.
 import { Option, type Command } from 'commander';
 import type { BlockKind } from '../../app/risk/settings.ts';
-import { show, table, type CommandContext } from '../io.ts';
+import { show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const settings = () => import('../../app/risk/settings.ts');
@@ -50,25 +50,32 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       .option('--account-id <id>')
       .option('--json', 'print JSON');
   type EntryOpts = { kind: BlockKind; value: string; merchantId?: string; accountId?: string; note?: string; json?: boolean };
-  const toEntry = (opts: EntryOpts) => ({
-    kind: opts.kind,
-    value: opts.value,
-    ...(opts.accountId ? { accountId: opts.accountId } : {}),
-    ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
-    ...(opts.note ? { note: opts.note } : {}),
-  });
+  // One account (both ids) or every account (neither): a merchant id alone was stored as a block
+  // of every merchant's payments, and an account id alone was never checked against its merchant.
+  const toEntry = (opts: EntryOpts) => {
+    if (Boolean(opts.merchantId) !== Boolean(opts.accountId)) throw usageError('name one account with --merchant-id and --account-id, or neither for every account');
+    return {
+      kind: opts.kind,
+      value: opts.value,
+      ...(opts.accountId ? { accountId: opts.accountId } : {}),
+      ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
+      ...(opts.note ? { note: opts.note } : {}),
+    };
+  };
   entry('add', 'block a value')
     .option('--note <text>', 'why')
     .action(async (opts: EntryOpts) => {
+      const entry = toEntry(opts);
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
-      await addToBlocklist(deps, toEntry(opts));
+      await addToBlocklist(deps, entry);
       show(ctx, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
     });
   entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
+    const scoped = toEntry(opts);
     const deps = await ctx.deps();
     const { removeFromBlocklist } = await settings();
-    const removed = await removeFromBlocklist(deps, toEntry(opts));
+    const removed = await removeFromBlocklist(deps, scoped);
     show(ctx, Boolean(opts.json), { removed }, () => (removed ? `unblocked ${opts.kind} ${opts.value}` : 'no such entry'));
   });
   blocklist

@@ -37,6 +37,23 @@ async function bodyFrom(io: Output): Promise<string> {
   return text;
 }
 
+/**
+ * Where `path` is posted: under the gateway's URL, its own path kept (a gateway behind a proxy at
+ * https://shop.example/pay/), as the SDK joins its baseUrl. `new URL(path, url)` dropped that path.
+ */
+function operationUrl(gateway: string, path: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(gateway);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw usageError(`--url ${gateway} is not an http(s) URL of the gateway, such as ${DEFAULT_GATEWAY_URL}`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}${path}`;
+}
+
 /** Whether the answer's encryption_data verifies with the key, as text for the person reading. */
 async function verdict(status: number, text: string, key: string): Promise<{ ok: boolean; line: string }> {
   const head = text.trimStart();
@@ -83,12 +100,13 @@ export function signingCommands(program: Command, io: Output): void {
     .action(async (path: string, opts: { url: string; idempotencyKey?: string }) => {
       const key = secretKey();
       const entry = operationNamed(path);
+      const target = operationUrl(opts.url, entry.path);
       const body = await bodyFrom(io);
       const { CONTENT_TYPES, formatOf, signBody } = await signedBody();
       const signed = signBody(body, key, entry.lists, ids());
       let response: Response;
       try {
-        response = await fetch(new URL(path, opts.url), {
+        response = await fetch(target, {
           method: 'POST',
           headers: { 'content-type': CONTENT_TYPES[formatOf(signed.text)], ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}) },
           body: signed.text,

@@ -3,6 +3,7 @@
 // declined charges (docs/subscriptions.md).
 import type { Command } from 'commander';
 import { codeText } from '../../domain/errors.ts';
+import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays } from '../../domain/subscriptions/subscription.ts';
 import type { DunningView } from '../../app/subscriptions/manage.ts';
 import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
 
@@ -20,7 +21,10 @@ const dunningText = (view: DunningView) =>
 
 function retryDays(value: string): number[] {
   if (!/^[0-9]+(,[0-9]+)*$/.test(value)) throw usageError(`--retry-days ${value} must be whole days separated by commas, such as 1,3,7`);
-  return value.split(',').map(Number);
+  const days = value.split(',').map(Number);
+  if (!validRetryDays(days)) throw usageError(`--retry-days ${value} must be up to ${MAX_RETRY_DAYS} ascending whole days from 1 to 366, such as 1,3,7`);
+  if (!keepsRetryMinimum(days)) throw usageError(`--retry-days ${value}: ${RETRY_MINIMUM_RULE}`);
+  return days;
 }
 
 export function subscriptionCommands(program: Command, ctx: CommandContext): void {

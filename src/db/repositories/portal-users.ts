@@ -3,6 +3,7 @@
 import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { MemberStatus, Role } from '../../domain/members.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import type { Executor } from '../client.ts';
 import { merchants, portalLinks, portalRecoveryCodes, portalUsers, type PortalUserRow } from '../schema.ts';
 
@@ -117,7 +118,9 @@ export async function unusedRecoveryCodes(db: Executor, userId: string): Promise
   return row?.count ?? 0;
 }
 
+/** A merchant's: the ledger's own `platform` books have no members. */
 export async function merchantExists(db: Executor, merchantId: string): Promise<boolean> {
+  if (merchantId === PLATFORM_MERCHANT_ID) return false;
   const [row] = await db.select({ id: merchants.id }).from(merchants).where(eq(merchants.id, merchantId));
   return row !== undefined;
 }

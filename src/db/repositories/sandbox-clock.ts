@@ -11,16 +11,22 @@ export async function readClockOffset(database: Pick<Database, 'query'>): Promis
   return Number(row?.offset_ms ?? 0);
 }
 
-/** Adds `ms` (> 0) to the lead and notifies every listening process; answers the new lead. */
-export async function advanceClockOffset(database: Pick<Database, 'transaction'>, ms: number): Promise<number> {
+/**
+ * Adds `ms` (> 0, at most `maxOffsetMs`) to the lead, unless the lead would then pass
+ * `maxOffsetMs`, and notifies every listening process; answers the new lead, or null (nothing
+ * moved) when it would pass it. Checked in the statement, so concurrent advances cannot pass it either.
+ */
+export async function advanceClockOffset(database: Pick<Database, 'transaction'>, ms: number, maxOffsetMs: number): Promise<number | null> {
   return database.transaction(async (query) => {
     const [row] = await query<{ offset_ms: string | number }>(
       `INSERT INTO sandbox_clock (id, offset_ms, advanced_at) VALUES (true, $1, now())
        ON CONFLICT (id) DO UPDATE SET offset_ms = sandbox_clock.offset_ms + EXCLUDED.offset_ms, advanced_at = now()
+         WHERE sandbox_clock.offset_ms + EXCLUDED.offset_ms <= $2
        RETURNING offset_ms`,
-      [ms],
+      [ms, maxOffsetMs],
     );
+    if (!row) return null;
     await query(`SELECT pg_notify('${CLOCK_CHANNEL}', '')`);
-    return Number(row!.offset_ms);
+    return Number(row.offset_ms);
   });
 }

@@ -54,14 +54,14 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   let iban: string | undefined;
   if (details.iban !== undefined) {
     iban = electronicFormatIBAN(details.iban) ?? '';
-    if (!isValidIBAN(iban)) return problem('iban', 'not a valid IBAN (structure or check digits)');
-    if (extractIBAN(iban).countryCode !== country) return problem('iban', `the IBAN is of another country than bank_country_code ${country}`);
+    if (!isValidIBAN(iban)) return problem('iban', 'a valid IBAN (its structure and check digits)');
+    if (extractIBAN(iban).countryCode !== country) return problem('iban', `an IBAN of bank_country_code ${country}`);
   }
   let swiftCode: string | undefined;
   if (details.swift_code !== undefined) {
     swiftCode = details.swift_code.toUpperCase();
-    if (!isValidBIC(swiftCode)) return problem('swift_code', 'not a valid BIC (8 or 11 characters)');
-    if (extractBIC(swiftCode).countryCode !== country) return problem('swift_code', `the BIC is of another country than bank_country_code ${country}`);
+    if (!isValidBIC(swiftCode)) return problem('swift_code', 'a valid BIC (8 or 11 characters)');
+    if (extractBIC(swiftCode).countryCode !== country) return problem('swift_code', `a BIC of bank_country_code ${country}`);
   }
 
   // Which fields the rail needs: the one requirements table (requirements.ts).
@@ -94,15 +94,15 @@ function checkLocal(kind: LocalBankCode, details: BankDetailsInput): { bankCode:
   if (kind === 'clabe') {
     // The CLABE is the account number; it carries the bank's code in its first three digits.
     const check = clabe.validate(account);
-    if (!check.ok) return problem('account_number', `not a valid CLABE: ${check.message}`);
+    if (!check.ok) return problem('account_number', `a valid CLABE (${check.message})`);
     if (details.bank_code !== undefined && digitsOnly(details.bank_code) !== check.code.bank) {
-      return problem('bank_code', `does not match the CLABE's bank ${check.code.bank}`);
+      return problem('bank_code', `the CLABE's bank, ${check.code.bank}`);
     }
     return { bankCode: check.code.bank };
   }
   const code = digitsOnly(details.bank_code ?? '').toUpperCase();
   if (!rule.code.test(code)) return problem('bank_code', rule.codeHint);
-  if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'not a valid ABA routing number (check digit)');
+  if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'a valid ABA routing number (its check digit)');
   if (kind === 'br_bank') {
     if (!/^[0-9]{4}(-?[0-9Xx])?$/.test(details.bank_branch ?? '')) return problem('bank_branch', 'the 4-digit agency number, with an optional check digit');
   }

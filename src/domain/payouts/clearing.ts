@@ -54,7 +54,7 @@ export function routeOf(method: PayoutMethod, country: string, currency: string,
   if (method === 'SWIFT') return { rail: 'SWIFT' };
   if (currency === 'EUR' && isSepaCountry(country)) return { rail: 'SEPA' };
   const local = LOCAL_RAILS.find((rail) => rail.country === country && rail.currency === currency);
-  if (!local) return { problem: `LOCAL payouts to ${country} in ${currency} are not offered: use SWIFT` };
+  if (!local) return { problem: `a country and currency LOCAL payouts are offered in (none to ${country} in ${currency}: use SWIFT)` };
   if (local.rail === 'IMPS' && amountMinor > IMPS_LIMIT_MINOR) return { rail: 'NEFT', local };
   return { rail: local.rail, local };
 }

@@ -131,6 +131,14 @@ export interface DunningSettings {
 
 export const DAY_MS = 86_400_000;
 
+/** At most this many retries of a declined charge per cycle. */
+export const MAX_RETRY_DAYS = 10;
+
+/** Whether `days` are retry days an account may set: up to MAX_RETRY_DAYS ascending whole days from 1 to 366. */
+export function validRetryDays(days: readonly number[]): boolean {
+  return days.length <= MAX_RETRY_DAYS && days.every((day, i) => Number.isInteger(day) && day >= 1 && day <= 366 && (i === 0 || day > days[i - 1]!));
+}
+
 /** The end of a card's expiry month (exclusive): a charge at or after it is a charge of an expired card. */
 export function cardExpiresAt(expiryMonth: number, expiryYear: number): Date {
   return addIntervals(new Date(Date.UTC(expiryYear, expiryMonth - 1, 1)), 'month', 1);
@@ -151,6 +159,9 @@ export function keepsRetryMinimum(retryDays: readonly number[]): boolean {
   const everyMonth = retryDays.filter((day) => day <= SHORTEST_MONTH_RETRY_DAY);
   return everyMonth.length >= MIN_RETRIES && everyMonth[everyMonth.length - 1]! >= MIN_RETRY_SPAN_DAYS;
 }
+
+/** What a schedule short of keepsRetryMinimum is told. */
+export const RETRY_MINIMUM_RULE = `retry days must give a monthly cycle at least ${MIN_RETRIES} retries within ${SHORTEST_MONTH_RETRY_DAY} days of its due time (a February window holds no later one), the last of them at least ${MIN_RETRY_SPAN_DAYS} days after it, such as 1,3,7`;
 
 /**
  * The account's retry schedule for a subscription of this interval (schedule.ts keeps retries

@@ -3,9 +3,9 @@
 // Bodies reach here normalised: every leaf is a string (docs/signing.md signs them as text).
 import Type, { type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import ipaddr from 'ipaddr.js';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
+import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
 
 export interface Validator<S extends TSchema> {
@@ -142,7 +142,9 @@ export function checkCountry(code: string, field: string): string {
   return code;
 }
 
+/** The address as the blocklist and velocity rules compare it (src/domain/ip.ts). */
 export function checkIp(text: string, field: string): string {
-  if (!ipaddr.isValid(text)) throw invalid(field, 'an IPv4 or IPv6 address');
-  return ipaddr.process(text).toString();
+  const address = normaliseIp(text);
+  if (!address) throw invalid(field, 'an IPv4 or IPv6 address');
+  return address;
 }
