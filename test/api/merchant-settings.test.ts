@@ -147,7 +147,7 @@ describe("the platform's own books", () => {
     [['balance', 'topup', '--merchant-id', 'platform', '--account-id', 'platform', '--currency', 'USD', '--amount', '10.00'], 'error: no account platform under merchant platform\n'],
     [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
     [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
-    [['accounts', 'dunning', 'set', '--merchant-id', 'platform', '--account-id', 'platform', '--retry-days', '1,2'], 'error: no account platform under merchant platform\n'],
+    [['accounts', 'dunning', 'set', '--merchant-id', 'platform', '--account-id', 'platform', '--retry-days', '1,3,7'], 'error: no account platform under merchant platform\n'],
     [['blocklist', 'add', '--kind', 'bin', '--value', '411111', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
     [['storefronts', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--domain', 'https://shop.example'], 'error: no account platform under merchant platform\n'],
   ])('refuses acquiro %o', async (argv, stderr) => {
