@@ -6,7 +6,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { drivePayouts } from '../../src/app/payouts/rail.ts';
 import { runCommand } from '../../src/cli/commands.ts';
-import { payoutCommand, payoutRequest } from '../../src/http/requests/payout.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { accountArgs, balanceOf, payoutBody, payoutCount, topUp } from '../support/payouts.ts';
@@ -49,37 +48,6 @@ describe('request_id', () => {
     expect(repeat.body).toMatchObject({ transaction_id: first.body.transaction_id, payment_amount: '100.00', amount_payer_pays: 10_150 });
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
-  });
-
-  it('answers a repeat whose request_id differs only in letter case with the stored payout, also when the repeats race', async () => {
-    const shop = await gw.merchant();
-    await topUp(gw, shop, 'USD', '1000.00');
-    const body = payoutBody(shop);
-    const id = body.request_id as string;
-    const spellings = [id.toUpperCase(), id, id.toUpperCase().slice(0, 18) + id.slice(18)];
-    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => shop.post('/v1/payout', { ...body, request_id: spellings[i % 3] })));
-    expect(answers.map((a) => [a.status, a.body.return_message])).toEqual(Array(12).fill([200, undefined]));
-    expect(new Set(answers.map((a) => a.body.transaction_id)).size).toBe(1);
-    // The answer is the stored payout: its request_id as it was first recorded, whichever spelling came first.
-    expect(spellings).toContain(answers[0]!.body.request_id);
-    expect(new Set(answers.map((a) => a.body.request_id)).size).toBe(1);
-    expect(await payoutCount(gw, shop)).toBe(1);
-    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
-    // Other fields under another spelling are still another request.
-    const changed = await shop.post('/v1/payout', { ...body, request_id: id.toUpperCase(), payment_amount: '200.00' });
-    expect(changed.body.return_message).toMatch(/^4060:/);
-  });
-
-  it('still recognises an exact repeat of a payout recorded before the id’s case was ignored (fingerprinted as sent)', async () => {
-    const shop = await gw.merchant();
-    await topUp(gw, shop, 'USD', '1000.00');
-    const body = payoutBody(shop, { request_id: (payoutBody(shop).request_id as string).toUpperCase() });
-    const first = await shop.post('/v1/payout', body);
-    const asSent = payoutCommand(payoutRequest.parse({ ...body, encryption_data: 'checked' }), clock.now()).identityAsSent;
-    await gw.database.query('UPDATE payouts SET request_fingerprint = $1 WHERE id = $2', [gw.gateway.deps.vault.fingerprint(asSent), first.body.transaction_id]);
-    const repeat = await shop.post('/v1/payout', body);
-    expect([repeat.status, repeat.body.transaction_id]).toEqual([200, first.body.transaction_id]);
-    expect(await payoutCount(gw, shop)).toBe(1);
   });
 });
 

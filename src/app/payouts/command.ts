@@ -9,16 +9,8 @@ import type { Money } from '../../domain/money.ts';
 export interface PayoutCommand {
   /** The merchant's UUID, unique per account: the idempotency key. */
   readonly requestId: string;
-  /**
-   * The canonical text of every request field, request_id lower-cased as the key is matched: a
-   * repeat with other fields is refused, one that differs only in the id's letter case is not.
-   */
+  /** The canonical text of every request field: a repeat with other fields is refused. */
   readonly identity: string;
-  /**
-   * The same text with request_id as sent: how payouts recorded before 2026-11-24 were
-   * fingerprinted, so that an exact repeat of one of those is still recognised.
-   */
-  readonly identityAsSent: string;
   /** The request's fields, defaults filled in: kept, sent to the rail, and echoed less bank_code (view.ts). */
   readonly record: Readonly<Record<string, unknown>>;
   readonly method: PayoutMethod;

@@ -30,10 +30,8 @@ import { payoutEventPayload } from './view.ts';
 export async function createPayout(deps: Deps, account: AccountRow, command: PayoutCommand): Promise<PayoutRow> {
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
   const fingerprint = deps.vault.fingerprint(command.identity);
-  // A payout recorded before request_id's case was ignored carries the fingerprint of the id as sent.
-  const fingerprints = command.identityAsSent === command.identity ? [fingerprint] : [fingerprint, deps.vault.fingerprint(command.identityAsSent)];
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
-  if (existing) return sameRequest(existing, fingerprints);
+  if (existing) return sameRequest(existing, fingerprint);
   // The request's own reading of the clock, never a second one: today is the day it was read on.
   const now = command.receivedAt;
   assertNotPast(command.paymentDate, dayOf(now));
@@ -96,7 +94,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   });
   if (recorded) return recorded;
   // A twin with this request_id committed first.
-  return sameRequest((await payoutByRequestId(deps.database.query, account.id, command.requestId))!, fingerprints);
+  return sameRequest((await payoutByRequestId(deps.database.query, account.id, command.requestId))!, fingerprint);
 }
 
 /**
@@ -111,9 +109,8 @@ function assertNotPast(paymentDate: string, today: string): void {
   }
 }
 
-/** The stored payout, when the request is the one it was made by: same fields, request_id in any letter case. */
-function sameRequest(existing: PayoutRow, fingerprints: readonly string[]): PayoutRow {
-  if (!fingerprints.includes(existing.requestFingerprint)) {
+function sameRequest(existing: PayoutRow, fingerprint: string): PayoutRow {
+  if (existing.requestFingerprint !== fingerprint) {
     throw new AppError('request_conflict', `request_id ${existing.requestId} was already used with different fields`, { field: 'request_id' });
   }
   return existing;

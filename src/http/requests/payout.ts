@@ -179,8 +179,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   }
   return {
     requestId: body.request_id.toLowerCase(),
-    identity: requestIdentity({ ...body, request_id: body.request_id.toLowerCase() }),
-    identityAsSent: requestIdentity(body),
+    identity: requestIdentity(body),
     record: recordOf(body, { source_currency: sourceCurrency, fee_paid_by: body.fee_paid_by ?? 'PAYER', payment_date: paymentDate }),
     method,
     paymentCurrency,
@@ -216,7 +215,7 @@ function amountOf(body: PayoutBody, paymentCurrency: string, sourceCurrency: str
   throw new AppError('missing_field', 'payment_amount or source_amount is required', { field: 'payment_amount' });
 }
 
-/** Same request_id, same fields: every field but the signature (request_id as the caller gives it). */
+/** Same request_id, same fields: every field but the signature. */
 function requestIdentity(body: PayoutBody): string {
   const { encryption_data: _signature, ...rest } = body;
   return canonicalString(rest as unknown as SignedBody);
