@@ -31,6 +31,7 @@ export const CODES = {
   processor_error: { code: '2008', message: 'Declined: processor error' },
   payment_abandoned: { code: '2009', message: 'Shopper abandoned or let the payment expire' },
   authorisation_expired: { code: '2010', message: 'Authorisation expired uncaptured: the hold was released' },
+  shopper_not_present: { code: '2011', message: 'Declined: the processor asked for the shopper on a merchant-initiated charge' },
 
   risk_rejected: { code: '3001', message: 'Rejected by risk' },
   review_rejected: { code: '3002', message: 'Rejected on review' },

@@ -185,6 +185,24 @@ describe('scheduled payouts', () => {
     expect((await status(shop, scheduled.body.transaction_id)).status).toBe('CANCELLED');
     await expectLedgerBalanced(gw);
   });
+
+  it("notifies the operator's cancel to the merchant as payout.cancelled, once, with the answer's fields", async () => {
+    const shop = await funded();
+    const scheduled = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-12-01', notify_url: `${receiver.url}/payouts` }));
+    const id = scheduled.body.transaction_id as string;
+    expect((await acquiro('payouts', 'cancel', ...accountArgs(shop), '--transaction-id', id)).exitCode).toBe(0);
+    expect((await acquiro('payouts', 'cancel', ...accountArgs(shop), '--transaction-id', id)).exitCode).toBe(1);
+    expect((await eventsOf(id)).map((e) => [e.type, e.payload.status])).toEqual([['payout.cancelled', 'CANCELLED']]);
+
+    await deliverDueNotifications(gw.gateway.deps);
+    const notified = receiver.received.filter((r) => r.body.transaction_id === id);
+    expect(notified).toHaveLength(1);
+    expect(verify(notified[0]!.body, shop.secret)).toBe(true);
+    const { notify_id: _id, notify_time: _time, encryption_data: _sig, ...fields } = notified[0]!.body;
+    const { encryption_data: _answerSig, ...answer } = (await shop.post('/v1/payout', payoutBody(shop, { request_id: scheduled.body.request_id, payment_date: '2026-12-01', notify_url: `${receiver.url}/payouts`, reference: scheduled.body.reference }))).body;
+    expect(answer.status).toBe('CANCELLED');
+    expect(fields).toEqual({ ...answer, notify_type: 'payout.cancelled' });
+  });
 });
 
 describe('funding', () => {

@@ -140,6 +140,12 @@ const RAILS: [string, Body][] = [
   ['PIX', local('BR', 'BRL', BR)],
   ['SPEI', local('MX', 'MXN', { account_number: '002010077777777771' })],
   ['SWIFT', swift({})],
+  // Countries whose IBAN formats ibantools knows but that are not in the SWIFT IBAN registry: an
+  // account number, not an IBAN.
+  ['SWIFT', { payment_method: 'SWIFT', beneficiary: bank({ bank_country_code: 'MA', account_number: '011780000012345678901234', swift_code: 'BCMAMAMC' }) }],
+  ['SWIFT', { payment_method: 'SWIFT', beneficiary: bank({ bank_country_code: 'HN', account_number: '12345678901234', swift_code: 'BMILHNTE' }) }],
+  // Or by the national IBAN, as before.
+  ['SWIFT', { payment_method: 'SWIFT', beneficiary: { ...ACH_BENEFICIARY, bank_details: { account_name: 'Ada Lovelace', bank_country_code: 'MA', account_currency: 'USD', iban: 'MA89011780000012345678901234', swift_code: 'BCMAMAMC' } } }],
   ['SWIFT', { payment_method: 'SWIFT', payment_currency: 'EUR', beneficiary: bank({ swift_code: 'DEUTDEFF' }, SEPA_BENEFICIARY), swift_charge_option: 'SHARED' }],
 ];
 

@@ -4,15 +4,36 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPayout } from '../../src/app/payouts/create.ts';
 import { accountById } from '../../src/db/repositories/checkout.ts';
 import { payoutCommand, payoutRequest } from '../../src/http/requests/payout.ts';
+import type { Clock } from '../../src/app/context.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { ACH_BENEFICIARY, balanceOf, driveRail, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
 
+/**
+ * A business clock a request can straddle midnight on: once armed, its next read is the last
+ * millisecond of a day and every later read the first of the next. Its `wall` reads the same time
+ * without taking that turn (the wall clock's readers, such as the signature's keys, come first).
+ */
+class StraddlingClock extends FakeClock {
+  #straddle: [Date, Date] | null = null;
+  readonly wall: Clock = { now: () => this.#straddle?.[0] ?? super.now() };
+  straddleNextRead(before: string, after: string): void {
+    this.#straddle = [new Date(before), new Date(after)];
+  }
+  override now(): Date {
+    if (!this.#straddle) return super.now();
+    const [before, after] = this.#straddle;
+    this.set(after);
+    this.#straddle = null;
+    return before;
+  }
+}
+
 let gw: TestGateway;
-const clock = new FakeClock('2026-11-22T10:15:00Z');
+const clock = new StraddlingClock('2026-11-22T10:15:00Z');
 
 beforeAll(async () => {
-  gw = await startTestGateway({ clock });
+  gw = await startTestGateway({ clock, wallClock: clock.wall });
 });
 afterAll(() => gw?.close());
 
@@ -159,6 +180,19 @@ describe('/v1/payout', () => {
     const late = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-23' }));
     expect(late.status).toBe(400);
     expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) on');
+    expect(await payoutCount(gw, shop)).toBe(1);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+  });
+
+  it('pays a payout dated today whose request straddles midnight: the request is dated by one reading of the clock', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const body = payoutBody(shop, { payment_date: '2026-11-23' });
+    // The request is read at 23:59:59.999 on the 23rd; whatever runs after it runs on the 24th.
+    clock.straddleNextRead('2026-11-23T23:59:59.999Z', '2026-11-24T00:00:00.001Z');
+    const answer = await shop.post('/v1/payout', body);
+    expect(answer.status, answer.raw).toBe(200);
+    expect(answer.body).toMatchObject({ status: 'PROCESSING', payment_date: '2026-11-23', created_at: '2026-11-23T23:59:59+00:00' });
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
   });

@@ -166,6 +166,7 @@ export async function decide(
     current: payment,
     risk,
     ...(card && order.storeCard && !card.tokenId ? { cardToStore: cardToStore(card) } : {}),
+    ...('card' in instrument && instrument.charge?.initiator === 'merchant' ? { merchantInitiated: true } : {}),
   };
   if (risk.action === 'reject') return { context, outcome: { status: 'refused', code: 'risk_rejected' } };
   const connector = connectorOf(deps, account);

@@ -26,6 +26,7 @@ export const EVENT_TYPES = [
   'subscription.cancelled',
   'payout.completed',
   'payout.failed',
+  'payout.cancelled',
   'payout.returned',
 ] as const;
 

@@ -55,6 +55,8 @@ export interface AuthorisationContext {
   readonly cardToStore?: CardToStore;
   /** Record only while the payment is in one of these states (an expiry must not overtake a charge in flight). */
   readonly onlyFrom?: readonly PaymentStatus[];
+  /** The merchant charged a stored credential alone (a subscription's charge): no shopper can act on it. */
+  readonly merchantInitiated?: boolean;
 }
 
 /** What the processor said, or the gateway's own refusal before asking it (risk, no connector). */
@@ -193,6 +195,10 @@ function changeFor(payment: PaymentRow, context: AuthorisationContext, outcome: 
         ...code(DECLINE_CODES[outcome.reason]),
       };
     case 'action_required':
+      // A merchant-initiated charge has no shopper to authenticate or follow a redirect: waiting
+      // for one would only fail it as abandoned much later. Nothing is charged before the shopper
+      // acts, so it fails at once, a decline (2011) the subscription's dunning retries.
+      if (context.merchantInitiated) return { ...risk, status: 'failed', connectorReference: outcome.reference, actionUrl: null, ...code('shopper_not_present') };
       // The shopper is sent to this URL (by the hosted page, or by the merchant, as redirect_url):
       // an absolute http(s) one or none. Anything else is the connector's fault, and nothing is
       // charged before the shopper acts, so the payment fails as a processor error (2008).

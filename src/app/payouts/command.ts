@@ -29,10 +29,12 @@ export interface PayoutCommand {
   /** UTC day, YYYY-MM-DD; the use case refuses a new payout dated before today (a repeat may be). */
   readonly paymentDate: string;
   /**
-   * Whether the merchant named it: the default is the adapter's today, which a request straddling
-   * midnight (or an `acquiro clock advance`) finds in the past by the time the use case asks.
+   * When the request was read: the business clock's one reading for it. The default payment_date,
+   * the dates of birth, "not before today", created_at and whether the payout waits for its date
+   * all come from it, so a request that straddles midnight (or an `acquiro clock advance`) is
+   * judged on one day, the day it was read.
    */
-  readonly paymentDateNamed: boolean;
+  readonly receivedAt: Date;
   /** The beneficiary's bank details as checked (its rail among them). */
   readonly bank: CheckedBankDetails;
   readonly bankCountry: string;

@@ -33,11 +33,12 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   const same = [fingerprint, ...(command.earlierIdentity === undefined ? [] : [deps.vault.fingerprint(command.earlierIdentity)])];
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
   if (existing) return sameRequest(existing, same);
-  if (command.paymentDateNamed) assertNotPast(command.paymentDate, dayOf(deps.clock.now()));
+  // The request's own reading of the clock, never a second one: today is the day it was read on.
+  const now = command.receivedAt;
+  assertNotPast(command.paymentDate, dayOf(now));
 
   const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
   const amounts = amountsOf(command, fees, await rateFor(deps, command));
-  const now = deps.clock.now();
   const route = routeOf(command.method, command.bankCountry, command.paymentCurrency, amounts.transferPayment.minor);
   const scheduled = command.paymentDate > dayOf(now);
   const payout: NewPayout = {
@@ -100,8 +101,8 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
 /**
  * A new payout is dated from today on. Checked here, after the repeat lookup, not by the adapter:
  * the retry of a payout whose answer was lost may come after its payment_date, and is answered
- * with the payout, never refused as if nothing had been stored. Only a date the merchant named:
- * the default, the adapter's today, may be yesterday by now, and is no fault of the request.
+ * with the payout, never refused as if nothing had been stored. Today is the request's (the
+ * adapter's reading), so the default date, that today, always passes.
  */
 function assertNotPast(paymentDate: string, today: string): void {
   if (paymentDate < today) {

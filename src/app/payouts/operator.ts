@@ -1,6 +1,6 @@
 // What an operator does with payouts (`acquiro payouts list|show|cancel`): read an account's
 // payouts (and whether a disable holds them), and cancel a SCHEDULED one, which releases its
-// reservation in the same unit of work.
+// reservation and notifies the merchant (payout.cancelled) in the same unit of work.
 import { AppError } from '../../domain/errors.ts';
 import { PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Transition } from '../../domain/state-machine.ts';
@@ -10,6 +10,7 @@ import { runRawUnitOfWork } from '../../db/unit-of-work.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsMovement } from '../balances/funds.ts';
+import { payoutEventPayload } from './view.ts';
 
 type OperatorDeps = Pick<Deps, 'database' | 'clock'>;
 
@@ -32,7 +33,11 @@ export async function payoutOf(deps: OperatorDeps, accountId: string, id: string
   return payout;
 }
 
-/** Cancels a SCHEDULED payout: CANCELLED, and its reservation back in the available balance. */
+/**
+ * Cancels a SCHEDULED payout: CANCELLED, its reservation back in the available balance, and the
+ * merchant told (payout.cancelled): the payout ended without being paid, and the merchant's books,
+ * which the operator's command or a colleague's portal click does not reach, must hear of it.
+ */
 export async function cancelPayout(deps: OperatorDeps, accountId: string, id: string): Promise<PayoutRow> {
   const at = deps.clock.now();
   return runRawUnitOfWork<PayoutRow | null, { move: Transition<PayoutStatus>; funds: FundsMovement }, PayoutRow>(deps.database, {
@@ -48,5 +53,6 @@ export async function cancelPayout(deps: OperatorDeps, accountId: string, id: st
       return movePayout(query, id, move, { nextCheckAt: null, at });
     },
     journal: ({ funds }) => [fundsJournal('payout_release', funds, at)],
+    event: (_change, row) => ({ accountId: row.accountId, type: 'payout.cancelled', payload: payoutEventPayload('payout.cancelled', row), notifyUrl: row.notifyUrl }),
   });
 }

@@ -39,9 +39,13 @@ export function isSepaCountry(country: string): boolean {
   return SPECS[country]?.SEPA === true;
 }
 
-/** A country whose accounts are written as IBANs. */
+/**
+ * A country whose accounts are written as IBANs: one of the SWIFT IBAN registry's. ibantools also
+ * knows the formats of some 27 countries outside it (Morocco, Senegal, Honduras, Iran, …), whose
+ * banks a SWIFT payout reaches by account number: those are not IBAN countries.
+ */
 export function isIbanCountry(country: string): boolean {
-  return SPECS[country]?.IBANRegistry === true || (SPECS[country]?.chars ?? 0) > 0;
+  return SPECS[country]?.IBANRegistry === true;
 }
 
 export type Route = { readonly rail: ClearingSystem; readonly local?: LocalRail } | { readonly problem: string };

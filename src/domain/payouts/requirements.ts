@@ -36,7 +36,8 @@ export const REQUIREMENTS: readonly Requirement[] = [
   { party: 'payer', entityType: 'PERSONAL', fields: ['first_name', 'last_name'] },
   { party: 'payer', entityType: 'COMPANY', fields: ['company_name'] },
   { party: 'bank_details', method: 'SWIFT', country: 'IBAN countries', fields: ['swift_code', 'iban'], checked: 'BIC structure; IBAN structure and check digits; both of `bank_country_code`' },
-  { party: 'bank_details', method: 'SWIFT', country: 'other countries', fields: ['swift_code', 'account_number'], checked: 'BIC structure and country; `account_number` up to 34 letters and digits' },
+  // Or an IBAN: countries outside the registry with a national IBAN format (Morocco, Senegal, …) write accounts so too.
+  { party: 'bank_details', method: 'SWIFT', country: 'other countries', fields: ['swift_code'], oneOf: [['account_number'], ['iban']], checked: 'BIC structure and country; `account_number` up to 34 letters and digits, or an IBAN of `bank_country_code` where the country has a format' },
   { party: 'bank_details', method: 'LOCAL', country: 'SEPA countries', currency: 'EUR', fields: ['iban'], checked: 'IBAN structure, check digits and country' },
   { party: 'bank_details', method: 'LOCAL', country: 'US', currency: 'USD', fields: ['account_number', 'bank_code'], checked: '`account_number` 4–17 digits; `bank_code` the ABA routing number: 9 digits and its check digit' },
   { party: 'bank_details', method: 'LOCAL', country: 'GB', currency: 'GBP', fields: [], oneOf: [['account_number', 'bank_code'], ['iban']], checked: '`account_number` 8 digits; `bank_code` the 6-digit sort code (`40-47-84`); or the IBAN' },

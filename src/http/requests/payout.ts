@@ -189,7 +189,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
     feePaidBy: body.fee_paid_by === 'BENEFICIARY' ? 'BENEFICIARY' : 'PAYER',
     payerPaysSwiftCharge: body.swift_charge_option === 'PAYER',
     paymentDate,
-    paymentDateNamed: body.payment_date !== undefined,
+    receivedAt: now,
     bank,
     bankCountry,
     ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
