@@ -67,6 +67,28 @@ describe('maskCardNumbers', () => {
     );
   });
 
+  it('masks a card number typed in full-width digits (a CJK input method), mixed with ASCII ones and either width of separator', () => {
+    const FULL_WIDTH = 0xff10 - 0x30;
+    const widen = (digit: string) => String.fromCharCode(digit.charCodeAt(0) + FULL_WIDTH);
+    const mixed = fc
+      .tuple(cardNumber, fc.array(fc.boolean(), { minLength: 19, maxLength: 19 }), fc.constantFrom('', ' ', '-', '\u3000', '\uff0d'), fc.boolean())
+      .map(([pan, wide, separator, allWide]) => {
+        const digits = [...pan].map((digit, i) => (allWide || wide[i] ? widen(digit) : digit)).join('');
+        return { pan, text: separator ? digits.match(/.{1,4}/g)!.join(separator) : digits };
+      });
+    fc.assert(
+      fc.property(words, mixed, words, (before, { pan, text }, after) => {
+        const result = maskCardNumbers(`${before}${text}${after}`);
+        expect(result).toBe(`${before}${masked(pan)}${after}`);
+        expect(maskCardNumbers(result)).toBe(result);
+      }),
+    );
+    expect(maskCardNumbers('卡号４１１１\u3000１１１１\u3000１１１１\u3000１１１１。')).toBe('卡号411111******1111。');
+    expect(maskCardNumbers('５５５５－5555－５５５５－4444')).toBe('555555******4444');
+    // A wrong check digit in full width is no card number, and stays as typed.
+    expect(maskCardNumbers('ref ４１１１１１１１１１１１１１１２')).toBe('ref ４１１１１１１１１１１１１１１２');
+  });
+
   it('leaves a number with a wrong check digit as it was', () => {
     fc.assert(
       fc.property(cardNumber, fc.integer({ min: 1, max: 9 }), (pan, shift) => {

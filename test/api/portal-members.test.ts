@@ -3,7 +3,7 @@
 // the member's sessions where it changes their rights. Admins cannot touch owners.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
-import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { startTestGateway, TEST_DB, type TestGateway } from '../support/gateway.ts';
 import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
@@ -141,5 +141,36 @@ describe('members', () => {
     expect(disables.filter((r) => r.exitCode === 0)).toHaveLength(1);
     const audit = await gw.database.query(`SELECT 1 FROM portal_audit_log WHERE action = 'member.disable' AND target LIKE $1`, [`%${email}`]);
     expect(audit).toHaveLength(1);
+  });
+});
+
+// PostgreSQL only: PGlite runs one statement at a time, so two changes never interleave there.
+describe.runIf(TEST_DB === 'postgres')('two owners changing each other at the same moment', () => {
+  const activeOwners = async (ids: string[]) =>
+    (await gw.database.query<{ id: string }>(`SELECT id FROM portal_users WHERE id = ANY($1) AND role = 'owner' AND status = 'active'`, [ids])).length;
+
+  it.each([
+    ['demote', (id: string) => [`/portal/members/${id}/role`, { role: 'admin' }] as const],
+    ['disable', (id: string) => [`/portal/members/${id}/disable`, {}] as const],
+  ])('%s each other: one wins, the other is refused, and the merchant keeps an owner', async (_, request) => {
+    // A merchant of its own, so that its two owners are its only ones.
+    const merchant = (await gw.merchant()).credentials.merchant_id;
+    for (let round = 0; round < 5; round++) {
+      const first = await createMember(gw, merchant, 'owner');
+      const second = await createMember(gw, merchant, 'owner');
+      const [one, two] = [await signIn(gw, first), await signIn(gw, second)];
+      await one.get('/portal/members');
+      await two.get('/portal/members');
+      const [path1, fields1] = request(second.userId);
+      const [path2, fields2] = request(first.userId);
+      const answers = await Promise.all([one.post(path1, fields1), two.post(path2, fields2)]);
+      expect(answers.filter((answer) => answer.location === '/portal/members')).toHaveLength(1);
+      // The other is refused: by the change itself, its actor no longer an owner (403), or, had the
+      // first ended its session before its request was read, sent to sign in.
+      expect(answers.filter((answer) => answer.status === 403 || answer.location === '/portal/sign-in')).toHaveLength(1);
+      expect(await activeOwners([first.userId, second.userId])).toBe(1);
+      // The next round's owners are the merchant's only ones again.
+      await gw.database.query(`UPDATE portal_users SET status = 'disabled' WHERE id = ANY($1)`, [[first.userId, second.userId]]);
+    }
   });
 });

@@ -337,6 +337,27 @@ describe('card numbers typed into free text are masked (issue 8, item 7)', () =>
     expect(row!.reason).toBe('typo 555555******4444');
   });
 
+  it('masks one typed in full-width digits (a CJK input method), mixed with ASCII digits and full-width separators', async () => {
+    const wide = (text: string) => text.replace(/[0-9]/g, (digit) => String.fromCharCode(digit.charCodeAt(0) + 0xff10 - 0x30));
+    const clearAscii = (text: string) => clear(text.replace(/[\uff10-\uff19]/g, (digit) => String.fromCharCode(digit.charCodeAt(0) - 0xff10 + 0x30)).replace(/[\u3000\uff0d]/g, ''));
+    const note = `请用卡 ${wide('4111')}\u3000${wide('1111')}\u30001111\u3000${wide('1111')} 付款`;
+    const order = orderNo('FW');
+    const paid = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: order, note, first_name: wide('5555－5555－5555－4444') }));
+    expect([paid.status, paid.body.note]).toEqual([200, '请用卡 411111******1111 付款']);
+    const [payment] = await rows('SELECT request FROM payments WHERE order_no = $1', [order]);
+    expect(payment!.request).toMatchObject({ note: '请用卡 411111******1111 付款', first_name: '555555******4444' });
+    for (const card of [VISA, MASTERCARD]) expect(clearAscii(JSON.stringify(payment!.request))).not.toContain(card);
+
+    const refund = await shop.post('/v1/refund', {
+      ...shop.ids,
+      refund_orders: [{ transaction_id: paid.body.transaction_id, order_no: order, currency: 'USD', amount: '10.00', refund_amount: '1.00', refund_reason: `误填 ${wide(AMEX)}` }],
+    });
+    expect(refund.body.refund_orders[0]).toMatchObject({ refund_status: '1', refund_reason: '误填 378282*****0005' });
+    const [row] = await rows('SELECT reason FROM refunds WHERE payment_id = $1', [paid.body.transaction_id]);
+    expect(row!.reason).toBe('误填 378282*****0005');
+    expect(clearAscii(gw.logs.text)).not.toContain(AMEX);
+  });
+
   it('leaves a number that fails the Luhn check, or has no brand, as it was typed', async () => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { note: 'ref 4111111111111112 and 9999 9999 9999 9995' }));
     expect(answer.body.note).toBe('ref 4111111111111112 and 9999 9999 9999 9995');

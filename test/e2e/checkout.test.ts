@@ -174,6 +174,40 @@ describe('the hosted payment page in Chromium', () => {
     expect(problems).toEqual([]);
   });
 
+  it('posts the hand-off once on a slow network: a tap on Continue while the post is on its way sends no second one', async () => {
+    const page = await openTab();
+    // The network is slow: each hand-off post reaches the gateway (which opens the session) at
+    // once, but its answer comes back to the browser only 5 s later, past the 3 s after which the
+    // page used to show its Continue button. A second post is refused 409 "already used".
+    const posts: number[] = [];
+    await page.route(`${gw.url}/v1/checkout`, async (route) => {
+      const answer = await route.fetch({ maxRedirects: 0 });
+      posts.push(answer.status());
+      await new Promise((resolve) => setTimeout(resolve, 5000));
+      await route.fulfill({ response: answer }).catch(() => undefined); // a navigation the browser gave up
+    });
+    // While a navigation is pending, Chromium answers no script evaluation (so no locator) until
+    // the next page is in: the button's place is measured before handoff.js runs, held back
+    // until then, and the tap is a plain mouse click there, as a shopper's finger would be.
+    let releaseScript = () => {};
+    const scriptHeld = new Promise<void>((resolve) => (releaseScript = resolve));
+    await page.route(`${gw.url}/assets/handoff.js*`, async (route) => {
+      await scriptHeld;
+      await route.continue();
+    });
+    await page.goto(await site.startCheckout(order()), { waitUntil: 'commit' });
+    const box = (await page.getByRole('button', { name: 'Continue' }).boundingBox())!;
+    releaseScript();
+    await expect.poll(() => posts.length).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 3500));
+    await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+    await expect.poll(() => page.url(), { timeout: 15_000 }).not.toContain('/pay/');
+    expect(posts).toEqual([303]);
+    await page.waitForURL(`${gw.url}/checkout/**`);
+    await expect.poll(() => page.title()).toBe('Payment to Lojas Aurora');
+    expect(problems).toEqual([]);
+  });
+
   it('works without JavaScript: the hand-off’s Continue button, and the server’s own checks', async () => {
     const body = order({ default_lang: 'es' });
     const page = await openTab({ javaScript: false });

@@ -107,6 +107,45 @@ describe('an APM payment’s issuer page', () => {
   });
 });
 
+describe('a page restored by Back from the browser’s back-forward cache', () => {
+  let cachingChrome: TestBrowser;
+  beforeAll(async () => {
+    cachingChrome = await launchBrowser({ backForwardCache: true });
+  });
+  afterAll(() => cachingChrome?.close());
+
+  it('sends its data-submit-once form again: the first sending no longer blocks it', async () => {
+    const answer = await shop.post('/v1/authorise', { ...shop.ids, payment_method: 'sandbox_redirect', order_no: orderNo('BF'), currency: 'EUR', amount: '18.00', return_url: `${site.url}/return` });
+    const issuerUrl = answer.body.issuer_url as string;
+    context = await cachingChrome.context();
+    const page = await context.newPage();
+    // Chromium keeps no page served with `Cache-Control: no-store` (as ours are) in its cache,
+    // where Safari does: the issuer page is served here without it, so that Chromium keeps it.
+    await page.route(issuerUrl, async (route) => {
+      const response = await route.fetch();
+      const headers = { ...response.headers() };
+      delete headers['cache-control'];
+      await route.fulfill({ response, headers });
+    });
+    const posts: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posts.push(request.url());
+    });
+    await page.goto(issuerUrl);
+    await page.evaluate('window.keptInMemory = true');
+    await page.getByRole('button', { name: 'Cancel and return to the store' }).click();
+    await page.waitForURL(`${site.url}/return?**`);
+    expect(posts).toHaveLength(1);
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(issuerUrl, { waitUntil: 'commit' }); // a page restored from memory fires no load event
+    // The same page, from memory (its script state kept), not loaded again.
+    await expect.poll(() => page.evaluate('window.keptInMemory === true')).toBe(true);
+    expect(await page.getByRole('button', { name: 'Approve' }).getAttribute('aria-disabled')).toBeNull();
+    await page.getByRole('button', { name: 'Approve' }).click();
+    await expect.poll(() => posts.length).toBe(2);
+  });
+});
+
 describe('nothing the merchant sends runs as script', () => {
   it('shows script-like text in every echoed field as text, in the hand-off and the hosted page', async () => {
     const payload = `"><img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>`;

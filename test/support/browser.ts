@@ -18,11 +18,23 @@ export interface TestBrowser {
   close(): Promise<void>;
 }
 
-/** Playwright gives each launch a fresh, temporary user-data-dir (and removes it on close). */
-export async function launchBrowser(): Promise<TestBrowser> {
+/**
+ * Playwright gives each launch a fresh, temporary user-data-dir (and removes it on close).
+ * `backForwardCache`: Back and Forward restore a page kept in memory, as browsers do for their
+ * users (Playwright turns the cache off by default).
+ */
+export async function launchBrowser(options: { backForwardCache?: boolean } = {}): Promise<TestBrowser> {
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      ...(options.backForwardCache ? ['--enable-features=BackForwardCache'] : []),
+    ],
+    ...(options.backForwardCache ? { ignoreDefaultArgs: ['--disable-back-forward-cache'] } : {}),
   });
   return {
     browser,

@@ -1,7 +1,8 @@
 // A merchant's staff: created (by the CLI, or invited by an owner or admin in the portal) with a
 // one-time link to set a password, listed, given another role, reset (a new link), disabled. Every
-// change is one unit of work: the member's row locked, its move checked with MEMBER_MACHINE, the
-// row written, its sessions ended where the change calls for it, and the audit row appended.
+// change is one unit of work: the member's row and the acting member's locked, its move checked with
+// MEMBER_MACHINE, the row written, its sessions ended where the change calls for it, and the audit
+// row appended.
 import { MEMBER_MACHINE, isRole, type Role } from '../../domain/members.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Tx } from '../../db/client.ts';
@@ -9,8 +10,8 @@ import { deleteSessionsOf } from '../../db/repositories/portal-sessions.ts';
 import {
   insertLink,
   insertMember,
+  lockMembersOf,
   memberById,
-  memberOf,
   membersByEmail,
   membersOf,
   merchantExists,
@@ -124,10 +125,21 @@ async function changeMember<T>(
   decide: (member: PortalUserRow, at: Date) => { apply: (tx: Tx, member: PortalUserRow) => Promise<T>; detail?: Record<string, string> },
 ): Promise<T> {
   const at = deps.wallClock.now();
+  const actorId = command.actor.userId;
   return runUnitOfWork(deps.database, {
-    lock: (tx) => memberOf(tx, command.merchantId, command.userId, { lock: true }),
-    check: (member) => {
+    // The acting member is locked with the target: two owners demoting or disabling each other at
+    // the same moment would otherwise both pass, each on the role its session read when its
+    // request began, and leave the merchant with no owner. Locked in id order (lockMembersOf),
+    // the second waits for the first and then sees its actor as the first left it.
+    lock: async (tx) => {
+      const rows = await lockMembersOf(tx, command.merchantId, actorId === null ? [command.userId] : [command.userId, actorId]);
+      return { member: rows.find((row) => row.id === command.userId), actor: rows.find((row) => row.id === actorId) };
+    },
+    check: ({ member, actor }) => {
       if (!member) throw new PortalRefusal('no such member', { status: 404 });
+      if (actorId !== null && (actor?.status !== 'active' || actor.role !== command.actorRole)) {
+        throw new PortalRefusal('your role or access changed while this was on its way: sign in again', { status: 403 });
+      }
       if (command.actorRole === 'admin' && member.role === 'owner') throw new PortalRefusal('only an owner may change an owner', { status: 403 });
       return { change: { member, decision: decide(member, at) } };
     },

@@ -1,6 +1,6 @@
 // The portal's staff members, their one-time links and recovery codes. A member's status is
 // written only from a Transition of MEMBER_MACHINE, where the row still is in its `from` state.
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { MemberStatus, Role } from '../../domain/members.ts';
 import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
@@ -52,6 +52,19 @@ export async function memberOf(db: Executor, merchantId: string, userId: string,
   const query = db.select().from(portalUsers).where(and(eq(portalUsers.merchantId, merchantId), eq(portalUsers.id, userId)));
   const [row] = options.lock ? await query.for('update') : await query;
   return row;
+}
+
+/**
+ * The merchant's members with these ids, locked in id order: two changes that lock the same two
+ * members (each the other's actor and target) take them in one order, so one waits for the other.
+ */
+export async function lockMembersOf(db: Executor, merchantId: string, userIds: readonly string[]): Promise<PortalUserRow[]> {
+  return db
+    .select()
+    .from(portalUsers)
+    .where(and(eq(portalUsers.merchantId, merchantId), inArray(portalUsers.id, [...userIds])))
+    .orderBy(asc(portalUsers.id))
+    .for('update');
 }
 
 export async function memberById(db: Executor, userId: string, options: { lock?: boolean } = {}): Promise<PortalUserRow | undefined> {

@@ -4,6 +4,7 @@
 (function () {
   'use strict';
   var forms = document.querySelectorAll('form[data-submit-once]');
+  var resets = [];
   Array.prototype.forEach.call(forms, function (form) {
     var sent = false;
     form.addEventListener('submit', function (event) {
@@ -17,10 +18,18 @@
       });
       form.setAttribute('aria-busy', 'true');
     });
+    resets.push(function () {
+      sent = false;
+      form.removeAttribute('aria-busy');
+    });
   });
-  // Back from the next page (bfcache): the form is usable again.
+  // Back from the next page (bfcache): the page is restored as it was left, its forms marked sent;
+  // they are usable again, or the shopper could not send them at all.
   window.addEventListener('pageshow', function (event) {
     if (!event.persisted) return;
+    resets.forEach(function (reset) {
+      reset();
+    });
     Array.prototype.forEach.call(document.querySelectorAll('[aria-disabled="true"]'), function (button) {
       button.removeAttribute('aria-disabled');
     });
