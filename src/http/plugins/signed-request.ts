@@ -56,6 +56,19 @@ function fieldsOf(request: FastifyRequest, account: AccountRow): TSchema {
   return typeof schema === 'function' ? schema((request.body ?? {}) as Record<string, unknown>, account) : schema;
 }
 
+/**
+ * Whether `body` names an account whose key signs it. What tells a merchant's request from the
+ * shopper's hand-off post to the same path: the hand-off echoes the merchant's fields and its
+ * encryption_data, but adds fields (signInfo, gbc_id, allParams...) that signature never covers,
+ * since a signed request holding them is refused (4019) before any hand-off page is made.
+ */
+async function signedByItsAccount(body: SignedBody, directory: AccountDirectory): Promise<boolean> {
+  const ids = [body.merchant_id, body.account_id];
+  if (!ids.every((id) => (typeof id === 'string' && id !== '') || typeof id === 'number')) return false;
+  const found = await directory.lookup(String(ids[0]), String(ids[1]));
+  return found !== null && matchingSecret(body, body.encryption_data, found.secrets) !== -1;
+}
+
 async function verify(request: FastifyRequest, directory: AccountDirectory, explain: boolean): Promise<void> {
   const body = (request.body ?? {}) as SignedBody;
   const merchantId = identity(body, 'merchant_id');
@@ -94,7 +107,8 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     const operation = operationOf(request);
     if (!operation) return;
     try {
-      if (operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
+      const body = (request.body ?? {}) as SignedBody;
+      if (operation.shopperPost?.(body) && !(await signedByItsAccount(body, options.directory))) return;
       const gate = failures.check(request.ip);
       if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
       try {
