@@ -87,8 +87,9 @@ export const CODES = {
   subscription_cancelled: { code: '5017', message: 'Not charged: the subscription was cancelled before this charge was sent' },
   payout_not_cancellable: { code: '5060', message: 'Only a SCHEDULED payout can be cancelled' },
 
-  // The database is away (restarting, failing over): nothing was stored; the same request may be sent again.
-  database_unavailable: { code: '9503', message: 'Service temporarily unavailable: try again shortly', http: 503 },
+  // The database is away (restarting, failing over), or this gateway is stopping: nothing was
+  // stored; the same request may be sent again.
+  service_unavailable: { code: '9503', message: 'Service temporarily unavailable: try again shortly', http: 503 },
   internal_error: { code: '9999', message: 'Internal error', http: 500 },
 } as const satisfies Record<string, CodeDef>;
 

@@ -35,8 +35,10 @@ export interface Operation {
   /** The operation's answer to a refused request; `body` is whatever could be read of it. */
   errorAnswer(body: Record<string, unknown>, error: AppError): Record<string, unknown>;
   /**
-   * A body the shopper's browser posts to the same path (the hosted page's hand-off): served
-   * without the merchant's signature; the route checks the body's own credential instead.
+   * A body the shopper's browser posts to the same path (the hosted page's hand-off), when the
+   * account it names does not sign it: served without the merchant's signature, and the route
+   * checks the body's own credential instead. A body it matches that the account did sign is the
+   * merchant's request, checked as any (src/http/plugins/signed-request.ts).
    */
   readonly shopperPost?: (body: Record<string, unknown>) => boolean;
 }

@@ -12,6 +12,7 @@ import { installMetrics } from './metrics/plugin.ts';
 import { installUrlTextCheck } from './plugins/url-text.ts';
 import { installRequestFields } from './plugins/request-fields.ts';
 import { installSignedRequests } from './plugins/signed-request.ts';
+import { installStopping } from './plugins/stopping.ts';
 import { assetRoutes } from './routes/assets.ts';
 import { authoriseRoutes } from './routes/authorise.ts';
 import { checkoutRoutes } from './routes/checkout.ts';
@@ -46,7 +47,8 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     trustProxy: deps.config.trustedProxies.length > 0 ? [...deps.config.trustedProxies] : false,
-    return503OnClosing: true,
+    // Requests arriving while it stops are refused in each route's own format (plugins/stopping.ts).
+    return503OnClosing: false,
     ...timeoutOptions(deps.config),
   });
   limitConnectionsPerClient(app.server, deps.config.maxConnectionsPerClient, deps.config.trustedProxies);
@@ -75,6 +77,7 @@ export async function buildServer(deps: Deps, options: { ready?: boolean } = {})
     explainSignatures: deps.config.mode === 'sandbox',
   });
   // Registered after the signature check: preValidation hooks run in this order.
+  installStopping(app);
   installRequestFields(app);
   installIdempotency(app, deps, presence);
   app.addHook('onResponse', async (request, reply) => {

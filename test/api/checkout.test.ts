@@ -258,6 +258,20 @@ describe('refusals before the hand-off answer in XML respon, and store nothing',
     expect([unknown.status, unknown.body.result_info]).toEqual([404, '4404:unknown merchant_id/account_id']);
     expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(0);
   });
+
+  it('a signed request holding signInfo is the merchant\'s: 400 4019 naming it, in every format, even empty', async () => {
+    for (const [format, signInfo] of [['json', 'CS0000.1.x'], ['form', 'CS0000.1.x'], ['xml', 'CS0000.1.x'], ['json', '']] as const) {
+      const body = checkout(shop.ids, { signInfo });
+      const answer = await shop.post('/v1/checkout', body, { format });
+      expect([answer.status, answer.headers['content-type'], answer.body.result_info], `${format} ${signInfo}`).toEqual([
+        400,
+        'application/xml; charset=utf-8',
+        '4019:signInfo is not a field of this request',
+      ]);
+      expect(answer.signed).toBe(true);
+      expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(0);
+    }
+  });
 });
 
 describe('the hand-off is protected', () => {

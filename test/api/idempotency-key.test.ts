@@ -78,6 +78,15 @@ describe('Idempotency-Key', () => {
     expect(await refundTotal(txn.transaction_id)).toBe(0);
   });
 
+  it('refuses an empty key, or one of spaces, as malformed: not as no key, which would refund again', async () => {
+    const txn = await pay(shop);
+    for (const key of ['', '   ', 'my key']) {
+      const answer = await refundWithKey(key, [orderOf(txn, { refund_amount: '1.00' })]);
+      expect([answer.status, answer.body.return_message, answer.signed], JSON.stringify(key)).toEqual([400, '4002:Idempotency-Key is invalid: expected 1 to 255 printable characters', true]);
+    }
+    expect(await refundTotal(txn.transaction_id)).toBe(0);
+  });
+
   it('works the same for captures: the retry is not answered "already captured"', async () => {
     const manual = await gw.merchant({ captureMode: 'manual' });
     const txn = await pay(manual);

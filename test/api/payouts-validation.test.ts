@@ -127,6 +127,27 @@ describe('/v1/payout refuses bad input, and stores and reserves nothing', () => 
   });
 });
 
+// Bank details refused, with the answer's whole text: the field, then what it should be.
+const BANK_REFUSALS: [string, (body: Body) => Body, string][] = [
+  ['an IBAN with a wrong check digit', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'DE89370400440532013001' }, SEPA_BENEFICIARY) }), 'iban is invalid: expected a valid IBAN (its structure or check digits are wrong)'],
+  ['an IBAN of another country', set({ payment_currency: 'EUR', beneficiary: bank({ iban: 'FR1420041010050500013M02606' }, SEPA_BENEFICIARY) }), 'iban is invalid: expected an IBAN of DE, the bank_country_code (this one is of FR)'],
+  ['a BIC of a wrong shape', set(swift({ swift_code: 'BOTK1PJT' })), 'swift_code is invalid: expected a valid BIC: 8 or 11 letters and digits, such as DEUTDEFF'],
+  ['a BIC of another country', set(swift({ swift_code: 'DEUTDEFF' })), 'swift_code is invalid: expected a BIC of JP, the bank_country_code (this one is of DE)'],
+  ['a LOCAL payout in another currency than the account', set({ beneficiary: bank({ account_currency: 'EUR' }) }), "account_currency is invalid: expected USD, the payment_currency: a LOCAL payout is paid in the account's own currency"],
+  ['an ABA routing number with a wrong check digit', set({ beneficiary: bank({ bank_code: '026009594' }) }), 'bank_code is invalid: expected a valid ABA routing number (its check digit is wrong)'],
+  ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), 'account_number is invalid: expected a valid CLABE (its check digit should be 1)'],
+  ['a MX CLABE of no bank', set(local('MX', 'MXN', { account_number: '000010077777777773' })), 'account_number is invalid: expected a valid CLABE (its bank code 000 is no bank\'s)'],
+  ['a bank_code another than the CLABE\'s', set(local('MX', 'MXN', { account_number: '002010077777777771', bank_code: '012' })), "bank_code is invalid: expected 002, the CLABE's bank code (or no bank_code)"],
+  ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), 'bank_country_code is invalid: expected a country LOCAL payouts in JPY are paid to (not JP: use payment_method SWIFT)'],
+];
+
+describe('/v1/payout says plainly what is wrong with bank details', () => {
+  it.each(BANK_REFUSALS)('%s', async (_what, change, message) => {
+    const answer = await shop.post('/v1/payout', change(payoutBody(shop)));
+    expect([answer.status, answer.body.return_message]).toEqual([400, `4002:beneficiary.bank_details.${message}`]);
+  });
+});
+
 // One valid body per rail: [local_clearing_system, the body's changes].
 const RAILS: [string, Body][] = [
   ['SEPA', { payment_currency: 'EUR', beneficiary: SEPA_BENEFICIARY }],

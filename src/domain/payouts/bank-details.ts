@@ -1,7 +1,9 @@
 // The beneficiary's bank details, checked by structure and checksum before anything is stored:
 // IBAN and BIC (ibantools), US ABA routing numbers (abavalidator), Mexican CLABE (clabe-validator),
 // and the other countries' local codes by their published formats. A problem names the field
-// relative to `bank_details`; the caller prefixes the path.
+// relative to `bank_details`; the caller prefixes the path. Its message says what the field
+// should be, as every refusal of a malformed field does (`<field> is invalid: expected <message>`),
+// with what was wrong with the value sent in brackets when that helps.
 import { validate as validateAba } from 'abavalidator';
 import { clabe } from 'clabe-validator';
 import { electronicFormatIBAN, extractBIC, extractIBAN, isValidBIC, isValidIBAN } from 'ibantools';
@@ -48,20 +50,22 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   const route = routeOf(context.method, country, context.paymentCurrency, context.amountMinor);
   if ('problem' in route) return problem('bank_country_code', route.problem);
   if (context.method === 'LOCAL' && details.account_currency !== context.paymentCurrency) {
-    return problem('account_currency', `a LOCAL payout is paid in the account's own currency: expected ${context.paymentCurrency}`);
+    return problem('account_currency', `${context.paymentCurrency}, the payment_currency: a LOCAL payout is paid in the account's own currency`);
   }
 
   let iban: string | undefined;
   if (details.iban !== undefined) {
     iban = electronicFormatIBAN(details.iban) ?? '';
-    if (!isValidIBAN(iban)) return problem('iban', 'a valid IBAN (its structure and check digits)');
-    if (extractIBAN(iban).countryCode !== country) return problem('iban', `an IBAN of bank_country_code ${country}`);
+    if (!isValidIBAN(iban)) return problem('iban', 'a valid IBAN (its structure or check digits are wrong)');
+    const of = extractIBAN(iban).countryCode;
+    if (of !== country) return problem('iban', `an IBAN of ${country}, the bank_country_code (this one is of ${of})`);
   }
   let swiftCode: string | undefined;
   if (details.swift_code !== undefined) {
     swiftCode = details.swift_code.toUpperCase();
-    if (!isValidBIC(swiftCode)) return problem('swift_code', 'a valid BIC (8 or 11 characters)');
-    if (extractBIC(swiftCode).countryCode !== country) return problem('swift_code', `a BIC of bank_country_code ${country}`);
+    if (!isValidBIC(swiftCode)) return problem('swift_code', 'a valid BIC: 8 or 11 letters and digits, such as DEUTDEFF');
+    const of = extractBIC(swiftCode).countryCode;
+    if (of !== country) return problem('swift_code', `a BIC of ${country}, the bank_country_code (this one is of ${of})`);
   }
 
   // Which fields the rail needs: the one requirements table (requirements.ts).
@@ -94,15 +98,15 @@ function checkLocal(kind: LocalBankCode, details: BankDetailsInput): { bankCode:
   if (kind === 'clabe') {
     // The CLABE is the account number; it carries the bank's code in its first three digits.
     const check = clabe.validate(account);
-    if (!check.ok) return problem('account_number', `a valid CLABE (${check.message})`);
+    if (!check.ok) return problem('account_number', `a valid CLABE (${clabeFault(check)})`);
     if (details.bank_code !== undefined && digitsOnly(details.bank_code) !== check.code.bank) {
-      return problem('bank_code', `the CLABE's bank, ${check.code.bank}`);
+      return problem('bank_code', `${check.code.bank}, the CLABE's bank code (or no bank_code)`);
     }
     return { bankCode: check.code.bank };
   }
   const code = digitsOnly(details.bank_code ?? '').toUpperCase();
   if (!rule.code.test(code)) return problem('bank_code', rule.codeHint);
-  if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'a valid ABA routing number (its check digit)');
+  if (kind === 'aba' && !validateAba(code)) return problem('bank_code', 'a valid ABA routing number (its check digit is wrong)');
   if (kind === 'br_bank') {
     if (!/^[0-9]{4}(-?[0-9Xx])?$/.test(details.bank_branch ?? '')) return problem('bank_branch', 'the 4-digit agency number, with an optional check digit');
   }
@@ -126,6 +130,14 @@ const LOCAL_RULES: Record<LocalBankCode, LocalRule> = {
   br_bank: { account: /^[0-9]{1,12}(-?[0-9Xx])?$/, accountHint: 'up to 12 digits with an optional check digit', code: /^[0-9]{3}$/, codeHint: 'the 3-digit bank (COMPE) code, such as 001' },
   clabe: { account: /^[0-9]{18}$/, accountHint: 'the 18-digit CLABE', code: /^[0-9]{3}$/, codeHint: "the CLABE's 3-digit bank code" },
 };
+
+/** What is wrong with a CLABE of 18 digits, in our words (clabe-validator's are its own). */
+function clabeFault(check: ReturnType<typeof clabe.validate>): string {
+  if (check.error === 'invalid-checksum') return `its check digit should be ${check.checksum}`;
+  if (check.error === 'invalid-bank') return `its bank code ${check.code.bank} is no bank's`;
+  if (check.error === 'invalid-city') return `its city code ${check.code.city} is no city's`;
+  return 'the 18-digit CLABE';
+}
 
 /** Canadian routing in the 9-digit payment form 0IIITTTTT. */
 function canadianRouting(code: string): string {

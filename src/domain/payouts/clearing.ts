@@ -58,7 +58,8 @@ export function routeOf(method: PayoutMethod, country: string, currency: string,
   if (method === 'SWIFT') return { rail: 'SWIFT' };
   if (currency === 'EUR' && isSepaCountry(country)) return { rail: 'SEPA' };
   const local = LOCAL_RAILS.find((rail) => rail.country === country && rail.currency === currency);
-  if (!local) return { problem: `a country and currency LOCAL payouts are offered in (none to ${country} in ${currency}: use SWIFT)` };
+  // What bank_country_code should be: the refusal reads `bank_country_code is invalid: expected …`.
+  if (!local) return { problem: `a country LOCAL payouts in ${currency} are paid to (not ${country}: use payment_method SWIFT)` };
   if (local.rail === 'IMPS' && amountMinor > IMPS_LIMIT_MINOR) return { rail: 'NEFT', local };
   return { rail: local.rail, local };
 }

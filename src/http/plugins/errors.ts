@@ -11,7 +11,7 @@ const RETRY_AFTER_SECONDS = '1';
 
 function asAppError(error: FastifyError | AppError): AppError {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return new AppError('database_unavailable', undefined, { headers: { 'retry-after': RETRY_AFTER_SECONDS } });
+  if (isDatabaseUnavailable(error)) return new AppError('service_unavailable', undefined, { headers: { 'retry-after': RETRY_AFTER_SECONDS } });
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('body_too_large');
@@ -30,7 +30,7 @@ export function installErrorHandling(app: FastifyInstance): void {
     const refusal = asAppError(error);
     if (refusal.codeName === 'internal_error') request.log.error({ err: error }, 'request failed');
     // One line per request while the database is away, without the driver's stack.
-    else if (refusal.codeName === 'database_unavailable') request.log.warn({ code: refusal.code }, 'database unavailable');
+    else if (refusal.codeName === 'service_unavailable' && !(error instanceof AppError)) request.log.warn({ code: refusal.code }, 'database unavailable');
     // The field's name only, quoted safely: a sender may type anything as a name.
     else request.log.info({ code: refusal.code, field: refusal.field === undefined ? undefined : quoteName(refusal.field) }, 'request refused');
     if (refusal.headers) reply.headers(refusal.headers);

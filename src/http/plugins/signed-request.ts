@@ -4,7 +4,9 @@
 // the limit the address is answered 429 before any account is looked up. While the gateway is
 // busy, an account holding its share of the requests in flight is answered 429 (rate-limit.ts).
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
+import type { AccountRow } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
 import { matchingSecret, type SignedBody } from '../../domain/signature.ts';
 import { normaliseBodyNoting } from '../body/decode.ts';
@@ -46,6 +48,27 @@ function identity(body: SignedBody, field: 'merchant_id' | 'account_id'): string
   return String(value);
 }
 
+const HINT_NOTE = 'card masked, security_code left out, fields this request does not define as ***';
+
+/** The request fields of the route's operation, as the account that the body names would be read. */
+function fieldsOf(request: FastifyRequest, account: AccountRow): TSchema {
+  const schema = operationOf(request)!.schema;
+  return typeof schema === 'function' ? schema((request.body ?? {}) as Record<string, unknown>, account) : schema;
+}
+
+/**
+ * Whether `body` names an account whose key signs it. What tells a merchant's request from the
+ * shopper's hand-off post to the same path: the hand-off echoes the merchant's fields and its
+ * encryption_data, but adds fields (signInfo, gbc_id, allParams...) that signature never covers,
+ * since a signed request holding them is refused (4019) before any hand-off page is made.
+ */
+async function signedByItsAccount(body: SignedBody, directory: AccountDirectory): Promise<boolean> {
+  const ids = [body.merchant_id, body.account_id];
+  if (!ids.every((id) => (typeof id === 'string' && id !== '') || typeof id === 'number')) return false;
+  const found = await directory.lookup(String(ids[0]), String(ids[1]));
+  return found !== null && matchingSecret(body, body.encryption_data, found.secrets) !== -1;
+}
+
 async function verify(request: FastifyRequest, directory: AccountDirectory, explain: boolean): Promise<void> {
   const body = (request.body ?? {}) as SignedBody;
   const merchantId = identity(body, 'merchant_id');
@@ -58,7 +81,7 @@ async function verify(request: FastifyRequest, directory: AccountDirectory, expl
     request.signing = { account: found.account, secret: found.secrets[0]! };
     const missing = body.encryption_data === undefined || body.encryption_data === '';
     const message = missing ? 'encryption_data is required' : 'encryption_data does not match the body';
-    const hint = explain ? `; sandbox: the gateway signed "${safeCanonicalString(body)}" (card masked, security_code left out)` : '';
+    const hint = explain ? `; sandbox: the gateway signed "${safeCanonicalString(body, fieldsOf(request, found.account))}" (${HINT_NOTE})` : '';
     throw new AppError('invalid_signature', message + hint, { field: 'encryption_data' });
   }
   request.signing = { account: found.account, secret: found.secrets[index]! };
@@ -84,7 +107,8 @@ export function installSignedRequests(app: FastifyInstance, options: SignedReque
     const operation = operationOf(request);
     if (!operation) return;
     try {
-      if (operation.shopperPost?.((request.body ?? {}) as Record<string, unknown>)) return;
+      const body = (request.body ?? {}) as SignedBody;
+      if (operation.shopperPost?.(body) && !(await signedByItsAccount(body, options.directory))) return;
       const gate = failures.check(request.ip);
       if (!gate.allowed) throw tooManyFailures(gate.retryAfter);
       try {

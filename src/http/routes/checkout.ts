@@ -33,6 +33,7 @@ export const checkoutOperation: Operation = {
   // The card group is known here only to be refused with its own reason (checkoutCommand).
   schema: Type.Object({ ...CheckoutRequest.properties, ...Object.fromEntries(REFUSED.map((field) => [field, Type.Optional(Type.Unknown())])) }),
   errorAnswer: paymentRefusal,
+  // A body holding signInfo whose signature does not verify: a signed one is the merchant's (4019).
   shopperPost: (body) => typeof body.signInfo === 'string',
 };
 
@@ -47,7 +48,8 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
 
   app.post('/v1/checkout', { config: { operation: checkoutOperation } }, async (request, reply) => {
     const body = request.body as Record<string, unknown>;
-    if (checkoutOperation.shopperPost!(body)) return handOff(request, reply, body);
+    // The shopper's hand-off is the post that holds signInfo and no merchant's signature (signed-request.ts).
+    if (!request.signing) return handOff(request, reply, body);
     const { account } = signingOf(request);
     const { session, payment } = await createCheckout(deps, account, checkoutCommand(body, account, deps.clock.now()));
     const fields = handOffFields({

@@ -1,0 +1,102 @@
+// A gateway that stops (SIGTERM: its HTTP server closes) serves to the end the requests already in
+// it, and refuses those that still arrive on connections open before the stop as any 503 of their
+// endpoint: 9503 with Retry-After, in the operation's format and signed with the account's key,
+// so a merchant's client reads it and sends the request again elsewhere (docs/operations.md).
+import { connect, type Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sign } from '../../src/domain/signature.ts';
+import { cardPayment } from '../support/fixtures.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { readAnswer, type SignedClient } from '../support/client.ts';
+
+let gw: TestGateway;
+let shop: SignedClient;
+let port: number;
+let stopped: Promise<void> | undefined;
+const sockets: Socket[] = [];
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+  shop = await gw.merchant();
+  await gw.gateway.server.app.listen({ port: 0, host: '127.0.0.1' });
+  port = (gw.gateway.server.app.server.address() as { port: number }).port;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await (stopped ?? gw?.close());
+});
+
+interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+}
+
+/** A raw connection: what it sends is written by the test, what it receives is read once the server closes it. */
+async function open(): Promise<{ socket: Socket; reply: Promise<Reply> }> {
+  const socket = connect({ port, host: '127.0.0.1' });
+  sockets.push(socket);
+  let received = '';
+  socket.on('data', (chunk) => (received += chunk.toString('utf8')));
+  socket.on('error', () => {});
+  const reply = new Promise<Reply>((resolve) =>
+    socket.on('close', () => {
+      const [head = '', ...rest] = received.split('\r\n\r\n');
+      const [statusLine = '', ...lines] = head.split('\r\n');
+      const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, text: rest.join('\r\n\r\n') });
+    }),
+  );
+  await new Promise<void>((resolve) => socket.once('connect', resolve));
+  return { socket, reply };
+}
+
+const post = (path: string, body: Record<string, unknown>, headers = '') => {
+  const payload = JSON.stringify({ ...body, encryption_data: sign(body as never, shop.secret) });
+  return { head: `POST ${path} HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n${headers}\r\n`, payload };
+};
+
+describe('a gateway that stops', () => {
+  it('serves the request in flight and answers those arriving 503 9503 in their endpoint format, signed', async () => {
+    // Closed after its answer: a kept-alive connection would hold the close for its idle timeout.
+    const inFlight = post('/v1/authorise', cardPayment(shop.ids), 'Connection: close\r\n');
+    const payment = post('/v1/authorise', cardPayment(shop.ids));
+    const capture = post('/v1/capture', { ...shop.ids, capture_orders: [{ transaction_id: 'T1', order_no: 'O1', currency: 'USD', amount: '1.00' }] });
+    // In flight: its headers are in, its body half sent. Arriving: only a first line so far.
+    const a = await open();
+    a.socket.write(inFlight.head + inFlight.payload.slice(0, 20));
+    const b = await open();
+    b.socket.write(payment.head.slice(0, 30));
+    const c = await open();
+    c.socket.write(capture.head.slice(0, 30));
+    const d = await open();
+    d.socket.write('GET /heal');
+    await sleep(200);
+
+    stopped = gw.close();
+    for (let i = 0; i < 100 && gw.gateway.server.app.server.listening; i++) await sleep(20);
+    expect(gw.gateway.server.app.server.listening).toBe(false);
+
+    a.socket.write(inFlight.payload.slice(20));
+    b.socket.write(payment.head.slice(30) + payment.payload);
+    c.socket.write(capture.head.slice(30) + capture.payload);
+    d.socket.write('th HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    const [served, refused, batch, health] = await Promise.all([a.reply, b.reply, c.reply, d.reply]);
+
+    expect(served.status).toBe(200);
+    expect(readAnswer(served.text, shop.secret).body.result_info).toBe('0000:Success');
+
+    for (const answer of [refused, batch]) {
+      expect([answer.status, answer.headers['retry-after'], answer.headers.connection]).toEqual([503, '1', 'close']);
+      expect(readAnswer(answer.text, shop.secret).signed).toBe(true);
+    }
+    // The authorisation's XML respon, the batch's JSON, as any of their refusals.
+    expect([refused.headers['content-type'], batch.headers['content-type']]).toEqual(['application/xml; charset=utf-8', 'application/json; charset=utf-8']);
+    expect(readAnswer(refused.text, shop.secret).body.result_info).toBe('9503:Service temporarily unavailable: try again shortly');
+    expect(readAnswer(batch.text, shop.secret).body.return_message).toBe('9503:Service temporarily unavailable: try again shortly');
+
+    expect([health.status, JSON.parse(health.text)]).toEqual([503, { code: '9503', message: 'Service temporarily unavailable: try again shortly' }]);
+    await stopped;
+  });
+});
