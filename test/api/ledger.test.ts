@@ -93,6 +93,16 @@ describe('acquiro ledger check', () => {
       `UPDATE payments p SET refund_reserved = (SELECT coalesce(sum(amount), 0) FROM refunds r WHERE r.payment_id = p.id AND r.status <> 'failed')`,
       'reserved',
     ],
+    [
+      // Balanced, in a merchant's account, and so settled and paid out like any capture, but of
+      // no payment: no payment's books counted it, and the check passed.
+      'captured money of no payment',
+      `INSERT INTO ledger_entries (journal_id, account_id, book, kind, currency, amount, booked_at)
+       SELECT 'TORPHAN:capture', account_id, book, 'capture', currency, amount, now()
+         FROM (SELECT account_id, currency FROM payments LIMIT 1) p, (VALUES ('processor_receivable', 500), ('merchant_balance', -500)) AS e(book, amount)`,
+      `DELETE FROM ledger_entries WHERE journal_id = 'TORPHAN:capture'`,
+      'journal_orphan',
+    ],
   ])('fails with exit code 1 on %s', async (_name, breakIt, mendIt, problem) => {
     await gw.database.query(breakIt);
     try {

@@ -1,4 +1,5 @@
-// `acquiro ledger check`: proves the books. Every journal sums to zero in its one currency, and
+// `acquiro ledger check`: proves the books. Every journal sums to zero in its one currency (a
+// payment's movement carrying its payment), and
 // every payment's books agree with its row: the hold outstanding only while it is authorised or
 // held for review, the captured and refunded amounts as booked, refunds (pending and succeeded)
 // never above what was captured, the chargebacks booked as its open disputes say, and the state

@@ -1,15 +1,25 @@
 // The reads behind `acquiro ledger check` and `acquiro ledger balance`: journals that do not sum to
 // zero, entries that disagree with their payment, and each payment's books beside its row.
 import { sql } from 'drizzle-orm';
-import { PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS } from '../../domain/ledger.ts';
+import { PLATFORM_ACCOUNT_ID, PLATFORM_BOOKS, type JournalKind } from '../../domain/ledger.ts';
 import { rowsOf, type Executor } from '../client.ts';
 
 export interface JournalProblem {
   readonly journal_id: string;
-  readonly problem: 'unbalanced' | 'mixed' | 'payment_mismatch' | 'platform_book';
+  readonly problem: 'unbalanced' | 'mixed' | 'payment_mismatch' | 'platform_book' | 'orphan';
   readonly detail: string;
 }
 
+/** The journals that record a payment's movement. */
+const PAYMENT_KINDS: readonly JournalKind[] = ['authorisation', 'capture', 'release', 'fee', 'refund', 'chargeback', 'chargeback_reversal'];
+const list = (values: readonly string[]) => sql.join(values.map((v) => sql`${v}`), sql`, `);
+
+/**
+ * Journals that do not sum to zero, mix currencies, accounts or payments, book another account's
+ * payment or a platform book outside the platform account; and orphans, a payment's movement
+ * with no payment: one balances and moves a merchant's balance (a capture without a payment
+ * settles and pays out like any other), yet no payment's books count it, so nothing else finds it.
+ */
 export async function journalProblems(db: Executor, limit: number): Promise<JournalProblem[]> {
   return rowsOf<JournalProblem>(
     db,
@@ -26,7 +36,10 @@ export async function journalProblems(db: Executor, limit: number): Promise<Jour
           WHERE e.payment_id IS NOT NULL AND (p.id IS NULL OR (p.account_id <> e.account_id AND e.account_id <> ${PLATFORM_ACCOUNT_ID}) OR p.currency <> e.currency) LIMIT ${limit})
         UNION ALL
         (SELECT journal_id, 'platform_book', book || ' booked outside the platform account, or the platform account holding ' || book
-           FROM ledger_entries WHERE (book IN (${sql.join(PLATFORM_BOOKS.map((b) => sql`${b}`), sql`, `)})) <> (account_id = ${PLATFORM_ACCOUNT_ID}) LIMIT ${limit})`,
+           FROM ledger_entries WHERE (book IN (${list(PLATFORM_BOOKS)})) <> (account_id = ${PLATFORM_ACCOUNT_ID}) LIMIT ${limit})
+        UNION ALL
+        (SELECT DISTINCT journal_id, 'orphan', kind || ' journal of no payment'
+           FROM ledger_entries WHERE kind IN (${list(PAYMENT_KINDS)}) AND payment_id IS NULL LIMIT ${limit})`,
   );
 }
 
