@@ -46,6 +46,8 @@ describe('acquiro risk', () => {
     [['--set', 'velocityCard.limit=-1'], /must be a whole number/],
     [['--set', 'amountLimits.USD.review=1.001'], /is not an amount in USD/],
     [['--set', 'reviewScore=90'], /reviewScore must not exceed rejectScore/],
+    [['--set', 'velocityCard.limit=5=50'], /velocityCard.limit must be a whole number/],
+    [['--set', 'amountLimits.USD.reject=50.00=5000.00'], /is not an amount in USD/],
   ])('refuses %o', async (args, message) => {
     const result = await cli('risk', 'set', ...ids, ...args);
     expect(result.exitCode).toBe(1);

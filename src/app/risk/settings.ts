@@ -33,8 +33,12 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
   };
   const next = structuredClone(overrides) as Overrides;
   for (const assignment of assignments) {
-    const [path, value] = assignment.split('=', 2) as [string, string | undefined];
-    if (value === undefined) throw new AppError('invalid_field', `${assignment}: expected path=value`);
+    // Split at the first '=' only: split('=', 2) dropped whatever followed a second one, so
+    // velocityCard.limit=5=50 set 5 without a word.
+    const at = assignment.indexOf('=');
+    if (at < 0) throw new AppError('invalid_field', `${assignment}: expected path=value`);
+    const path = assignment.slice(0, at);
+    const value = assignment.slice(at + 1);
     const amount = /^amountLimits\.([A-Z]{3})\.(review|reject)$/.exec(path);
     if (amount) {
       const [, currency, level] = amount as unknown as [string, string, string];
