@@ -124,4 +124,32 @@ describe('a gateway that stops', () => {
     expect(readAnswer(served.text, shop.secret).body.result_info).toBe('0000:Success');
     await stopped;
   });
+
+  it('answers the pages arriving with their 503 page, logged as a refusal and not as a fault', async () => {
+    // The hosted payment page (any session: the stop refuses it before it is looked up) and the portal.
+    const page = await open();
+    page.socket.write('GET /checkout/CS1/tok');
+    const portal = await open();
+    portal.socket.write('GET /portal/sign');
+    await sleep(200);
+
+    await stop();
+    page.socket.write('en HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    portal.socket.write('-in HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    const answers = await Promise.all([page.reply, portal.reply]);
+    await stopped;
+
+    expect(answers.map((answer) => [answer.status, answer.headers['content-type'], answer.headers.connection])).toEqual([
+      [503, 'text/html; charset=utf-8', 'close'],
+      [503, 'text/html; charset=utf-8', 'close'],
+    ]);
+    // An expected refusal while stopping, logged as the API's 503s are: at info, never at error.
+    const lines = gw.logs.text.trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([]);
+    const refusals = lines.filter((line) => line.status === 503 && line.msg !== 'request').map((line) => [line.level, line.msg]);
+    expect(refusals.sort()).toEqual([
+      [30, 'page request refused'],
+      [30, 'portal request refused'],
+    ]);
+  });
 });
