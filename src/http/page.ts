@@ -26,11 +26,19 @@ export function languageOf(request: FastifyRequest, stored: { readonly browser_l
 export function pageErrorHandler(deps: Deps) {
   return (error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
     const status = error instanceof AppError ? error.http : error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
-    if (status >= 500) request.log.error({ err: error }, 'page failed');
-    else request.log.info({ status }, 'page request refused');
+    if (isFault(error, status)) request.log.error({ err: error }, 'page failed');
+    else request.log.info({ status, code: error.code }, 'page request refused');
     return sendPage(
       reply,
       messagePage({ baseUrl: deps.config.baseUrl, lang: languageOf(request).lang, status, title: 'errorTitle', text: 'errorText' }),
     );
   };
+}
+
+/**
+ * A 5xx to log as an error. A 503 `service_unavailable` (the gateway stopping) is an expected
+ * refusal, logged at info as the API logs it.
+ */
+export function isFault(error: FastifyError | AppError, status: number): boolean {
+  return status >= 500 && !(error instanceof AppError && error.codeName === 'service_unavailable');
 }

@@ -74,7 +74,7 @@ describe('Idempotency-Key', () => {
   it('refuses a malformed key before doing anything', async () => {
     const txn = await pay(shop);
     const answer = await refundWithKey('x'.repeat(256), [orderOf(txn, { refund_amount: '1.00' })]);
-    expect([answer.status, answer.body.return_message]).toEqual([400, '4002:Idempotency-Key is invalid: expected 1 to 255 printable characters']);
+    expect([answer.status, answer.body.return_message]).toEqual([400, '4002:Idempotency-Key is invalid: expected 1 to 255 visible ASCII characters']);
     expect(await refundTotal(txn.transaction_id)).toBe(0);
   });
 
@@ -82,7 +82,7 @@ describe('Idempotency-Key', () => {
     const txn = await pay(shop);
     for (const key of ['', '   ', 'my key']) {
       const answer = await refundWithKey(key, [orderOf(txn, { refund_amount: '1.00' })]);
-      expect([answer.status, answer.body.return_message, answer.signed], JSON.stringify(key)).toEqual([400, '4002:Idempotency-Key is invalid: expected 1 to 255 printable characters', true]);
+      expect([answer.status, answer.body.return_message, answer.signed], JSON.stringify(key)).toEqual([400, '4002:Idempotency-Key is invalid: expected 1 to 255 visible ASCII characters', true]);
     }
     expect(await refundTotal(txn.transaction_id)).toBe(0);
   });

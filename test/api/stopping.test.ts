@@ -4,7 +4,7 @@
 // so a merchant's client reads it and sends the request again elsewhere (docs/operations.md).
 import { connect, type Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -16,16 +16,25 @@ let port: number;
 let stopped: Promise<void> | undefined;
 const sockets: Socket[] = [];
 
-beforeAll(async () => {
-  gw = await startTestGateway();
+// A long keep-alive timeout: a connection left open after its answer would hold the stop that long.
+beforeEach(async () => {
+  gw = await startTestGateway({ env: { ACQUIRO_KEEP_ALIVE_TIMEOUT: '60' } });
   shop = await gw.merchant();
   await gw.gateway.server.app.listen({ port: 0, host: '127.0.0.1' });
   port = (gw.gateway.server.app.server.address() as { port: number }).port;
+  stopped = undefined;
 });
-afterAll(async () => {
-  for (const socket of sockets) socket.destroy();
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
   await (stopped ?? gw?.close());
 });
+
+/** Begins the stop, once the server no longer listens. */
+async function stop(): Promise<void> {
+  stopped = gw.close();
+  for (let i = 0; i < 100 && gw.gateway.server.app.server.listening; i++) await sleep(20);
+  expect(gw.gateway.server.app.server.listening).toBe(false);
+}
 
 interface Reply {
   readonly status: number;
@@ -52,15 +61,14 @@ async function open(): Promise<{ socket: Socket; reply: Promise<Reply> }> {
   return { socket, reply };
 }
 
-const post = (path: string, body: Record<string, unknown>, headers = '') => {
+const post = (path: string, body: Record<string, unknown>) => {
   const payload = JSON.stringify({ ...body, encryption_data: sign(body as never, shop.secret) });
-  return { head: `POST ${path} HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n${headers}\r\n`, payload };
+  return { head: `POST ${path} HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(payload)}\r\n\r\n`, payload };
 };
 
 describe('a gateway that stops', () => {
   it('serves the request in flight and answers those arriving 503 9503 in their endpoint format, signed', async () => {
-    // Closed after its answer: a kept-alive connection would hold the close for its idle timeout.
-    const inFlight = post('/v1/authorise', cardPayment(shop.ids), 'Connection: close\r\n');
+    const inFlight = post('/v1/authorise', cardPayment(shop.ids));
     const payment = post('/v1/authorise', cardPayment(shop.ids));
     const capture = post('/v1/capture', { ...shop.ids, capture_orders: [{ transaction_id: 'T1', order_no: 'O1', currency: 'USD', amount: '1.00' }] });
     // In flight: its headers are in, its body half sent. Arriving: only a first line so far.
@@ -74,9 +82,7 @@ describe('a gateway that stops', () => {
     d.socket.write('GET /heal');
     await sleep(200);
 
-    stopped = gw.close();
-    for (let i = 0; i < 100 && gw.gateway.server.app.server.listening; i++) await sleep(20);
-    expect(gw.gateway.server.app.server.listening).toBe(false);
+    await stop();
 
     a.socket.write(inFlight.payload.slice(20));
     b.socket.write(payment.head.slice(30) + payment.payload);
@@ -98,5 +104,52 @@ describe('a gateway that stops', () => {
 
     expect([health.status, JSON.parse(health.text)]).toEqual([503, { code: '9503', message: 'Service temporarily unavailable: try again shortly' }]);
     await stopped;
+  });
+
+  it('answers the kept-alive request it was serving with Connection: close, and closes that connection at once', async () => {
+    // Kept alive: no Connection: close. Its headers are in, its body half sent, when the stop begins.
+    const payment = post('/v1/authorise', cardPayment(shop.ids));
+    const a = await open();
+    a.socket.write(payment.head + payment.payload.slice(0, 20));
+    await sleep(200);
+
+    await stop();
+    a.socket.write(payment.payload.slice(20));
+    // Left open, the connection would idle for the keep-alive timeout (60 s here), and the stop with it.
+    const served = await Promise.race([a.reply, sleep(20_000).then(() => 'still open' as const)]);
+
+    expect(served).not.toBe('still open');
+    if (served === 'still open') return;
+    expect([served.status, served.headers.connection]).toEqual([200, 'close']);
+    expect(readAnswer(served.text, shop.secret).body.result_info).toBe('0000:Success');
+    await stopped;
+  });
+
+  it('answers the pages arriving with their 503 page, logged as a refusal and not as a fault', async () => {
+    // The hosted payment page (any session: the stop refuses it before it is looked up) and the portal.
+    const page = await open();
+    page.socket.write('GET /checkout/CS1/tok');
+    const portal = await open();
+    portal.socket.write('GET /portal/sign');
+    await sleep(200);
+
+    await stop();
+    page.socket.write('en HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    portal.socket.write('-in HTTP/1.1\r\nHost: gateway.test\r\n\r\n');
+    const answers = await Promise.all([page.reply, portal.reply]);
+    await stopped;
+
+    expect(answers.map((answer) => [answer.status, answer.headers['content-type'], answer.headers.connection])).toEqual([
+      [503, 'text/html; charset=utf-8', 'close'],
+      [503, 'text/html; charset=utf-8', 'close'],
+    ]);
+    // An expected refusal while stopping, logged as the API's 503s are: at info, never at error.
+    const lines = gw.logs.text.trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });
+    expect(lines.filter((line) => line.level >= 50).map((line) => line.msg)).toEqual([]);
+    const refusals = lines.filter((line) => line.status === 503 && line.msg !== 'request').map((line) => [line.level, line.msg]);
+    expect(refusals.sort()).toEqual([
+      [30, 'page request refused'],
+      [30, 'portal request refused'],
+    ]);
   });
 });

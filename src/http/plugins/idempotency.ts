@@ -70,7 +70,7 @@ function keyOf(request: FastifyRequest): string | undefined {
   if (header === undefined) return undefined;
   const key = Array.isArray(header) ? header.join(',') : header;
   if (!KEY.test(key)) {
-    throw new AppError('invalid_field', 'Idempotency-Key is invalid: expected 1 to 255 printable characters', { field: 'Idempotency-Key' });
+    throw new AppError('invalid_field', 'Idempotency-Key is invalid: expected 1 to 255 visible ASCII characters', { field: 'Idempotency-Key' });
   }
   return key;
 }

@@ -1,9 +1,11 @@
 // While the gateway stops (SIGTERM, `acquiro serve` stopping, a test closing it), requests still
 // reach it on connections already open: a keep-alive connection's next request, a pipelined one.
 // Each is refused 503 `9503` with `Retry-After: 1`, as when the database is away, so the client
-// sends it again to another gateway; its connection is closed after the answer (Fastify writes
-// `Connection: close` once it is closing). Requests that arrived before the stop are served to
-// the end: the close waits for them.
+// sends it again to another gateway. Requests that arrived before the stop are served to the end:
+// the close waits for them. Every answer sent once the stop has begun says `Connection: close`,
+// so its connection closes after it: Fastify writes that header only on requests routed after
+// the stop, and a kept-alive connection whose request was in flight stayed open after its answer
+// until the keep-alive timeout, holding the stop that long.
 //
 // An operation's request is refused once its signature is checked, so that the refusal is in the
 // operation's own format and signed with the account's key, as a 503 for a missing database is.
@@ -36,5 +38,8 @@ export function installStopping(app: FastifyInstance): void {
   });
   app.addHook('preValidation', async (request) => {
     if (request.arrivedStopping) throw stopping();
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
   });
 }
