@@ -89,6 +89,53 @@ describe('maskCardNumbers', () => {
     expect(maskCardNumbers('ref ４１１１１１１１１１１１１１１２')).toBe('ref ４１１１１１１１１１１１１１１２');
   });
 
+  it('masks a card number typed in any script of decimal digits, mixed, with any dash or space between groups', () => {
+    // The zero of each script: Arabic-Indic, Extended Arabic-Indic, Devanagari, Bengali, Thai,
+    // Myanmar, full-width, and two outside the BMP (Osmanya, mathematical bold).
+    const ZEROS = [0x30, 0x660, 0x6f0, 0x966, 0x9e6, 0xe50, 0x1040, 0xff10, 0x104a0, 0x1d7ce];
+    const SEPARATORS = ['', ' ', '-', '\u2013', '\u2014', '\u2010', '\u2212', '\u30fc', '\uff70', '\ufe63', '\uff0d', '\u00a0', '\u202f', '\u3000'];
+    const mixed = fc
+      .tuple(cardNumber, fc.array(fc.constantFrom(...ZEROS), { minLength: 19, maxLength: 19 }), fc.constantFrom(...SEPARATORS), fc.option(fc.constantFrom(...ZEROS)))
+      .map(([pan, zeros, separator, one]) => {
+        const digits = [...pan].map((digit, i) => String.fromCodePoint((one ?? zeros[i]!) + Number(digit)));
+        const groups = [0, 4, 8, 12, 16].map((at) => digits.slice(at, at + 4).join('')).filter(Boolean);
+        return { pan, text: groups.join(separator) };
+      });
+    fc.assert(
+      fc.property(words, mixed, words, (before, { pan, text }, after) => {
+        const result = maskCardNumbers(`${before}${text}${after}`);
+        expect(result).toBe(`${before}${masked(pan)}${after}`);
+        expect(maskCardNumbers(result)).toBe(result);
+      }),
+    );
+    expect(maskCardNumbers('رقم البطاقة ٤١١١-١١١١-١١١١-١١١١ شكرا')).toBe('رقم البطاقة 411111******1111 شكرا');
+    expect(maskCardNumbers('کارت ۵۵۵۵ ۵۵۵۵ ۵۵۵۵ ۴۴۴۴')).toBe('کارت 555555******4444');
+    expect(maskCardNumbers('कार्ड ४१११–११११–११११–११११')).toBe('कार्ड 411111******1111');
+    expect(maskCardNumbers('カード4111ー1111ー1111ー1111です')).toBe('カード411111******1111です');
+    expect(maskCardNumbers('card 4111\u22121111\u22121111\u22121111')).toBe('card 411111******1111');
+    // Not card numbers (a wrong check digit, no brand): left exactly as typed, script and dashes.
+    expect(maskCardNumbers('مرجع ٤١١١-١١١١-١١١١-١١١٢')).toBe('مرجع ٤١١١-١١١١-١١١١-١١١٢');
+    expect(maskCardNumbers('ref ९९९९–९९९९–९९९९–९९९५')).toBe('ref ९९९९–९९९९–९९९९–९९९५');
+  });
+
+  it('knows every decimal digit Unicode has by its value', () => {
+    const visa = '4111111111111111';
+    // Unicode encodes decimal digits in runs of ten, zero to nine: every tenth of a run is a zero.
+    const zeros: number[] = [];
+    let run = 0;
+    for (let cp = 0; cp <= 0x10ffff; cp++) {
+      run = /\p{Nd}/u.test(String.fromCodePoint(cp)) ? run + 1 : 0;
+      if (run % 10 === 1) zeros.push(cp);
+    }
+    expect(zeros.length).toBeGreaterThan(60);
+    for (const zero of zeros) {
+      const text = [...visa].map((digit) => String.fromCodePoint(zero + Number(digit))).join('');
+      expect([zero.toString(16), maskCardNumbers(`no ${text}.`)]).toEqual([zero.toString(16), 'no 411111******1111.']);
+      const wrong = text.slice(0, -String.fromCodePoint(zero + 1).length) + String.fromCodePoint(zero + 2);
+      expect(maskCardNumbers(`no ${wrong}.`)).toBe(`no ${wrong}.`);
+    }
+  });
+
   it('leaves a number with a wrong check digit as it was', () => {
     fc.assert(
       fc.property(cardNumber, fc.integer({ min: 1, max: 9 }), (pan, shift) => {

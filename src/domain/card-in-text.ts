@@ -7,21 +7,29 @@
 // judges all three). A longer run is searched for such a number starting and ending where its
 // groups do (`order 12 4111 1111 1111 1111` masks the last four groups).
 //
-// Digits and separators may be full-width (U+FF10..U+FF19, the ideographic space U+3000, the
-// full-width hyphen U+FF0D), as a Chinese or Japanese input method types them, mixed with ASCII
-// ones: `４１１１－１１１１…` is the same card number, and is masked in ASCII like any other.
+// Digits may be of any script Unicode has decimal digits for (`\p{Nd}`: full-width `４`, as a
+// Chinese or Japanese input method types them, Arabic-Indic `٤`, Persian `۴`, Devanagari `४`, …),
+// mixed with ASCII ones; a space may be any space (`\p{Zs}`: the ideographic space, a no-break
+// space) and a dash any dash (`\p{Pd}`: en dash, full-width hyphen, …), the minus sign, or the
+// prolonged sound mark `ー` Japanese input methods type for "-". `٤١١١–١١١١…` is the same card
+// number, judged on its digits' values and masked in ASCII like any other; text that is no card
+// number is left exactly as typed.
 import cardValidator from 'card-validator';
 import { maskPan } from './card.ts';
 
-const DIGIT = '[0-9\uFF10-\uFF19]';
-const SEPARATOR = '[ \\-\u3000\uFF0D]';
+const DIGIT = '\\p{Nd}';
+/** Spaces, dashes, the minus signs (U+2212, U+2796) and the prolonged sound marks (U+30FC, U+FF70). */
+const SEPARATOR = '[\\p{Zs}\\p{Pd}\u2212\u2796\u30FC\uFF70]';
 /** At least 12 digits, with one space or dash at most between two of them. */
-const RUN = new RegExp(`${DIGIT}(?:${SEPARATOR}?${DIGIT}){11,}`);
-const RUNS = new RegExp(RUN.source, 'g');
-const SEPARATORS = new RegExp(`(${SEPARATOR})`);
-const FULL_WIDTH_DIGITS = /[\uFF10-\uFF19]/g;
+const RUN = new RegExp(`${DIGIT}(?:${SEPARATOR}?${DIGIT}){11,}`, 'u');
+const RUNS = new RegExp(RUN.source, 'gu');
+const SEPARATORS = new RegExp(`(${SEPARATOR})`, 'u');
+const NOT_ASCII = /[^0-9]/u;
+const IS_DIGIT = /^\p{Nd}$/u;
 const MIN_DIGITS = 12;
 const MAX_DIGITS = 19;
+/** Each non-ASCII digit met so far, by its value; Unicode has a few hundred, so this stays small. */
+const digitValues = new Map<string, number>();
 
 /** `text` with every card number in it masked; the same string when it holds none. */
 export function maskCardNumbers(text: string): string {
@@ -31,7 +39,27 @@ export function maskCardNumbers(text: string): string {
 
 /** A group's digits in ASCII. */
 function ascii(group: string): string {
-  return group.replace(FULL_WIDTH_DIGITS, (digit) => String.fromCharCode(digit.charCodeAt(0) - 0xff10 + 0x30));
+  if (!NOT_ASCII.test(group)) return group;
+  let out = '';
+  for (const digit of group) out += valueOf(digit);
+  return out;
+}
+
+/**
+ * A decimal digit's value. Unicode encodes every script's digits as a run of ten code points, zero
+ * to nine (a stability guarantee), some scripts' runs next to each other: the value is the place
+ * in the run of consecutive digits it belongs to, counted in tens.
+ */
+function valueOf(digit: string): number {
+  let value = digitValues.get(digit);
+  if (value === undefined) {
+    const code = digit.codePointAt(0)!;
+    let first = code;
+    while (IS_DIGIT.test(String.fromCodePoint(first - 1))) first--;
+    value = (code - first) % 10;
+    digitValues.set(digit, value);
+  }
+  return value;
 }
 
 function isCardNumber(digits: string): boolean {

@@ -491,8 +491,13 @@ describe('the hosted payment page', () => {
 
   it('refuses a card number typed into the name on the card, however it is spaced: it never reaches the processor or the page', async () => {
     const { body, pageUrl } = await openPage();
-    // Full-width digits too, as a Chinese or Japanese input method types them.
-    for (const holder of ['4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242', '４２４２　４２４２　４２４２　４２４２', 'Ana ４２４２４２']) {
+    // Full-width digits too, as a Chinese or Japanese input method types them, digits of other
+    // scripts (Arabic-Indic, Persian, Devanagari), and groups apart by other dashes and spaces.
+    for (const holder of [
+      '4242 4242 4242 4242', '4242-4242-4242-4242', 'Ana 424 242', '４２４２　４２４２　４２４２　４２４２', 'Ana ４２４２４２',
+      '4242–4242–4242–4242', '4242−4242−4242−4242', '4242ー4242ー4242ー4242', '4242\u00a04242\u00a04242\u00a04242',
+      '٤٢٤٢ ٤٢٤٢ ٤٢٤٢ ٤٢٤٢', 'Ana ۴۲۴۲۴۲', 'अना ४२४२–४२४२–४२४२–४२४२',
+    ]) {
       const answer = await browser.post(`${pageUrl}/pay`, { ...CARD, holder_name: holder });
       expect(answer.status).toBe(400);
       expect(answer.body).toContain('<span class="error" id="holder_name-error" aria-live="polite">Enter the name as it appears on the card.</span>');

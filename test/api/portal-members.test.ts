@@ -174,3 +174,45 @@ describe.runIf(TEST_DB === 'postgres')('two owners changing each other at the sa
     }
   });
 });
+
+// PostgreSQL only: the demotion is held open in a transaction of its own while the invitation runs,
+// which PGlite, one statement at a time, cannot do.
+describe.runIf(TEST_DB === 'postgres')('an invitation by a member demoted while it is on its way', () => {
+  const sleep = (ms: number) => new Promise<false>((resolve) => setTimeout(() => resolve(false), ms));
+
+  it.each([
+    ['an owner made an admin invites an owner', 'owner', 'admin', 'owner'],
+    ['an admin made a viewer invites an operator', 'admin', 'viewer', 'operator'],
+  ] as const)('%s: the invitation waits for the demotion and is refused 403, inviting no one', async (_, was, becomes, invites) => {
+    const actor = await createMember(gw, merchantId, was);
+    const client = await signIn(gw, actor);
+    await client.get('/portal/members');
+    const email = `late.${was}.${Date.now()}@shop.example`;
+    const other = await gw.anotherConnection();
+    try {
+      // The demotion, as changeRole writes it (the actor's row locked, its role changed, its
+      // sessions ended), holds the row while the invitation (its session already read) comes in.
+      const { invite, blocked } = await other.transaction(async (query) => {
+        const [{ pid }] = (await query('SELECT pg_backend_pid() AS pid')) as [{ pid: number }];
+        await query('SELECT id FROM portal_users WHERE id = $1 FOR UPDATE', [actor.userId]);
+        const invite = client.post('/portal/members/invite', { email, role: invites });
+        const settled = invite.then(() => true);
+        let blocked = false;
+        for (let tries = 0; tries < 250 && !blocked; tries++) {
+          if (await Promise.race([settled, sleep(20)])) break;
+          const waiting = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE $1 = ANY(pg_blocking_pids(pid))', [pid]);
+          blocked = waiting[0]!.n > 0;
+        }
+        await query('UPDATE portal_users SET role = $2 WHERE id = $1', [actor.userId, becomes]);
+        await query('DELETE FROM portal_sessions WHERE user_id = $1', [actor.userId]);
+        return { invite: { answer: invite }, blocked };
+      });
+      const answer = await invite.answer;
+      expect([blocked, answer.status]).toEqual([true, 403]);
+      expect(answer.body).toContain('your role or access changed');
+      expect(await gw.database.query('SELECT 1 FROM portal_users WHERE email = $1', [email])).toHaveLength(0);
+    } finally {
+      await other.close();
+    }
+  });
+});

@@ -358,6 +358,33 @@ describe('card numbers typed into free text are masked (issue 8, item 7)', () =>
     expect(clearAscii(gw.logs.text)).not.toContain(AMEX);
   });
 
+  it('masks one typed in other digit scripts (Arabic-Indic, Persian, Devanagari) with en dashes, minus signs or ー between groups', async () => {
+    const script = (zero: number) => (text: string) => text.replace(/[0-9]/g, (digit) => String.fromCodePoint(zero + Number(digit)));
+    const [arabic, persian, devanagari] = [script(0x660), script(0x6f0), script(0x966)];
+    const toAscii = (text: string) =>
+      [0x660, 0x6f0, 0x966].reduce((typed, zero) => typed.replace(/\p{Nd}/gu, (digit) => (digit.codePointAt(0)! - zero >= 0 && digit.codePointAt(0)! - zero <= 9 ? String(digit.codePointAt(0)! - zero) : digit)), text);
+    const clearAll = (text: string) => clear(toAscii(text).replace(/[\u2013\u2212\u30fc]/g, ''));
+    const note = `البطاقة ${arabic('4111–1111–1111–1111')} شكرا`;
+    const order = orderNo('ND');
+    const paid = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: order, note, first_name: `${persian('5555')}\u2212${persian('5555')}\u2212${persian('5555')}\u2212${persian('4444')}`, billing_address: 'カード4111ー1111ー1111ー1111' }));
+    expect([paid.status, paid.body.note]).toEqual([200, 'البطاقة 411111******1111 شكرا']);
+    const [payment] = await rows('SELECT request FROM payments WHERE order_no = $1', [order]);
+    expect(payment!.request).toMatchObject({ note: 'البطاقة 411111******1111 شكرا', first_name: '555555******4444', billing_address: 'カード411111******1111' });
+    for (const card of [VISA, MASTERCARD]) expect(clearAll(JSON.stringify(payment!.request))).not.toContain(card);
+
+    const refund = await shop.post('/v1/refund', {
+      ...shop.ids,
+      refund_orders: [{ transaction_id: paid.body.transaction_id, order_no: order, currency: 'USD', amount: '10.00', refund_amount: '1.00', refund_reason: `गलती ${devanagari(AMEX)}` }],
+    });
+    expect(refund.body.refund_orders[0]).toMatchObject({ refund_status: '1', refund_reason: 'गलती 378282*****0005' });
+    const [row] = await rows('SELECT reason FROM refunds WHERE payment_id = $1', [paid.body.transaction_id]);
+    expect(row!.reason).toBe('गलती 378282*****0005');
+    expect(clearAll(gw.logs.text)).not.toContain(AMEX);
+    // Not a card number (a wrong check digit): left as typed, in its script and with its dashes.
+    const other = await shop.post('/v1/authorise', cardPayment(shop.ids, { note: `مرجع ${arabic('4111–1111–1111–1112')}` }));
+    expect(other.body.note).toBe(`مرجع ${arabic('4111–1111–1111–1112')}`);
+  });
+
   it('leaves a number that fails the Luhn check, or has no brand, as it was typed', async () => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { note: 'ref 4111111111111112 and 9999 9999 9999 9995' }));
     expect(answer.body.note).toBe('ref 4111111111111112 and 9999 9999 9999 9995');

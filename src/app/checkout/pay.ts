@@ -67,10 +67,11 @@ export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentR
 }
 
 // A name holds no card number, however it is spaced ("4242 4242 4242 4242" typed in the wrong
-// field) or written (full-width "４２４２", as a Chinese or Japanese input method types digits):
-// six digits in all, separators aside, are refused, so none reaches the processor as the
-// cardholder's name or comes back on the page.
-const CARD_DIGITS = /(?:\d[\s.-]*){6}/;
+// field, "4242–4242…" with en dashes, minus signs or the "ー" Japanese input methods type for "-")
+// or written (full-width "４２４２", as a Chinese or Japanese input method types digits, Arabic-Indic
+// "٤٢٤٢", Devanagari "४२४२", any script's decimal digits): six digits in all, separators aside, are
+// refused, so none reaches the processor as the cardholder's name or comes back on the page.
+const CARD_DIGITS = /(?:\p{Nd}[\s.\p{Pd}\u2212\u2796\u30FC\uFF70]*){6}/u;
 
 /**
  * The card's fields as the shopper's own digits: NFKC turns full-width digits, spaces and slashes

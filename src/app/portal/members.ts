@@ -1,8 +1,8 @@
 // A merchant's staff: created (by the CLI, or invited by an owner or admin in the portal) with a
 // one-time link to set a password, listed, given another role, reset (a new link), disabled. Every
-// change is one unit of work: the member's row and the acting member's locked, its move checked with
-// MEMBER_MACHINE, the row written, its sessions ended where the change calls for it, and the audit
-// row appended.
+// change is one unit of work: the member's row and the acting member's locked (an invitation locks
+// the acting member's), its move checked with MEMBER_MACHINE, the row written, its sessions ended
+// where the change calls for it, and the audit row appended.
 import { MEMBER_MACHINE, isRole, type Role } from '../../domain/members.ts';
 import { newId } from '../../domain/ids.ts';
 import type { Tx } from '../../db/client.ts';
@@ -78,6 +78,10 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
   const passwordHash = command.password === undefined ? null : await hashPassword(command.password, deps.config.passwordCost);
   const at = deps.wallClock.now();
   return deps.database.db.transaction(async (tx) => {
+    // The inviting member as it stands, locked: one demoted or disabled since its session was read
+    // (or while this waited for the demotion's lock) is refused, as a change by it is.
+    const actorId = command.actor.userId;
+    if (actorId !== null) checkActor((await lockMembersOf(tx, command.merchantId, [actorId]))[0], command);
     const entry = MEMBER_MACHINE.enter(passwordHash ? 'active' : 'invited');
     // Refused only for the merchant's own member with this address, or (a password given, by the
     // CLI) for an address another member signs in with: an invitation is unique within its
@@ -88,6 +92,13 @@ export async function createMember(deps: MemberDeps, command: CreateMember): Pro
     await appendAudit(tx, { merchantId: member.merchantId, ...actorOf(command.actor), action: 'member.create', target: `${member.id} ${member.email}`, outcome: 'ok', detail: { role } }, at);
     return { member, ...(token ? { link: setPasswordUrl(deps.config.baseUrl, token) } : {}) };
   });
+}
+
+/** Refuses an acting member no longer active with the role its session read when the request began. */
+function checkActor(row: PortalUserRow | undefined, command: { readonly actorRole?: Role | undefined }): void {
+  if (row?.status !== 'active' || row.role !== command.actorRole) {
+    throw new PortalRefusal('your role or access changed while this was on its way: sign in again', { status: 403 });
+  }
 }
 
 function actorOf(actor: Actor) {
@@ -137,9 +148,7 @@ async function changeMember<T>(
     },
     check: ({ member, actor }) => {
       if (!member) throw new PortalRefusal('no such member', { status: 404 });
-      if (actorId !== null && (actor?.status !== 'active' || actor.role !== command.actorRole)) {
-        throw new PortalRefusal('your role or access changed while this was on its way: sign in again', { status: 403 });
-      }
+      if (actorId !== null) checkActor(actor, command);
       if (command.actorRole === 'admin' && member.role === 'owner') throw new PortalRefusal('only an owner may change an owner', { status: 403 });
       return { change: { member, decision: decide(member, at) } };
     },

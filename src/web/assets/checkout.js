@@ -36,6 +36,12 @@
   // NFKC first: full-width digits and spaces ("４１１１ １１１１", as a Chinese or Japanese input
   // method types them) are the shopper's digits too, as the server reads them.
   function ascii(text) { return text.normalize('NFKC'); }
+  // Six digits of any script in a name, however spaced or dashed, are a card number in the wrong
+  // field (as the server judges). Built at run time: a browser without Unicode property escapes
+  // falls back to ASCII digits and dashes instead of losing the whole script to a syntax error.
+  var CARD_DIGITS = (function () {
+    try { return new RegExp('(?:\\p{Nd}[\\s.\\p{Pd}\\u2212\\u2796\\u30FC\\uFF70]*){6}', 'u'); } catch { return /(?:\d[\s.\u2010-\u2015\u2212\u30FC\uFF0D\uFF70-]*){6}/; }
+  })();
   function digits(text) { return ascii(text).replace(/\D/g, ''); }
   function brandOf(number) {
     for (var i = 0; i < BRANDS.length; i++) if (BRANDS[i].test.test(number)) return BRANDS[i];
@@ -61,7 +67,7 @@
 
   function problem(name) {
     var value = fields[name].value;
-    if (name === 'holder') return value.trim() === '' || /(?:\d[\s.-]*){6}/.test(ascii(value)) ? msg('holder') : '';
+    if (name === 'holder') return value.trim() === '' || CARD_DIGITS.test(ascii(value)) ? msg('holder') : '';
     if (name === 'number') {
       var n = digits(value);
       var brand = brandOf(n);
