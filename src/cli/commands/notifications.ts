@@ -26,7 +26,10 @@ export function notificationCommands(program: Command, ctx: CommandContext): voi
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId?: string; accountId?: string; status?: DeliveryStatus; limit: number; before?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listNotifications } = await deliveryLog();
+      const [{ requireNamed }, { listNotifications, findNotification }] = await Promise.all([import('../account.ts'), deliveryLog()]);
+      await requireNamed(deps, { merchantId: opts.merchantId, accountId: opts.accountId });
+      // A cursor that names no event would list from the newest again, as if it were the next page.
+      if (opts.before !== undefined && !(await findNotification(deps.database.db, opts.before))) throw usageError(`--before ${opts.before} is no notification`, 1);
       const rows = await listNotifications(deps.database.db, {
         limit: Math.min(opts.limit, 1000),
         ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
