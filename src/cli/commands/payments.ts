@@ -107,10 +107,12 @@ export function paymentCommands(program: Command, ctx: CommandContext): void {
     .command('show')
     .description('one payment in full, with the events recorded about it')
     .argument('[transaction_id]', "the gateway's transaction_id")
-    .option('--order-no <order_no>', 'find it by order number instead (with --account-id)')
+    .option('--order-no <order_no>', 'find it by order number instead (with --account-id, without a transaction_id)')
     .option('--account-id <id>', 'the account the order number belongs to')
     .option('--json', 'print JSON')
     .action(async (transactionId: string | undefined, opts: { orderNo?: string; accountId?: string; json?: boolean }) => {
+      // Both selectors may name two payments: showing one of them would be a guess.
+      if (transactionId && (opts.orderNo !== undefined || opts.accountId !== undefined)) throw usageError('give a transaction_id, or --order-no with --account-id, not both');
       if (!transactionId && !(opts.orderNo && opts.accountId)) throw usageError('give a transaction_id, or --order-no with --account-id');
       const filter = transactionId ? { transactionId } : { orderNo: opts.orderNo!, accountId: opts.accountId! };
       const deps = await ctx.deps();
