@@ -67,7 +67,9 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: AccountOpts & { status?: string; limit: number; before?: string }) => {
       if (opts.status !== undefined && !PAYOUT_MACHINE.isState(opts.status)) throw usageError(`--status ${opts.status} is not one of ${PAYOUT_MACHINE.states.join(', ')}`);
       const deps = await accountDeps(ctx, opts);
-      const { payoutsOf, payoutsHeld } = await operator();
+      const { payoutsOf, payoutsHeld, payoutOf } = await operator();
+      // A cursor that names none of the account's payouts would list from the newest again: refused (exit 1).
+      if (opts.before !== undefined) await payoutOf(deps, opts.accountId, opts.before);
       const rows = await payoutsOf(deps, opts.accountId, {
         limit: opts.limit,
         ...(opts.status ? { status: opts.status as PayoutRow['status'] } : {}),
