@@ -88,6 +88,9 @@ describe('notifications list', () => {
     expect(status.exitCode).not.toBe(0);
     expect(status.stderr).toContain('Allowed choices are pending, delivered, failed, no_target');
     expect([limit.exitCode, limit.stderr]).toEqual([2, 'error: --limit must be a positive integer\n']);
+    // Past the most a list prints, refused rather than cut down to a page the operator takes for all.
+    const tooMany = await acquiro('notifications', 'list', '--limit', '5000');
+    expect([tooMany.exitCode, tooMany.stdout, tooMany.stderr]).toEqual([2, '', 'error: --limit must be at most 1000\n']);
   });
 });
 
