@@ -131,7 +131,8 @@ function unexpected(error: unknown, verbose: boolean): { stderr: string; exitCod
   if (isDatabaseUnavailable(error)) {
     return { stderr: `${detail}error: the database could not be reached; nothing more was done: run the command again once it is back\n`, exitCode: UNAVAILABLE };
   }
-  const sqlState = [...errorChain(error)].map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code));
+  // A SQLSTATE is five digits or capitals with a digit among them (a system error's EPERM has none).
+  const sqlState = [...errorChain(error)].map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string' && /^(?=.*[0-9])[0-9A-Z]{5}$/.test(code));
   const what = sqlState ? `the database refused a statement of the command (SQLSTATE ${sqlState})` : `the command failed unexpectedly (${error instanceof Error ? error.name : typeof error})`;
   const more = verbose ? '' : ': run it again with --verbose to print the error in full (it may quote merchants\' data)';
   return { stderr: `${detail}error: ${what}${more}\n`, exitCode: UNEXPECTED };
