@@ -4,8 +4,11 @@
 // tree of names, options and help is light, and each action loads the use cases it runs when it
 // runs, after its arguments are checked and the database opened (`ctx.deps()`). So `--help`,
 // `--version`, `sign` and `call` load commander and a few pure modules, nothing of the gateway.
+import { inspect } from 'node:util';
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { AppError } from '../domain/errors.ts';
+import { errorChain } from '../db/error-chain.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { VERSION } from '../version.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
@@ -32,6 +35,9 @@ function buildProgram(ctx: CommandContext): Command {
     .description('Acquiro payment gateway administration')
     .version(VERSION, '-V, --version', 'print the version')
     .exitOverride()
+    // Read by runCommand when a command fails unexpectedly: the error in full, which may quote a
+    // statement's values (merchants' data), only when the operator asks for it.
+    .option('--verbose', 'when a command fails unexpectedly, print the error in full (it may hold merchants\' data)')
     .configureOutput({ writeOut: ctx.out, writeErr: ctx.err })
     // Subcommands inherit this: an option the command cannot run without says so in its help.
     .configureHelp({ optionDescription: (option: Option) => describeOption(option) });
@@ -110,6 +116,28 @@ const USAGE_ERRORS = new Set([
   'commander.unknownOption',
 ]);
 
+/** A failure the command did not expect: the database away, a statement it refused, a bug (sysexits EX_SOFTWARE). */
+const UNEXPECTED = 70;
+/** The database could not be reached: try again (sysexits EX_TEMPFAIL, as a busy data directory's owner). */
+const UNAVAILABLE = 75;
+
+/**
+ * One line for an error that is neither a refusal nor a usage error. Drizzle's message quotes the
+ * statement and its parameters (a merchant's name, an order number...) and the driver's may quote
+ * a value, so neither is printed unless --verbose asks: the SQLSTATE says what kind of error it was.
+ */
+function unexpected(error: unknown, verbose: boolean): { stderr: string; exitCode: number } {
+  const detail = verbose ? `${inspect(error, { depth: 6 })}\n` : '';
+  if (isDatabaseUnavailable(error)) {
+    return { stderr: `${detail}error: the database could not be reached; nothing more was done: run the command again once it is back\n`, exitCode: UNAVAILABLE };
+  }
+  // A SQLSTATE is five digits or capitals with a digit among them (a system error's EPERM has none).
+  const sqlState = [...errorChain(error)].map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string' && /^(?=.*[0-9])[0-9A-Z]{5}$/.test(code));
+  const what = sqlState ? `the database refused a statement of the command (SQLSTATE ${sqlState})` : `the command failed unexpectedly (${error instanceof Error ? error.name : typeof error})`;
+  const more = verbose ? '' : ': run it again with --verbose to print the error in full (it may quote merchants\' data)';
+  return { stderr: `${detail}error: ${what}${more}\n`, exitCode: UNEXPECTED };
+}
+
 function describeOption(option: Option): string {
   const text = new Help().optionDescription(option);
   return option.mandatory ? `${text} (required)`.trimStart() : text;
@@ -127,14 +155,23 @@ export async function runCommand(
   let stdout = '';
   let stderr = '';
   let opened: Promise<CommandDeps> | undefined;
+  // Opening the database fails for its opener to handle (a configuration to fix, a data directory
+  // another process took): such an error goes back to the caller as it is.
+  let openFailure: unknown;
+  const open = () =>
+    (typeof deps === 'function' ? deps() : Promise.resolve(deps)).catch((error: unknown) => {
+      openFailure = error;
+      throw error;
+    });
   const ctx: CommandContext = {
     out: (text) => void (stdout += text),
     err: (text) => void (stderr += text),
-    deps: () => (opened ??= typeof deps === 'function' ? deps() : Promise.resolve(deps)),
+    deps: () => (opened ??= open()),
     ...input,
   };
+  const program = buildProgram(ctx);
   try {
-    await buildProgram(ctx).parseAsync([...argv], { from: 'user' });
+    await program.parseAsync([...argv], { from: 'user' });
     return { stdout, stderr, exitCode: 0 };
   } catch (error) {
     if (error instanceof CommanderError) {
@@ -142,6 +179,8 @@ export async function runCommand(
       return { stdout, stderr, exitCode: USAGE_ERRORS.has(error.code) ? 2 : error.exitCode };
     }
     if (error instanceof AppError) return { stdout, stderr: `${stderr}error: ${error.message}\n`, exitCode: 1 };
-    throw error;
+    if (openFailure !== undefined && error === openFailure) throw error;
+    const failure = unexpected(error, program.opts<{ verbose?: boolean }>().verbose === true);
+    return { stdout, stderr: stderr + failure.stderr, exitCode: failure.exitCode };
   }
 }

@@ -50,6 +50,16 @@ export const intBetween = (name: string, min: number, max: number) => (value: st
   return Number(value);
 };
 
+/** The most rows a list command prints at once; past it, page (--before) or filter. */
+export const MAX_LIST = 1000;
+
+/** A list's --limit: 1 to MAX_LIST, never cut down in silence (the operator would take a page for all). */
+export const listLimit = (value: string) => {
+  const limit = positiveInt('--limit')(value);
+  if (limit > MAX_LIST) throw usageError(`--limit must be at most ${MAX_LIST}`);
+  return limit;
+};
+
 export const nonNegativeInt = (name: string) => (value: string) => {
   if (!/^[0-9]+$/.test(value)) throw usageError(`${name} must be a whole number`);
   return Number(value);

@@ -419,6 +419,17 @@ describe('the hosted payment page', () => {
       return_time: String(Math.floor(clock.now().getTime() / 1000)),
       encryption_data: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
+    // A merchant's own parameter under any of these names would be replaced by the outcome: the
+    // request that gives one is refused, naming it, rather than the value lost on the way back.
+    for (const name of Object.keys(outcome.fields)) {
+      for (const field of ['return_url', 'cancel_url']) {
+        const refused = await shop.post('/v1/checkout', checkout(shop.ids, { [field]: `https://shop.example/back?ref=7&${name}=mine` }));
+        expect([refused.status, refused.body.result_info]).toEqual([
+          400,
+          `4002:${field} is invalid: expected query names of your own (${name} is one the gateway adds to the return)`,
+        ]);
+      }
+    }
   });
 
   it('signs the return with the account’s current key: after a rotation, the new one', async () => {

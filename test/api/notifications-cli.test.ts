@@ -70,12 +70,27 @@ describe('notifications list', () => {
     expect(stdout).toContain(ids.theirs);
   });
 
+  it("refuses an account that is not the merchant's, an unknown one, and a --before that names no event", async () => {
+    const mixed = await acquiro('notifications', 'list', '--merchant-id', shop.ids.merchant_id, '--account-id', other.ids.account_id);
+    expect([mixed.exitCode, mixed.stdout, mixed.stderr]).toEqual([1, '', `error: no account ${other.ids.account_id} under merchant ${shop.ids.merchant_id}\n`]);
+    const account = await acquiro('notifications', 'list', '--account-id', 'A999999');
+    expect([account.exitCode, account.stderr]).toEqual([1, 'error: no account A999999\n']);
+    const merchant = await acquiro('notifications', 'list', '--merchant-id', 'M999999');
+    expect([merchant.exitCode, merchant.stderr]).toEqual([1, 'error: no merchant M999999\n']);
+    // A mistyped cursor would otherwise list from the newest again, as if it were the next page.
+    const before = await acquiro('notifications', 'list', '--merchant-id', shop.ids.merchant_id, '--before', 'EV-not-an-event');
+    expect([before.exitCode, before.stdout, before.stderr]).toEqual([1, '', 'error: --before EV-not-an-event is no notification\n']);
+  });
+
   it('refuses an unknown status or a bad limit', async () => {
     const status = await acquiro('notifications', 'list', '--status', 'lost');
     const limit = await acquiro('notifications', 'list', '--limit', '0');
     expect(status.exitCode).not.toBe(0);
     expect(status.stderr).toContain('Allowed choices are pending, delivered, failed, no_target');
     expect([limit.exitCode, limit.stderr]).toEqual([2, 'error: --limit must be a positive integer\n']);
+    // Past the most a list prints, refused rather than cut down to a page the operator takes for all.
+    const tooMany = await acquiro('notifications', 'list', '--limit', '5000');
+    expect([tooMany.exitCode, tooMany.stdout, tooMany.stderr]).toEqual([2, '', 'error: --limit must be at most 1000\n']);
   });
 });
 

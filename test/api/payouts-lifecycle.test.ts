@@ -324,6 +324,16 @@ describe('operator commands', () => {
     const listed = JSON.parse((await acquiro('payouts', 'list', ...accountArgs(shop), '--json')).stdout);
     expect(listed).toEqual([expect.objectContaining({ transaction_id: created.body.transaction_id, status: 'PROCESSING', amount_payer_pays: '101.50' })]);
     expect(JSON.parse((await acquiro('payouts', 'list', ...accountArgs(other), '--json')).stdout)).toEqual([]);
+    // A limit past what a list prints was sent to the database as it was (1e+23: its error).
+    for (const limit of ['5000', '99999999999999999999999']) {
+      const many = await acquiro('payouts', 'list', ...accountArgs(shop), '--limit', limit);
+      expect([many.exitCode, many.stdout, many.stderr]).toEqual([2, '', 'error: --limit must be at most 1000\n']);
+    }
+    // A cursor that names none of the account's payouts would list from the newest again.
+    for (const before of ['PO-not-a-payout', created.body.transaction_id]) {
+      const paged = await acquiro('payouts', 'list', ...accountArgs(other), '--before', before);
+      expect([paged.exitCode, paged.stdout, paged.stderr]).toEqual([1, '', `error: no payout ${before} on account ${other.ids.account_id}\n`]);
+    }
     const foreign = await acquiro('payouts', 'show', ...accountArgs(other), '--transaction-id', created.body.transaction_id);
     expect(foreign.exitCode).toBe(1);
     expect(foreign.stderr).toMatch(/no payout/);

@@ -328,6 +328,9 @@ describe('acquiro subscriptions', () => {
     const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
     const list = await runCommand(['subscriptions', 'list', ...ids, '--json'], deps());
     expect(JSON.parse(list.stdout)).toEqual([expect.objectContaining({ recurring_id: recurringId, status: 'Active', cycles_paid: 2, contract_amount: '10.00' })]);
+    // More than a list prints at once is refused, not cut down to a page the operator takes for all.
+    const tooMany = await runCommand(['subscriptions', 'list', ...ids, '--limit', '5000'], deps());
+    expect([tooMany.exitCode, tooMany.stdout, tooMany.stderr]).toEqual([2, '', 'error: --limit must be at most 1000\n']);
     const shown = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId, '--json'], deps());
     expect(JSON.parse(shown.stdout).charges).toEqual([expect.objectContaining({ cycle: 2, attempt: 1, status: 'succeeded', amount: '10.00' })]);
     const text = await runCommand(['subscriptions', 'show', ...ids, '--recurring-id', recurringId], deps());

@@ -39,6 +39,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['currency unknown', withField({ currency: 'ABC' }), '4004:currency ABC is not a supported ISO 4217 currency'],
   ['currency not tender', withField({ currency: 'XAU' }), '4004:currency XAU is not a supported ISO 4217 currency'],
   ['currency a fund code', withField({ currency: 'CLF' }), '4004:currency CLF is not a supported ISO 4217 currency'],
+  ['return_url carrying a name of the outcome', withField({ return_url: 'https://shop.example/back?cart=9&order_status=paid' }), '4002:return_url is invalid: expected query names of your own (order_status is one the gateway adds to the return)'],
   ['return_url giving a query name twice', withField({ return_url: 'https://shop.example/back?order_status=1&order_status=1' }), '4002:return_url is invalid: expected each query name once (order_status is given twice)'],
   ['amount with a comma', withField({ amount: '10,00' }), '4002:amount is invalid: expected a decimal such as 10.00'],
   ['amount negative', withField({ amount: '-1.00' }), '4002:amount is invalid: expected a decimal such as 10.00'],

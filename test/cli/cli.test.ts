@@ -138,6 +138,13 @@ describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {
       ]);
       expect([limit.code, limit.stderr]).toEqual([2, 'error: --rate-limit must be a whole number from 1 to 9999999\n']);
       expect([fee.code, fee.stderr]).toEqual([2, 'error: --fee-bps must be a whole number from 0 to 10000\n']);
+      // A name shown on the hosted page has a length a page can show: 100 characters.
+      const [merchantName, accountName] = await Promise.all([
+        acquiro(['merchants', 'create', '--name', 'x'.repeat(101)], database),
+        acquiro(['accounts', 'create', '--merchant-id', 'M1', '--name', '店'.repeat(101)], database),
+      ]);
+      expect([merchantName.code, merchantName.stderr]).toEqual([2, 'error: --name must be at most 100 characters\n']);
+      expect([accountName.code, accountName.stderr]).toEqual([2, 'error: --name must be at most 100 characters\n']);
     }
     expect(existsSync(nowhere)).toBe(false);
   });

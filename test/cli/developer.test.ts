@@ -228,12 +228,15 @@ describe('beside a running gateway', () => {
   });
 
   it('refuses bad filters and unknown payments with a message', { timeout: 120_000 }, async () => {
-    const [status, time, missing, noSuchDay] = await Promise.all([
+    const [status, time, missing, noSuchDay, both] = await Promise.all([
       acquiro(['payments', 'list', '--status', 'paid'], env),
       acquiro(['payments', 'list', '--from', 'yesterday'], env),
       acquiro(['payments', 'show', 'T00000000000000000000000000'], env),
       acquiro(['payments', 'list', '--to', '2026-02-30'], env),
+      // Two selectors that may name two payments: which one was shown would be a guess.
+      acquiro(['payments', 'show', 'T00000000000000000000000000', '--order-no', 'LIST-2', '--account-id', 'A100001'], env),
     ]);
+    expect([both.code, both.stdout, both.stderr]).toEqual([2, '', 'error: give a transaction_id, or --order-no with --account-id, not both\n']);
     // 30 February was read as 2 March.
     expect([noSuchDay.code, noSuchDay.stderr]).toEqual([2, 'error: --to must be a date or time in ISO 8601, such as 2026-11-22 or 2026-11-22T10:15:00Z\n']);
     expect([status.code, status.stderr]).toEqual([2, expect.stringMatching(/argument 'paid' is invalid/)]);

@@ -28,6 +28,22 @@ describe('acquiro storefronts', () => {
     expect(other.exitCode).toBe(1);
   });
 
+  it('refuses a host longer than DNS allows (253 characters, 63 a label), as the site it cannot be', async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const add = (domain: string) => runCommand(['storefronts', 'add', '--domain', domain, ...ids], gw.gateway.deps);
+    const longest = `${'a'.repeat(63)}.${'b'.repeat(63)}.${'c'.repeat(63)}.${'d'.repeat(61)}`;
+    expect(longest).toHaveLength(253);
+    expect(await add(`https://${longest}:8443`)).toMatchObject({ exitCode: 0, stdout: `added https://${longest}:8443\n` });
+    for (const domain of [`${longest}d`, `${'a'.repeat(64)}.example`, `https://${'a.'.repeat(1500)}example`]) {
+      const refused = await add(domain);
+      expect([refused.exitCode, refused.stdout]).toEqual([2, '']);
+      expect(refused.stderr).toBe(`error: --domain ${domain} is not a site such as https://shop.example, shop.example or *.example.com\n`);
+    }
+    const listed = JSON.parse((await runCommand(['storefronts', 'list', '--json', ...ids], gw.gateway.deps)).stdout);
+    expect(listed.storefront_domains).toEqual([`https://${longest}:8443`]);
+  });
+
   it('tells every process to drop its cached account at each change, as the portal does', async () => {
     const shop = await gw.merchant();
     const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];

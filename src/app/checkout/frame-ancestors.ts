@@ -34,10 +34,16 @@ const SITE = /^(https?:\/\/)?(\*\.)?([^/:*\s]+)(:[0-9]{1,5})?$/;
  */
 export function hostSource(domain: string): string | undefined {
   const clean = domain.trim().toLowerCase().replace(/\/+$/, '');
-  if (HOST_SOURCE.test(clean)) return clean;
+  if (HOST_SOURCE.test(clean)) return withinDns(clean) ? clean : undefined;
   const site = SITE.exec(clean);
   const host = site ? domainToASCII(site[3]!) : '';
   if (!site || host === '') return undefined;
   const ascii = `${site[1] ?? ''}${site[2] ?? ''}${host}${site[4] ?? ''}`;
-  return HOST_SOURCE.test(ascii) ? ascii : undefined;
+  return HOST_SOURCE.test(ascii) && withinDns(ascii) ? ascii : undefined;
+}
+
+/** DNS's limits (RFC 1035): a host of at most 253 characters, 63 a label; no site has a longer one. */
+function withinDns(source: string): boolean {
+  const host = SITE.exec(source)?.[3] ?? '';
+  return host.length <= 253 && host.split('.').every((label) => label.length <= 63);
 }

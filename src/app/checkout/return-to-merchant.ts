@@ -7,6 +7,7 @@
 import { CODES } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { orderStatus, type PaymentStatus } from '../../domain/payment.ts';
+import type { ReturnFields } from '../../domain/return-fields.ts';
 import { sign } from '../../domain/signature.ts';
 import type { PaymentRow, SubscriptionRow } from '../../db/schema.ts';
 import type { AccountDirectory } from '../accounts/directory.ts';
@@ -16,8 +17,8 @@ import { recurringFields, subscriptionOfPayment } from '../subscriptions/payment
 import { findSessionOfPayment } from '../../db/repositories/checkout.ts';
 import { pageUrlOf } from './session.ts';
 
-/** The fields the merchant's return page receives, in this order, then encryption_data. */
-export function outcomeFields(payment: PaymentRow, subscription: SubscriptionRow | null, now: Date): Record<string, string> {
+/** The fields the merchant's return page receives, in this order (RETURN_FIELDS), then encryption_data. */
+export function outcomeFields(payment: PaymentRow, subscription: SubscriptionRow | null, now: Date): ReturnFields {
   return {
     merchant_id: payment.merchantId,
     account_id: payment.accountId,

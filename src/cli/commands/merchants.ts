@@ -13,10 +13,15 @@ function normaliseCidr(text: string): string {
   return cidr;
 }
 
-/** A name shown to shoppers (the hosted page's merchant, its descriptor) and operators: never blank. */
+/** The longest name, in characters: what the hosted page's title and a statement can show. */
+const MAX_NAME = 100;
+
+/** A name shown to shoppers (the hosted page's merchant, its descriptor) and operators: never blank, never a page long. */
 const nonEmpty = (option: string) => (value: string) => {
-  if (!value.trim()) throw usageError(`${option} must not be empty`);
-  return value.trim();
+  const name = value.trim();
+  if (!name) throw usageError(`${option} must not be empty`);
+  if ([...name].length > MAX_NAME) throw usageError(`${option} must be at most ${MAX_NAME} characters`);
+  return name;
 };
 
 /** As ACQUIRO_RATE_LIMIT takes (src/config.ts). */

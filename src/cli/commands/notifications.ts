@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { ReplayResult } from '../../app/notifications/deliver.ts';
 import type { DeliveryStatus } from '../../db/schema.ts';
-import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+import { listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const delivery = () => import('../../app/notifications/deliver.ts');
@@ -21,14 +21,17 @@ export function notificationCommands(program: Command, ctx: CommandContext): voi
     .option('--merchant-id <id>')
     .option('--account-id <id>')
     .addOption(new Option('--status <status>').choices(STATUSES))
-    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 50)
+    .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 50)
     .option('--before <notify_id>', 'only events older than this one (the next page)')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId?: string; accountId?: string; status?: DeliveryStatus; limit: number; before?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listNotifications } = await deliveryLog();
+      const [{ requireNamed }, { listNotifications, findNotification }] = await Promise.all([import('../account.ts'), deliveryLog()]);
+      await requireNamed(deps, { merchantId: opts.merchantId, accountId: opts.accountId });
+      // A cursor that names no event would list from the newest again, as if it were the next page.
+      if (opts.before !== undefined && !(await findNotification(deps.database.db, opts.before))) throw usageError(`--before ${opts.before} is no notification`, 1);
       const rows = await listNotifications(deps.database.db, {
-        limit: Math.min(opts.limit, 1000),
+        limit: opts.limit,
         ...(opts.merchantId ? { merchantId: opts.merchantId } : {}),
         ...(opts.accountId ? { accountId: opts.accountId } : {}),
         ...(opts.status ? { status: opts.status } : {}),

@@ -3,13 +3,11 @@ import { Option, type Command } from 'commander';
 import { formatAmount } from '../../domain/money.ts';
 import { PAYMENT_STATUS_CODES, PAYMENT_STATUSES, orderStatus, type PaymentStatus } from '../../domain/payment.ts';
 import type { PaymentRow } from '../../db/schema.ts';
-import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+import { listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const listing = () => import('../../db/repositories/payment-listing.ts');
 const events = () => import('../../app/payments/events.ts');
-
-const MAX_LIMIT = 1000;
 
 const DAY_MS = 86_400_000;
 const TIME = /^(\d{4})-(\d{2})-(\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -91,10 +89,9 @@ export function paymentCommands(program: Command, ctx: CommandContext): void {
     .addOption(new Option('--status <status>', 'the payment state (docs/states.md)').choices(PAYMENT_STATUSES))
     .option('--from <time>', 'created at or after (ISO 8601, UTC: 2026-11-22 from the start of that day, or 2026-11-22T10:15:00Z)', time('--from'))
     .option('--to <time>', 'created at or before (ISO 8601, UTC: 2026-11-22 to the end of that day)', time('--to'))
-    .option('--limit <n>', `at most this many (up to ${MAX_LIMIT})`, positiveInt('--limit'), 50)
+    .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 50)
     .option('--json', 'print JSON')
     .action(async (opts: ListOptions) => {
-      if (opts.limit > MAX_LIMIT) throw usageError(`--limit must be at most ${MAX_LIMIT}`);
       if (opts.from && opts.to && opts.from > opts.to) throw usageError('--from must not be after --to');
       const deps = await ctx.deps();
       const [{ listPayments }, { maskedCard }] = await Promise.all([listing(), events()]);
@@ -107,10 +104,12 @@ export function paymentCommands(program: Command, ctx: CommandContext): void {
     .command('show')
     .description('one payment in full, with the events recorded about it')
     .argument('[transaction_id]', "the gateway's transaction_id")
-    .option('--order-no <order_no>', 'find it by order number instead (with --account-id)')
+    .option('--order-no <order_no>', 'find it by order number instead (with --account-id, without a transaction_id)')
     .option('--account-id <id>', 'the account the order number belongs to')
     .option('--json', 'print JSON')
     .action(async (transactionId: string | undefined, opts: { orderNo?: string; accountId?: string; json?: boolean }) => {
+      // Both selectors may name two payments: showing one of them would be a guess.
+      if (transactionId && (opts.orderNo !== undefined || opts.accountId !== undefined)) throw usageError('give a transaction_id, or --order-no with --account-id, not both');
       if (!transactionId && !(opts.orderNo && opts.accountId)) throw usageError('give a transaction_id, or --order-no with --account-id');
       const filter = transactionId ? { transactionId } : { orderNo: opts.orderNo!, accountId: opts.accountId! };
       const deps = await ctx.deps();

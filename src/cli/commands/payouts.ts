@@ -7,7 +7,7 @@ import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { parseRate } from '../../domain/payouts/amounts.ts';
 import { awaitsRail, PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
-import { accountDeps, positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountDeps, listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 import { percentToBps, sub } from './account-settings.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -62,12 +62,14 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
 
   accountCommand('list', 'the payouts, newest first')
     .option('--status <status>', `only this status (${PAYOUT_MACHINE.states.join(', ')})`)
-    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 50)
+    .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 50)
     .option('--before <transaction_id>', 'only payouts created before this one (the next page)')
     .action(async (opts: AccountOpts & { status?: string; limit: number; before?: string }) => {
       if (opts.status !== undefined && !PAYOUT_MACHINE.isState(opts.status)) throw usageError(`--status ${opts.status} is not one of ${PAYOUT_MACHINE.states.join(', ')}`);
       const deps = await accountDeps(ctx, opts);
-      const { payoutsOf, payoutsHeld } = await operator();
+      const { payoutsOf, payoutsHeld, payoutOf } = await operator();
+      // A cursor that names none of the account's payouts would list from the newest again: refused (exit 1).
+      if (opts.before !== undefined) await payoutOf(deps, opts.accountId, opts.before);
       const rows = await payoutsOf(deps, opts.accountId, {
         limit: opts.limit,
         ...(opts.status ? { status: opts.status as PayoutRow['status'] } : {}),

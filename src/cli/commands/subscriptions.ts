@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { codeText } from '../../domain/errors.ts';
 import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays } from '../../domain/subscriptions/subscription.ts';
 import type { DunningView } from '../../app/subscriptions/manage.ts';
-import { positiveInt, show, table, usageError, type CommandContext } from '../io.ts';
+import { listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const manage = () => import('../../app/subscriptions/manage.ts');
@@ -32,11 +32,11 @@ export function subscriptionCommands(program: Command, ctx: CommandContext): voi
   const command = (name: string, description: string) =>
     subscriptions.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   command('list', "the account's subscriptions, newest first")
-    .option('--limit <n>', 'at most this many', positiveInt('--limit'), 100)
+    .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 100)
     .action(async (opts: AccountOptions & { limit: number }) => {
       const deps = await ctx.deps();
       const { listAccountSubscriptions } = await manage();
-      const rows = await listAccountSubscriptions(deps, opts.merchantId, opts.accountId, Math.min(opts.limit, 1000));
+      const rows = await listAccountSubscriptions(deps, opts.merchantId, opts.accountId, opts.limit);
       show(ctx, Boolean(opts.json), rows, () => table(rows.map(({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }) => ({ recurring_id, status, contract_name, period, contract_amount, currency, cycles_paid, next_charge_at }))));
     });
   command('show', 'one subscription and every attempt at its charges')

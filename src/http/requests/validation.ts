@@ -7,6 +7,7 @@ import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
+import { GATEWAY_RETURN_NAMES } from '../../domain/return-fields.ts';
 
 export interface Validator<S extends TSchema> {
   readonly schema: S;
@@ -99,7 +100,8 @@ export function invalid(field: string, expected: string): AppError {
 
 /**
  * A URL the shopper is sent back to with the signed outcome added to its query (return_url,
- * cancel_url): one the URL parser reads, each query name in it at most once. The signature covers
+ * cancel_url): one the URL parser reads, each query name in it at most once, none of the
+ * outcome's (the gateway would replace its value). The signature covers
  * one value per name, and the SDK refuses a return that gives a name twice (a value slipped in
  * before the signed one would fool a page that reads the first), so such a URL could never verify.
  */
@@ -112,6 +114,9 @@ export function checkReturnTarget(url: string, field: string): void {
   }
   const twice = names.find((name, i) => names.indexOf(name) !== i);
   if (twice !== undefined) throw invalid(field, `each query name once (${twice} is given twice)`);
+  // The gateway's own names would be overwritten by the outcome: refused rather than lost.
+  const taken = names.find((name) => GATEWAY_RETURN_NAMES.has(name));
+  if (taken !== undefined) throw invalid(field, `query names of your own (${taken} is one the gateway adds to the return)`);
 }
 
 export function checkCurrency(code: string, field = 'currency'): string {
