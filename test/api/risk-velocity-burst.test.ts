@@ -35,7 +35,7 @@ const howMany = (actions: string[], action: string) => actions.filter((a) => a =
 
 /**
  * Each claim statement lets at most `limit` through; statements on different connections at the
- * same time do not see each other (docs/risk.md). PGlite has one connection: exactly `limit`.
+ * same time do not see each other (docs/risk.md, "Bursts"). PGlite has one connection: exactly `limit`.
  */
 function expectLimited(accepted: number, limit: number, statements: number) {
   expect(accepted).toBeGreaterThanOrEqual(limit);
