@@ -50,6 +50,12 @@ const unnest = (columns: readonly (readonly [string, string])[], first = 1) =>
 
 const inserted = CLAIM_COLUMNS.map(([name]) => name);
 
+// The payments of the batch claimed before this one (in the order they are inserted) with `value`
+// in `column` and in this one's velocity window: the statement's snapshot shows none of them, yet
+// counted one after the other each would have seen the earlier ones (a burst of one card).
+const earlierInBatch = (column: string, value: string) => `(SELECT count(*)::int FROM claimed e
+      WHERE e.${column} = ${value} AND e.created_at >= i.risk_since AND (e.account_id, e.order_no) < (i.account_id, i.order_no))`;
+
 // Rows are inserted in (account, order) order, so two batches holding the same orders wait for
 // each other in one order and never deadlock; a twin within the batch finds its order taken.
 export const CLAIMS_SQL = `WITH i AS (SELECT * FROM ${unnest(CLAIM_INPUT)}), claimed AS (
@@ -57,9 +63,9 @@ export const CLAIMS_SQL = `WITH i AS (SELECT * FROM ${unnest(CLAIM_INPUT)}), cla
     SELECT ${inserted.map((name) => (name === 'request' ? 'request::jsonb' : name)).join(', ')}, 'processing'
     FROM i ORDER BY account_id, order_no
     ON CONFLICT (account_id, order_no) DO NOTHING
-    RETURNING id, version, updated_at
+    RETURNING id, version, updated_at, account_id, order_no, card_fingerprint, shopper_email, shopper_ip, created_at
   )
-  SELECT claimed.*, ${riskFactsOfRows((field) => `i.risk_${field}`)} FROM claimed JOIN i USING (id)`;
+  SELECT claimed.id, claimed.version, claimed.updated_at, ${riskFactsOfRows((field) => `i.risk_${field}`, earlierInBatch)} FROM claimed JOIN i USING (id)`;
 
 /** One payment's claimStatement parameters each, as CLAIMS_SQL's arrays. */
 export function claimsParams(each: readonly unknown[][]): unknown[] {

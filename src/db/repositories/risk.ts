@@ -66,11 +66,17 @@ export function riskFactsForParams(offset: number, asked: readonly Velocity['fac
   return { columns, unasked: untyped.length > 0 ? `unasked AS (SELECT ${untyped.join(', ')})` : undefined };
 }
 
-/** A batch's facts, each count asked or not by its own row's inputs (columns named by `ref`). */
-export function riskFactsOfRows(ref: (field: RiskField) => string): string {
+/**
+ * A batch's facts, each count asked or not by its own row's inputs (columns named by `ref`). The
+ * statement's snapshot holds none of the batch's own rows, so each count adds `earlier`: the
+ * batch's payments before this one whose `column` holds the counted value (SQL for the number),
+ * and stops at the cap, as the payments counted one after the other would.
+ */
+export function riskFactsOfRows(ref: (field: RiskField) => string, earlier: (column: string, value: string) => string): string {
   return riskFactsOf(ref, (velocity) => {
     const unasked = velocity.fact === 'card' ? `${ref(velocity.cap)}::int IS NULL` : `${ref(velocity.value)}::text IS NULL OR ${ref(velocity.cap)}::int IS NULL`;
-    return `CASE WHEN ${unasked} THEN NULL ELSE ${count(velocity, ref)} END`;
+    const seen = `least(${count(velocity, ref)} + ${earlier(COLUMN_OF[velocity.fact], ref(velocity.value))}, ${ref(velocity.cap)})`;
+    return `CASE WHEN ${unasked} THEN NULL ELSE ${seen} END`;
   });
 }
 
