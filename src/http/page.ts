@@ -2,10 +2,12 @@
 // the next page. A shopper's page never answers in the merchants' XML or JSON.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../app/context.ts';
+import { isDatabaseUnavailable } from '../db/unavailable.ts';
 import { AppError } from '../domain/errors.ts';
 import { pickLanguage } from '../web/i18n.ts';
 import type { Page } from '../web/layout.ts';
 import { messagePage } from '../web/pages/message.ts';
+import { databaseAway } from './plugins/errors.ts';
 
 export function sendPage(reply: FastifyReply, page: Page): FastifyReply {
   return reply.code(page.status).headers(page.headers).send(page.body);
@@ -25,20 +27,31 @@ export function languageOf(request: FastifyRequest, stored: { readonly browser_l
 /** Route-level error handler of page routes: a refusal or a fault is a page too; a fault's detail goes to the log only. */
 export function pageErrorHandler(deps: Deps) {
   return (error: FastifyError | AppError, request: FastifyRequest, reply: FastifyReply) => {
-    const status = error instanceof AppError ? error.http : error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
-    if (isFault(error, status)) request.log.error({ err: error }, 'page failed');
-    else request.log.info({ status, code: error.code }, 'page request refused');
+    const { status, headers } = pageRefusal(error, request, 'page');
     return sendPage(
-      reply,
+      reply.headers(headers),
       messagePage({ baseUrl: deps.config.baseUrl, lang: languageOf(request).lang, status, title: 'errorTitle', text: 'errorText' }),
     );
   };
 }
 
 /**
- * A 5xx to log as an error. A 503 `service_unavailable` (the gateway stopping) is an expected
- * refusal, logged at info as the API logs it.
+ * The status and headers of a page's answer to an error (the shopper's pages, `what` 'page'; the
+ * portal's, 'portal'), logged as what it is. The database away (restarting, failing over) is 503
+ * with Retry-After as on the API, logged as the API logs it, never 500: nothing is wrong with the
+ * gateway, and the page works again as soon as the database is back. A 503 `service_unavailable`
+ * (the gateway stopping) is an expected refusal, logged at info. Only a fault is an error.
  */
-export function isFault(error: FastifyError | AppError, status: number): boolean {
-  return status >= 500 && !(error instanceof AppError && error.codeName === 'service_unavailable');
+export function pageRefusal(error: FastifyError | AppError, request: FastifyRequest, what: 'page' | 'portal'): { status: number; headers: Record<string, string> } {
+  if (!(error instanceof AppError) && isDatabaseUnavailable(error)) {
+    const away = databaseAway();
+    // One line per request while the database is away, without the driver's stack.
+    request.log.warn({ status: away.http, code: away.code }, 'database unavailable');
+    return { status: away.http, headers: away.headers ?? {} };
+  }
+  const status = error instanceof AppError ? error.http : error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
+  const expected = status < 500 || (error instanceof AppError && error.codeName === 'service_unavailable');
+  if (expected) request.log.info({ status, code: error.code }, `${what} request refused`);
+  else request.log.error({ err: error }, what === 'page' ? 'page failed' : 'portal page failed');
+  return { status, headers: (error instanceof AppError && error.headers) || {} };
 }

@@ -139,9 +139,9 @@ describe('a gateway that stops', () => {
     const answers = await Promise.all([page.reply, portal.reply]);
     await stopped;
 
-    expect(answers.map((answer) => [answer.status, answer.headers['content-type'], answer.headers.connection])).toEqual([
-      [503, 'text/html; charset=utf-8', 'close'],
-      [503, 'text/html; charset=utf-8', 'close'],
+    expect(answers.map((answer) => [answer.status, answer.headers['content-type'], answer.headers.connection, answer.headers['retry-after']])).toEqual([
+      [503, 'text/html; charset=utf-8', 'close', '1'],
+      [503, 'text/html; charset=utf-8', 'close', '1'],
     ]);
     // An expected refusal while stopping, logged as the API's 503s are: at info, never at error.
     const lines = gw.logs.text.trim().split('\n').map((line) => JSON.parse(line) as { level: number; msg: string; status?: number });

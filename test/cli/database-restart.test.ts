@@ -2,13 +2,16 @@
 // worker (`acquiro worker`) as real processes on a cluster of the test's own. While it is away
 // every request is answered 503 with code 9503 (never 500, never a hang or a dropped connection);
 // within 10 s of its return payments succeed again; both processes are still running; and what
-// was acknowledged before is in the database as acknowledged.
+// was acknowledged before is in the database as acknowledged. The shopper's pages (the hosted
+// payment page, the sandbox's 3-D Secure page) and the portal answer their 503 page meanwhile,
+// logged as the refusal it is and never as an error, and open again once it is back.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cardPayment } from '../support/fixtures.ts';
+import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { createOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
 import { acquiro, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { hiddenFields } from '../support/shopper.ts';
 import { postSigned, type MerchantKeys, type Sent } from '../support/signed-fetch.ts';
 
 // Wide margins: the machine's 2 cores are shared with the load and other test files.
@@ -81,13 +84,17 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
         await sleep(20);
       }
     };
+    const pages = await openPages();
+    const pagesBefore = await Promise.all(pages.map(getPage));
+    expect(pagesBefore.map((p) => p.status)).toEqual([200, 200, 303]);
     const load = Promise.all(Array.from({ length: LANES }, (_, i) => lane(i)));
 
     await sleep(1_500);
     const awayAt = Date.now();
     await cluster.stop('immediate');
     const goneAt = Date.now();
-    await sleep(AWAY_MS);
+    const pagesAway = await Promise.all(pages.map(getPage));
+    await sleep(Math.max(0, AWAY_MS - (Date.now() - goneAt)));
     const returnAt = Date.now();
     await cluster.start();
     const backAt = Date.now();
@@ -97,6 +104,20 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
     await sleep(500);
     stopLoad = true;
     await load;
+    const pagesBack = await Promise.all(pages.map(getPage));
+
+    // The pages while it was away: the 503 page, in the shopper's language, with Retry-After.
+    expect(pagesAway.map((p) => [p.status, p.retryAfter, p.type]), JSON.stringify(pagesAway)).toEqual(pages.map(() => [503, '1', 'text/html; charset=utf-8']));
+    expect(pagesAway[0]!.body).toContain('Algo ha fallado');
+    expect(pagesAway[1]!.body).toContain('Algo ha fallado');
+    expect(pagesAway[2]!.body).toContain('Something went wrong on our side');
+    // A database away is expected: logged as the API logs it, never as an error with a stack.
+    const errors = logLines(gateway.output()).filter((line) => Number(line.level) >= 50);
+    expect(errors.map((line) => line.msg)).toEqual([]);
+    const pageLines = logLines(gateway.output()).filter((line) => line.msg === 'database unavailable' && line.status === 503);
+    expect(pageLines.map((line) => line.level)).toEqual(pages.map(() => 40));
+    // And they open again once it is back.
+    expect(pagesBack.map((p) => p.status)).toEqual(pagesBefore.map((p) => p.status));
 
     const answers = outcomes.map((o) => (o.sent.kind === 'answer' ? o.sent.status : o.sent.kind));
     const whileAway = outcomes.filter((o) => o.sentAt >= goneAt && o.doneAt <= returnAt);
@@ -138,6 +159,53 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
     expect([check.code, check.stderr]).toEqual([0, '']);
   });
 });
+
+interface PageGet {
+  readonly path: string;
+  readonly headers: Record<string, string>;
+}
+
+/** A hosted payment page, a sandbox 3-D Secure page and a portal page with a session cookie (looked up in the database: one no session has, so it sends to sign-in), each reading the database. */
+async function openPages(): Promise<PageGet[]> {
+  const spanish = { 'accept-language': 'es' };
+  const challenged = await postSigned(gateway.url, '/v1/authorise', merchant, cardPayment({ merchant_id: merchant.merchant_id, account_id: merchant.account_id }, { card: '4000000000003220', return_url: 'https://shop.example/3ds' }));
+  const acs = new URL(answerOf(challenged).body.redirect_url as string).pathname;
+  const checkout = { order_no: orderNo('CO'), currency: 'USD', amount: '12.00', return_url: 'https://shop.example/r' };
+  const handOff = answerOf(await postSigned(gateway.url, '/v1/checkout', merchant, checkout));
+  const opened = await fetch(`${gateway.url}/v1/checkout`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams(hiddenFields(handOff.raw)).toString(),
+    redirect: 'manual',
+  });
+  const hosted = new URL(opened.headers.get('location')!, gateway.url).pathname;
+  return [
+    { path: hosted, headers: spanish },
+    { path: acs, headers: spanish },
+    { path: '/portal', headers: { cookie: `acquiro_portal=${'s'.repeat(43)}` } },
+  ];
+}
+
+async function getPage(page: PageGet) {
+  const response = await fetch(`${gateway.url}${page.path}`, { headers: page.headers, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+  return { status: response.status, retryAfter: response.headers.get('retry-after'), type: response.headers.get('content-type'), body: await response.text() };
+}
+
+function answerOf(sent: Sent) {
+  if (sent.kind !== 'answer' || sent.status !== 200) throw new Error(`no answer: ${JSON.stringify(sent)}`);
+  return sent;
+}
+
+function logLines(output: string): Record<string, unknown>[] {
+  return output.split('\n').flatMap((line) => {
+    try {
+      const parsed: unknown = JSON.parse(line);
+      return typeof parsed === 'object' && parsed !== null ? [parsed as Record<string, unknown>] : [];
+    } catch {
+      return [];
+    }
+  });
+}
 
 function isSuccess(sent: Sent): boolean {
   return sent.kind === 'answer' && sent.status === 200 && sent.body.order_status === '1';

@@ -9,9 +9,14 @@ import { operationOf, sendAnswer } from '../operation.ts';
 /** A client may come back after this many seconds when the database is away. */
 const RETRY_AFTER_SECONDS = '1';
 
+/** The refusal of a request the database could not serve because it is away (restarting, failing over). */
+export function databaseAway(): AppError {
+  return new AppError('service_unavailable', undefined, { headers: { 'retry-after': RETRY_AFTER_SECONDS } });
+}
+
 function asAppError(error: FastifyError | AppError): AppError {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) return new AppError('service_unavailable', undefined, { headers: { 'retry-after': RETRY_AFTER_SECONDS } });
+  if (isDatabaseUnavailable(error)) return databaseAway();
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('body_too_large');

@@ -7,8 +7,8 @@ import fastifyCsrf from '@fastify/csrf-protection';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { sessionOf } from '../../app/portal/sessions.ts';
-import { AppError } from '../../domain/errors.ts';
-import { isFault, sendPage } from '../../http/page.ts';
+import type { AppError } from '../../domain/errors.ts';
+import { pageRefusal, sendPage } from '../../http/page.ts';
 import { html } from '../html.ts';
 import { authRoutes } from './auth-routes.ts';
 import { accountRoutes } from './pages/account.ts';
@@ -51,9 +51,8 @@ export function portalPlugin(deps: Deps, options: PortalOptions) {
     });
 
     app.setErrorHandler((error: FastifyError | AppError, request, reply) => {
-      const status = error instanceof AppError ? error.http : error.statusCode !== undefined && error.statusCode < 500 ? error.statusCode : 500;
-      if (isFault(error, status)) request.log.error({ err: error }, 'portal page failed');
-      else request.log.info({ status, code: error.code }, 'portal request refused');
+      const { status, headers } = pageRefusal(error, request, 'portal');
+      reply.headers(headers);
       const text = status === 403 ? 'This form has expired or did not come from this portal: go back, reload the page and try again.' : status >= 500 ? 'Something went wrong on our side. Nothing was changed; try again.' : 'The request could not be read.';
       return sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title: 'Not done', main: html`<h1>Not done</h1><div class="alert" role="alert"><p>${text}</p></div><p><a href="/portal">Back to the portal</a></p>`, status }));
     });
