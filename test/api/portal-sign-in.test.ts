@@ -25,6 +25,17 @@ async function passwordStep(member: TestMember, password = member.password) {
   return { client, answer: await client.post('/portal/sign-in', { email: member.email, password }) };
 }
 
+/** An owner enrolled in TOTP, with the ten recovery codes enrolment showed. */
+async function enrolledOwner() {
+  const member = await createMember(gw, merchantId, 'owner');
+  const { client } = await passwordStep(member);
+  const page = await client.get('/portal/enrol');
+  member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+  const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
+  const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
+  return { member, codes };
+}
+
 const sessionCookie = (answer: { headers: Record<string, unknown> }) =>
   ([] as string[]).concat((answer.headers['set-cookie'] as string[] | string | undefined) ?? []).find((line) => line.startsWith('acquiro_portal='));
 
@@ -96,12 +107,7 @@ describe('portal sign-in', () => {
   });
 
   it('takes each recovery code once instead of a TOTP code', async () => {
-    const member = await createMember(gw, merchantId, 'owner');
-    const { client } = await passwordStep(member);
-    const page = await client.get('/portal/enrol');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
-    const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
-    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
+    const { member, codes } = await enrolledOwner();
     expect(codes).toHaveLength(10);
     const first = await passwordStep(member);
     await first.client.get('/portal/second-factor');
@@ -114,12 +120,7 @@ describe('portal sign-in', () => {
   });
 
   it('lets a member who lost its authenticator sign in with a recovery code, then replace the authenticator with another', async () => {
-    const member = await createMember(gw, merchantId, 'owner');
-    const { client } = await passwordStep(member);
-    const page = await client.get('/portal/enrol');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
-    const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
-    const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
+    const { member, codes } = await enrolledOwner();
     // The phone is lost: the password and a recovery code sign in.
     wall.advance(MINUTE);
     const lost = await passwordStep(member);
