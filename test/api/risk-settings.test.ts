@@ -48,6 +48,9 @@ describe('acquiro risk', () => {
     [['--set', 'reviewScore=90'], /reviewScore must not exceed rejectScore/],
     [['--set', 'velocityCard.limit=5=50'], /velocityCard.limit must be a whole number/],
     [['--set', 'amountLimits.USD.reject=50.00=5000.00'], /is not an amount in USD/],
+    // A window of no seconds counts nothing: every velocity rule would be off without a word.
+    [['--set', 'velocityWindowSeconds=0'], /velocityWindowSeconds must be at least 1/],
+    [['--set', 'velocityWindowSeconds=000'], /velocityWindowSeconds must be at least 1/],
   ])('refuses %o', async (args, message) => {
     const result = await cli('risk', 'set', ...ids, ...args);
     expect(result.exitCode).toBe(1);

@@ -52,6 +52,8 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
       throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject)`);
     }
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
+    // A window of no seconds counts no payment: every velocity rule would be off without a word.
+    if (path === 'velocityWindowSeconds' && Number(value) === 0) throw new AppError('invalid_field', 'velocityWindowSeconds must be at least 1');
     const [group, leaf] = path.split('.') as [string, string | undefined];
     if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
     else next[group] = Number(value);
