@@ -132,4 +132,22 @@ describe('portal cancels on a disabled account', () => {
       { action: 'payouts.cancel', outcome: 'refused', detail: { reason: '4410:Merchant or account disabled' } },
     ]);
   });
+
+  it('marks the payouts a disable holds, on the list and the payout, and not once enabled', async () => {
+    const frozen = await gw.merchant();
+    await topUp(gw, frozen, 'USD', '1000.00');
+    const viewer = await signIn(gw, await createMember(gw, frozen.ids.merchant_id, 'viewer'), { clock: wall });
+    const created = await frozen.post('/v1/payout', payoutBody(frozen, { payment_date: '2026-11-30' }));
+    const payoutId = created.body.transaction_id as string;
+    const detail = `/portal/payouts/${frozen.ids.account_id}/${payoutId}`;
+    const ids = ['--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id];
+    expect((await viewer.get('/portal/payouts')).body).not.toContain('held');
+    expect((await runCommand(['merchants', 'disable', ...ids], gw.gateway.deps)).exitCode).toBe(0);
+    const list = (await viewer.get('/portal/payouts')).body;
+    expect(list).toMatch(new RegExp(`${payoutId}</a></td><td>SCHEDULED <span class="status status-held">held</span>`));
+    expect((await viewer.get(detail)).body).toContain('is held: the account or its merchant is disabled');
+    expect((await runCommand(['merchants', 'enable', ...ids], gw.gateway.deps)).exitCode).toBe(0);
+    expect((await viewer.get('/portal/payouts')).body).not.toContain('held');
+    expect((await viewer.get(detail)).body).not.toContain('is held');
+  });
 });

@@ -1,10 +1,13 @@
 // Payouts: each account's payouts, one payout's detail (the fields the API answers), and
 // cancelling a scheduled one — through the use cases `acquiro payouts` uses (src/app/payouts);
-// refused (4410) on an account an operator disabled, as the API refuses it.
+// refused (4410) on an account an operator disabled, as the API refuses it. A payout such a
+// disable holds (not yet with the rail) is marked held, as `acquiro payouts list` marks it: its
+// status alone says it will be sent, which it will not be until the account is enabled.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../../app/context.ts';
-import { cancelPayout, payoutOf, payoutsOf } from '../../../app/payouts/operator.ts';
+import { cancelPayout, payoutOf, payoutsHeld, payoutsOf } from '../../../app/payouts/operator.ts';
 import { payoutFields } from '../../../app/payouts/view.ts';
+import { awaitsRail } from '../../../domain/payouts/status.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
 import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
@@ -43,16 +46,18 @@ export function payoutsRoutes(app: FastifyInstance, deps: Deps): void {
     title: 'Payouts',
     async render(context) {
       const accounts = await merchantAccounts(deps.database.db, context.member.merchantId);
-      const lists = await Promise.all(accounts.map(async (account) => ({ account, rows: await payoutsOf(deps, account.id, { limit: 200 }) })));
+      const lists = await Promise.all(
+        accounts.map(async (account) => ({ account, rows: await payoutsOf(deps, account.id, { limit: 200 }), held: await payoutsHeld(deps, account.id) })),
+      );
       return html`<h1>Payouts</h1>
 ${lists.map(
-  ({ account, rows }) => html`<section aria-labelledby="po-${account.id}"><h2 id="po-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
+  ({ account, rows, held }) => html`<section aria-labelledby="po-${account.id}"><h2 id="po-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
 ${
   rows.length === 0
     ? html`<p class="empty">No payouts.</p>`
     : html`<div class="table-wrap"><table class="data"><thead><tr><th>Payout</th><th>Status</th><th>Paid from balance</th><th>Beneficiary gets</th><th>Created</th></tr></thead><tbody>
 ${rows.map(
-  (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}</td><td class="num">${moneyText(p.transferSource, p.sourceCurrency)}</td><td class="num">${moneyText(p.transferPayment, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
+  (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}${held && awaitsRail(p) ? html` <span class="status status-held">held</span>` : ''}</td><td class="num">${moneyText(p.transferSource, p.sourceCurrency)}</td><td class="num">${moneyText(p.transferPayment, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
 )}</tbody></table></div>`
 }</section>`,
 )}`;
@@ -68,9 +73,11 @@ ${rows.map(
       const accountId = await ownAccount(deps, context.member.merchantId, request.params.accountId);
       const payout = await asRefusal(() => payoutOf(deps, accountId, request.params.payoutId));
       const canCancel = payout.status === 'SCHEDULED' && may(context.member.role, 'payouts.cancel');
+      const held = awaitsRail(payout) && (await payoutsHeld(deps, accountId));
       return html`<p><a href="${PAYOUTS}">← Payouts</a></p>
 <h1>Payout <span class="mono">${payout.id}</span></h1>
 ${queryOf(request).done === 'cancel' ? html`<div class="notice" role="status"><p>The payout is cancelled; its amount is back in the available balance.</p></div>` : ''}
+${held ? html`<div class="notice" role="status"><p>This payout is held: the account or its merchant is disabled. It is sent once they are enabled again.</p></div>` : ''}
 ${canCancel ? html`<form method="post" action="${pathOf(accountId, payout.id)}/cancel" data-confirm="Cancel this scheduled payout?">${csrfField(context.csrfToken)}<button class="button small danger" type="submit">Cancel payout</button></form>` : ''}
 <dl class="facts">${fieldRows(payoutFields(payout))}</dl>`;
     },
