@@ -40,16 +40,18 @@ export function accountCallLimit(deps: Pick<Deps, 'connectors'>, account: Pick<A
 }
 
 /**
- * How many calls a capture, void or review batch naming `transactionIds` may have in flight at
- * once: the fewest that the account's connector, or any connector those payments were taken on,
- * accepts. An account routed to another connector leaves its payments on the one that took them,
- * and their captures and voids go there, within that connector's limit.
+ * How many calls a batch naming `transactionIds` may have in flight at once: the fewest that the
+ * account's connector, or any connector those payments were taken on, accepts. An account routed
+ * to another connector leaves its payments on the one that took them, and their captures, voids
+ * and refunds go there, within that connector's limit. One transaction's calls go one after the
+ * other whatever the limit, so a batch naming fewer than two is not worth the statement.
  */
 export async function batchCallLimit(
   deps: Pick<Deps, 'connectors' | 'database'>,
   account: Pick<AccountRow, 'id' | 'connector'>,
   transactionIds: readonly string[],
 ): Promise<number> {
+  if (new Set(transactionIds).size < 2) return accountCallLimit(deps, account);
   const connectors = await connectorsOf(deps.database, account.id, transactionIds);
   return Math.min(accountCallLimit(deps, account), ...connectors.map((name) => callLimitOf(deps.connectors.get(name))));
 }

@@ -14,7 +14,7 @@ import { claimRefunds, refundByRequestKey, type ClaimedRefund, type RefundClaim 
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { callLimitOf } from '../../connectors/port.ts';
-import { accountCallLimit, batchCallLimit, inFanOut, mapBounded } from '../batch/calls-in-flight.ts';
+import { batchCallLimit, inFanOut, mapBounded } from '../batch/calls-in-flight.ts';
 import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { assertNoLiveOperation } from '../capture/operation.ts';
@@ -54,9 +54,8 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   const claimed: { index: number; claim: ClaimedRefund }[] = [];
   let unclaimed = orders.map((_, index) => index);
   // Turns are counted on the least limit of the connectors these payments were taken on (an account
-  // routed to another connector since leaves them on the old one, where askAll sends them); one
-  // order alone has no turn to wait.
-  const limit = orders.length > 1 ? await batchCallLimit(deps, account, orders.map((o) => o.transactionId)) : accountCallLimit(deps, account);
+  // routed to another connector since leaves them on the old one, where askAll sends them).
+  const limit = await batchCallLimit(deps, account, orders.map((o) => o.transactionId));
   for (let attempt = 0; attempt < 3 && unclaimed.length > 0; attempt++) {
     // A claim's call waits behind those of the claims before it, `limit` at a time.
     const turnOf = (i: number) => Math.floor((claimed.length + i) / limit);
