@@ -18,8 +18,14 @@ import cardValidator from 'card-validator';
 import { maskPan } from './card.ts';
 
 const DIGIT = '\\p{Nd}';
-/** Spaces, dashes, the minus signs (U+2212, U+2796) and the prolonged sound marks (U+30FC, U+FF70). */
-const SEPARATOR = '[\\p{Zs}\\p{Pd}\u2212\u2796\u30FC\uFF70]';
+/**
+ * What is typed for a dash between a card number's groups, as a character class's contents: any
+ * dash, the minus signs (U+2212, U+2796) and the prolonged sound marks (U+30FC, U+FF70). The hosted
+ * page's name-on-card check reads the same (src/app/checkout/pay.ts).
+ */
+export const CARD_DASHES = '\\p{Pd}\u2212\u2796\u30FC\uFF70';
+/** Spaces and dashes. */
+const SEPARATOR = `[\\p{Zs}${CARD_DASHES}]`;
 /** At least 12 digits, with one space or dash at most between two of them. */
 const RUN = new RegExp(`${DIGIT}(?:${SEPARATOR}?${DIGIT}){11,}`, 'u');
 const RUNS = new RegExp(RUN.source, 'gu');

@@ -3,6 +3,7 @@
 // and processor steps as a direct payment → settle the attempt. The card lives only in memory:
 // the row keeps its BIN, last four and fingerprint, as for /v1/authorise.
 import { checkCard, isCardProblem, type CheckedCard } from '../../domain/card.ts';
+import { CARD_DASHES } from '../../domain/card-in-text.ts';
 import { accountById, countAttempt, lockPaymentById } from '../../db/repositories/checkout.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
 import { PAYMENT_MACHINE } from '../../domain/payment.ts';
@@ -71,7 +72,7 @@ export async function abandon(deps: Deps, payment: PaymentRow): Promise<PaymentR
 // or written (full-width "４２４２", as a Chinese or Japanese input method types digits, Arabic-Indic
 // "٤٢٤٢", Devanagari "४२४२", any script's decimal digits): six digits in all, separators aside, are
 // refused, so none reaches the processor as the cardholder's name or comes back on the page.
-const CARD_DIGITS = /(?:\p{Nd}[\s.\p{Pd}\u2212\u2796\u30FC\uFF70]*){6}/u;
+const CARD_DIGITS = new RegExp(`(?:\\p{Nd}[\\s.${CARD_DASHES}]*){6}`, 'u');
 
 /**
  * The card's fields as the shopper's own digits: NFKC turns full-width digits, spaces and slashes
