@@ -6,6 +6,7 @@ import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { operatorAccount } from '../accounts/of-merchant.ts';
 import { assertConnectorUsable } from './credentials.ts';
 
 type ConnectorDeps = Pick<Deps, 'database' | 'vault' | 'config'> & Partial<Pick<Deps, 'connectors'>>;
@@ -39,9 +40,7 @@ export async function setConnector(
 }
 
 export async function showConnector(deps: ConnectorDeps, merchantId: string, accountId: string): Promise<ConnectorView> {
-  const [row] = await deps.database.db.select().from(accounts).where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
-  return viewOf(deps, row);
+  return viewOf(deps, await operatorAccount(deps.database.db, merchantId, accountId));
 }
 
 /** The account's credentials with its connector, opened; empty when none are stored. */

@@ -7,6 +7,7 @@ import { PLATFORM_MERCHANT_ID, type CurrencyFee, type FeeSchedule } from '../../
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, merchants } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { operatorAccount } from '../accounts/of-merchant.ts';
 
 type Db = Pick<Deps, 'database'>;
 export type Status = 'active' | 'disabled';
@@ -31,14 +32,7 @@ export async function setStatus(deps: Db, merchantId: string, accountId: string 
   });
 }
 
-async function accountOf(deps: Db, merchantId: string, accountId: string) {
-  const [row] = await deps.database.db
-    .select({ fees: accounts.fees, feeBps: accounts.feeBps })
-    .from(accounts)
-    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
-  return row;
-}
+const accountOf = (deps: Db, merchantId: string, accountId: string) => operatorAccount(deps.database.db, merchantId, accountId);
 
 export interface FeesView {
   /** Basis points charged in a currency without a fee of its own. */

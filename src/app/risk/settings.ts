@@ -3,12 +3,12 @@
 import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
-import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { operatorAccount } from '../accounts/of-merchant.ts';
 
 type Db = Pick<Deps, 'database'>;
 
@@ -63,14 +63,7 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
   return next;
 }
 
-async function accountRow(deps: Db, merchantId: string, accountId: string) {
-  const [row] = await deps.database.db
-    .select({ id: accounts.id, riskSettings: accounts.riskSettings })
-    .from(accounts)
-    .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
-  return row;
-}
+const accountRow = (deps: Db, merchantId: string, accountId: string) => operatorAccount(deps.database.db, merchantId, accountId);
 
 export async function effectiveRiskSettings(deps: Db, merchantId: string, accountId: string): Promise<{ overrides: Record<string, unknown>; effective: RiskSettings }> {
   const row = await accountRow(deps, merchantId, accountId);

@@ -1,24 +1,20 @@
 // What an operator sees and changes of an account's subscriptions (`acquiro subscriptions
 // list|show|cancel`, `acquiro accounts dunning show|set`): the subscriptions with their history of
 // charges, and the account's retry schedule for declined charges.
-import { and, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
-import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import { operatorAccount } from '../accounts/of-merchant.ts';
 import { cancelSubscription, type CancelOutcome } from './cancel.ts';
 
 type Db = Pick<Deps, 'database'>;
 
-async function accountOf(deps: Db, merchantId: string, accountId: string): Promise<AccountRow> {
-  const [row] = await deps.database.db.select().from(accounts).where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)));
-  if (!row || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
-  return row;
-}
+const accountOf = (deps: Db, merchantId: string, accountId: string): Promise<AccountRow> => operatorAccount(deps.database.db, merchantId, accountId);
 
 const time = (date: Date | null) => (date ? date.toISOString() : '');
 
