@@ -10,7 +10,7 @@ import { createGateway, type Gateway } from './gateway.ts';
 import { startWorkers } from './jobs/runner.ts';
 import { PERIODIC_TASKS } from './jobs/tasks.ts';
 import { createLogger } from './logging.ts';
-import { dataDirProblem, listenOn, openReachableDatabase, reservePort, StartError } from './startup.ts';
+import { dataDirProblem, listenOn, openReachableDatabase, reservePort, StartError, warnIfAutovacuumOff } from './startup.ts';
 
 export { StartError } from './startup.ts';
 
@@ -62,6 +62,7 @@ export async function serve(config: Config, print: (text: string) => void = (tex
     ownership?.serveCommands((argv, stdin) => runCommand(argv, gateway!.deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = config.runWorkers ? startWorkers(gateway.deps, PERIODIC_TASKS) : undefined;
     gateway.server.readiness.ready = true;
+    await warnIfAutovacuumOff(database, log);
     log.info({ url, mode: config.mode, database: database.kind, workers: Boolean(workers) }, 'acquiro is ready');
     const running = gateway;
     return {

@@ -3,6 +3,7 @@
 // database. The port is reserved before anything else, so a start that cannot serve writes nothing.
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import { openDatabase, type Database, type DatabaseOptions } from './db/client.ts';
 
@@ -115,4 +116,22 @@ export async function openReachableDatabase(config: Config): Promise<Database> {
 export function dataDirProblem(config: Pick<Config, 'dataDir'>, error: unknown): Error {
   if (error instanceof StartError || !codeOf(error).startsWith('E')) return error as Error;
   return new StartError(`ACQUIRO_DATA_DIR ${config.dataDir} cannot be used: ${codeOf(error)}`);
+}
+
+/**
+ * A warning line when PostgreSQL's autovacuum is off (docs/operations.md). Without it nothing
+ * renews the planner's statistics, so each connection keeps the plans of the hot statements it
+ * made when the tables were small: measured, the outcome of a batch then scanned the whole
+ * payments table, four times slower after 20 000 payments and slower with each one
+ * (docs/performance.md, "an eleventh session"); and dead rows are never reclaimed. The embedded
+ * database does that work itself (src/db/maintenance.ts).
+ */
+export async function warnIfAutovacuumOff(database: Pick<Database, 'kind' | 'query'>, log: Pick<Logger, 'warn'>): Promise<void> {
+  if (database.kind !== 'postgres') return;
+  const [setting] = await database.query<{ autovacuum: string }>('SHOW autovacuum');
+  if (setting?.autovacuum !== 'off') return;
+  log.warn(
+    { setting: 'autovacuum' },
+    "PostgreSQL's autovacuum is off: statistics and plans go stale as tables grow and dead rows are never reclaimed; turn it on (docs/operations.md)",
+  );
 }

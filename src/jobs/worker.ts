@@ -9,7 +9,7 @@ import { createDeps, releaseDeps } from '../deps.ts';
 import { Presence } from '../app/processes/presence.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';
-import { openReachableDatabase } from '../startup.ts';
+import { openReachableDatabase, warnIfAutovacuumOff } from '../startup.ts';
 import { startWorkers } from './runner.ts';
 import { PERIODIC_TASKS } from './tasks.ts';
 
@@ -32,6 +32,7 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
     // Seen in process_heartbeats beside the gateways (an operator's count of running workers).
     const presence = new Presence(deps, 'worker');
     await presence.start();
+    await warnIfAutovacuumOff(database, log);
     log.info({ mode: config.mode, database: database.kind, tasks: PERIODIC_TASKS.map((task) => task.name) }, 'acquiro worker is running');
     return {
       async stop() {

@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acquiro, freePort, migratedDataDir } from '../support/processes.ts';
-import { TEST_DB } from '../support/gateway.ts';
+import pg from 'pg';
+import { openTestDatabase, POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -49,6 +50,28 @@ describe.runIf(TEST_DB === 'pglite')('acquiro serve', () => {
       const run = await acquiro(args, { ACQUIRO_DATA_DIR: '/nonexistent/acquiro-data' });
       expect(run.code, args.join(' ')).toBe(2);
       expect(run.stderr).toContain(`unknown option '${args[1]}' for acquiro ${args[0]}`);
+    }
+  });
+});
+
+// Without autovacuum nothing renews PostgreSQL's statistics, and the hot statements keep the plans
+// each connection made while the tables were small (docs/operations.md). This machine's cluster
+// may run either way: the warning must follow the setting.
+describe.runIf(TEST_DB === 'postgres')('acquiro serve on PostgreSQL', () => {
+  it("warns at start exactly when the database's autovacuum is off", async () => {
+    const admin = new pg.Client({ connectionString: POSTGRES_URL });
+    await admin.connect();
+    const off = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'off';
+    await admin.end();
+    const test = await openTestDatabase(1);
+    try {
+      const served = await serveOnce(['serve', '--no-worker'], test.env);
+      const warning = served.split('\n').find((line) => line.includes('autovacuum'));
+      expect(Boolean(warning), served).toBe(off);
+      if (warning) expect(JSON.parse(warning)).toMatchObject({ level: 40, setting: 'autovacuum' });
+      expect(readyLine(served).workers).toBe(false);
+    } finally {
+      await test.drop();
     }
   });
 });
