@@ -2,14 +2,14 @@
 // payout's detail, cancelling each through the operators' use cases (seen in their rows and the
 // balance), roles refused, another merchant's ids not found, and a disabled account's cancels
 // refused as the API refuses the account (4410).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
 import { createMember, signIn, type PortalClient } from '../support/portal.ts';
-import { subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -18,10 +18,11 @@ let admin: PortalClient;
 let operator: PortalClient;
 let viewer: PortalClient;
 let wall: FakeClock;
+const business = new FakeClock('2026-11-22T10:15:00Z');
 
 beforeAll(async () => {
   wall = new FakeClock(new Date());
-  gw = await startTestGateway({ clock: new FakeClock('2026-11-22T10:15:00Z'), wallClock: wall });
+  gw = await startTestGateway({ clock: business, wallClock: wall });
   shop = await gw.merchant();
   other = await gw.merchant();
   for (const client of [shop, other]) await topUp(gw, client, 'USD', '1000.00');
@@ -30,6 +31,8 @@ beforeAll(async () => {
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
 }, 120_000);
 afterAll(() => gw?.close());
+// A test that moves business time puts it back: payout dates are judged on it.
+afterEach(() => business.set('2026-11-22T10:15:00Z'));
 
 describe('portal subscriptions', () => {
   it('lists them, shows one with its charges, and an operator cancels it', async () => {
@@ -49,6 +52,22 @@ describe('portal subscriptions', () => {
     await operator.get(path);
     expect((await operator.post(`${path}/cancel`)).status).toBe(303);
     expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+  });
+
+  it('offers the cancel of an Unpaid subscription too, as /v1/cancelsubscription takes it, and an operator ends it for good', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    // The dunning card: every recurring charge declined, and after the last retry the subscription is Unpaid.
+    const { recurringId } = await subscribe(shop, subscribing(shop, {}, { card: '4000000000000341' }));
+    business.set('2027-01-05T00:00:00Z');
+    await runBilling(gw.gateway.deps);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Unpaid');
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    const page = await operator.get(path);
+    expect(page.body).toContain(`action="${path}/cancel"`);
+    expect((await viewer.get(path)).body).not.toContain(`action="${path}/cancel"`);
+    expect((await operator.post(`${path}/cancel`)).location).toBe(`${path}?done=cancel`);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+    expect((await operator.get(path)).body).not.toContain(`action="${path}/cancel"`);
   });
 
   it('another merchant’s subscription is not found, and stays active', async () => {

@@ -17,6 +17,7 @@ import { may } from '../permissions.ts';
 
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
+const CANCELLABLE: ReadonlySet<string> = new Set(['Active', 'Unpaid']);
 
 const pathOf = (accountId: string, recurringId: string) => `${SUBSCRIPTIONS}/${encodeURIComponent(accountId)}/${encodeURIComponent(recurringId)}`;
 
@@ -52,7 +53,9 @@ ${rows.map(
       const { accountId, recurringId } = request.params;
       const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId));
       const cancelled = queryOf(request).done === 'cancel';
-      const canCancel = s.status === 'Active' && may(context.member.role, 'subscriptions.cancel');
+      // What the cancel takes (src/app/subscriptions/cancel.ts): an Active subscription, or an
+      // Unpaid one, ended for good (docs/subscriptions.md).
+      const canCancel = CANCELLABLE.has(s.status) && may(context.member.role, 'subscriptions.cancel');
       return html`<p><a href="${SUBSCRIPTIONS}">← Subscriptions</a></p>
 <h1>Subscription <span class="mono">${s.recurring_id}</span></h1>
 ${cancelled ? html`<div class="notice" role="status"><p>The subscription is cancelled: it is never charged again.</p></div>` : ''}
