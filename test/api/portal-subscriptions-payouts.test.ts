@@ -70,6 +70,16 @@ describe('portal subscriptions', () => {
     expect((await operator.get(path)).body).not.toContain(`action="${path}/cancel"`);
   });
 
+  it('states the promotion: the payment’s amount for the first charges, then contract_amount', async () => {
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract_amount: '9.90', promotion_cycle: '3' }, { amount: '4.90' }));
+    const page = await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${recurringId}`);
+    expect(page.body).toContain('<dt>Amount</dt><dd>4.90 USD for the first 3 charges, then 9.90 USD every 1 month</dd>');
+    const plain = await subscribe(shop, subscribing(shop, { contract_amount: '9.90' }, { amount: '4.90' }));
+    expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${plain.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
+    const same = await subscribe(shop, subscribing(shop, { contract_amount: '9.90', promotion_cycle: '3' }, { amount: '9.90' }));
+    expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${same.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {

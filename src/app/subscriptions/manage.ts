@@ -18,6 +18,8 @@ const accountOf = (deps: Db, merchantId: string, accountId: string): Promise<Acc
 
 const time = (date: Date | null) => (date ? date.toISOString() : '');
 
+export type SubscriptionView = ReturnType<typeof subscriptionView>;
+
 /** A subscription as the CLI prints it: amounts in the currency's units, times in ISO 8601. */
 export function subscriptionView(subscription: SubscriptionRow) {
   return {

@@ -6,7 +6,7 @@ import type { Deps } from '../../../app/context.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
 import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
-import { cancelAccountSubscription, listAccountSubscriptions, showSubscription } from '../../../app/subscriptions/manage.ts';
+import { cancelAccountSubscription, listAccountSubscriptions, showSubscription, type SubscriptionView } from '../../../app/subscriptions/manage.ts';
 import { codeText } from '../../../domain/errors.ts';
 import { merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
 import { html } from '../../html.ts';
@@ -18,6 +18,12 @@ import { may } from '../permissions.ts';
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
 const CANCELLABLE: ReadonlySet<string> = new Set(['Active', 'Unpaid']);
+
+/** What each charge takes: the payment's amount for the promotion's charges (the first payment's among them), contract_amount after. */
+function amountText(s: Pick<SubscriptionView, 'first_amount' | 'contract_amount' | 'currency' | 'period' | 'promotion_cycle'>): string {
+  const every = `${s.contract_amount} ${s.currency} every ${s.period}`;
+  return s.promotion_cycle > 1 && s.first_amount !== s.contract_amount ? `${s.first_amount} ${s.currency} for the first ${s.promotion_cycle} charges, then ${every}` : every;
+}
 
 const pathOf = (accountId: string, recurringId: string) => `${SUBSCRIPTIONS}/${encodeURIComponent(accountId)}/${encodeURIComponent(recurringId)}`;
 
@@ -61,7 +67,7 @@ ${rows.map(
 ${cancelled ? html`<div class="notice" role="status"><p>The subscription is cancelled: it is never charged again.</p></div>` : ''}
 <dl class="facts">
 <div><dt>Status</dt><dd>${s.status}</dd></div><div><dt>Contract</dt><dd>${s.contract_name}</dd></div>
-<div><dt>Amount</dt><dd>${s.contract_amount} ${s.currency} every ${s.period}</dd></div><div><dt>First payment</dt><dd><a href="/portal/transactions/${encodeURIComponent(s.first_transaction_id)}">${s.first_transaction_id}</a></dd></div>
+<div><dt>Amount</dt><dd>${amountText(s)}</dd></div><div><dt>First payment</dt><dd><a href="/portal/transactions/${encodeURIComponent(s.first_transaction_id)}">${s.first_transaction_id}</a></dd></div>
 <div><dt>Paid cycles</dt><dd>${s.cycles_paid}</dd></div><div><dt>Next charge</dt><dd>${s.next_charge_at}</dd></div>
 <div><dt>Created</dt><dd>${s.created_at}</dd></div><div><dt>Ended</dt><dd>${s.ended_at}</dd></div>
 </dl>
