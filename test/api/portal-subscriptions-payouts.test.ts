@@ -9,7 +9,7 @@ import { FakeClock, startTestGateway, type TestGateway } from '../support/gatewa
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
 import { createMember, signIn, type PortalClient } from '../support/portal.ts';
-import { runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { chargesOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -78,6 +78,21 @@ describe('portal subscriptions', () => {
     expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${plain.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
     const same = await subscribe(shop, subscribing(shop, { contract_amount: '9.90', promotion_cycle: '3' }, { amount: '9.90' }));
     expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${same.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
+  });
+
+  it('shows as the next charge, while a charge is held for review, the due time of the cycle it collects, as recurring_deduction_time says', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    const recurringId = await heldSubscription(shop);
+    business.set('2026-12-22T10:15:00Z');
+    await runBilling(gw.gateway.deps);
+    expect((await chargesOf(gw.gateway.deps, recurringId)).map((charge) => charge.status)).toEqual(['pending']);
+    await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [shop.ids.account_id, '127.0.0.1/32']);
+    const first = await shop.post('/v1/retrievalTrans', { ...shop.ids, transaction_id: (await subscriptionOf(gw.gateway.deps, recurringId)).first_payment_id }, { format: 'form' });
+    expect(first.body.orders_list[0].recurring_deduction_time).toBe('2026-12-22 10:15:00');
+    const page = await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${recurringId}`);
+    expect(page.body).toContain('<dt>Next charge</dt><dd>2026-12-22T10:15:00.000Z</dd>');
+    const shown = await runCommand(['subscriptions', 'show', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--recurring-id', recurringId, '--json'], gw.gateway.deps);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'Active', next_charge_at: '2026-12-22T10:15:00.000Z' });
   });
 
   it('another merchant’s subscription is not found, and stays active', async () => {
