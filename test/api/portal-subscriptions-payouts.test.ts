@@ -95,6 +95,25 @@ describe('portal subscriptions', () => {
     expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'Active', next_charge_at: '2026-12-22T10:15:00.000Z' });
   });
 
+  it('pages an account’s subscriptions, newest first, so that none is out of reach past the first 200', async () => {
+    // Contracts of one charge: Completed at once, nothing for the other tests' billing rounds to charge.
+    for (let batch = 0; batch < 21; batch++) {
+      await Promise.all(Array.from({ length: 10 }, () => subscribe(shop, subscribing(shop, { billing_cycle: '1' }))));
+    }
+    const all = (await gw.database.query<{ id: string }>('SELECT id FROM subscriptions WHERE account_id = $1', [shop.ids.account_id])).map((row) => row.id);
+    expect(all.length).toBeGreaterThan(200);
+    const seen: string[] = [];
+    let path = '/portal/subscriptions';
+    for (let pages = 0; path && pages < 20; pages++) {
+      const page = await viewer.get(path);
+      expect(page.status).toBe(200);
+      for (const match of page.body.matchAll(/<td><a href="\/portal\/subscriptions\/[^/"]+\/(RC[0-9A-Z]{26})">/g)) seen.push(match[1]!);
+      const next = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      path = next ? next[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(seen.toSorted()).toEqual(all.toSorted());
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {

@@ -59,9 +59,9 @@ function chargeView(charge: SubscriptionChargeRow) {
   };
 }
 
-export async function listAccountSubscriptions(deps: Db, merchantId: string, accountId: string, limit: number) {
+export async function listAccountSubscriptions(deps: Db, merchantId: string, accountId: string, limit: number, offset = 0) {
   const account = await accountOf(deps, merchantId, accountId);
-  return (await listSubscriptions(deps.database.db, account.id, limit)).map(subscriptionView);
+  return (await listSubscriptions(deps.database.db, account.id, limit, offset)).map(subscriptionView);
 }
 
 /** One subscription and its history: the first payment, then every attempt at every cycle. */
