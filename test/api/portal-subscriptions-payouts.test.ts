@@ -2,14 +2,14 @@
 // payout's detail, cancelling each through the operators' use cases (seen in their rows and the
 // balance), roles refused, another merchant's ids not found, and a disabled account's cancels
 // refused as the API refuses the account (4410).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
 import { createMember, signIn, type PortalClient } from '../support/portal.ts';
-import { subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { chargesOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -18,10 +18,11 @@ let admin: PortalClient;
 let operator: PortalClient;
 let viewer: PortalClient;
 let wall: FakeClock;
+const business = new FakeClock('2026-11-22T10:15:00Z');
 
 beforeAll(async () => {
   wall = new FakeClock(new Date());
-  gw = await startTestGateway({ clock: new FakeClock('2026-11-22T10:15:00Z'), wallClock: wall });
+  gw = await startTestGateway({ clock: business, wallClock: wall });
   shop = await gw.merchant();
   other = await gw.merchant();
   for (const client of [shop, other]) await topUp(gw, client, 'USD', '1000.00');
@@ -30,6 +31,8 @@ beforeAll(async () => {
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
 }, 120_000);
 afterAll(() => gw?.close());
+// A test that moves business time puts it back: payout dates are judged on it.
+afterEach(() => business.set('2026-11-22T10:15:00Z'));
 
 describe('portal subscriptions', () => {
   it('lists them, shows one with its charges, and an operator cancels it', async () => {
@@ -49,6 +52,66 @@ describe('portal subscriptions', () => {
     await operator.get(path);
     expect((await operator.post(`${path}/cancel`)).status).toBe(303);
     expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+  });
+
+  it('offers the cancel of an Unpaid subscription too, as /v1/cancelsubscription takes it, and an operator ends it for good', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    // The dunning card: every recurring charge declined, and after the last retry the subscription is Unpaid.
+    const { recurringId } = await subscribe(shop, subscribing(shop, {}, { card: '4000000000000341' }));
+    business.set('2027-01-05T00:00:00Z');
+    await runBilling(gw.gateway.deps);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Unpaid');
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    const page = await operator.get(path);
+    expect(page.body).toContain(`action="${path}/cancel"`);
+    expect((await viewer.get(path)).body).not.toContain(`action="${path}/cancel"`);
+    expect((await operator.post(`${path}/cancel`)).location).toBe(`${path}?done=cancel`);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+    expect((await operator.get(path)).body).not.toContain(`action="${path}/cancel"`);
+  });
+
+  it('states the promotion: the payment’s amount for the first charges, then contract_amount', async () => {
+    const { recurringId } = await subscribe(shop, subscribing(shop, { contract_amount: '9.90', promotion_cycle: '3' }, { amount: '4.90' }));
+    const page = await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${recurringId}`);
+    expect(page.body).toContain('<dt>Amount</dt><dd>4.90 USD for the first 3 charges, then 9.90 USD every 1 month</dd>');
+    const plain = await subscribe(shop, subscribing(shop, { contract_amount: '9.90' }, { amount: '4.90' }));
+    expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${plain.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
+    const same = await subscribe(shop, subscribing(shop, { contract_amount: '9.90', promotion_cycle: '3' }, { amount: '9.90' }));
+    expect((await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${same.recurringId}`)).body).toContain('<dt>Amount</dt><dd>9.90 USD every 1 month</dd>');
+  });
+
+  it('shows as the next charge, while a charge is held for review, the due time of the cycle it collects, as recurring_deduction_time says', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    const recurringId = await heldSubscription(shop);
+    business.set('2026-12-22T10:15:00Z');
+    await runBilling(gw.gateway.deps);
+    expect((await chargesOf(gw.gateway.deps, recurringId)).map((charge) => charge.status)).toEqual(['pending']);
+    await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [shop.ids.account_id, '127.0.0.1/32']);
+    const first = await shop.post('/v1/retrievalTrans', { ...shop.ids, transaction_id: (await subscriptionOf(gw.gateway.deps, recurringId)).first_payment_id }, { format: 'form' });
+    expect(first.body.orders_list[0].recurring_deduction_time).toBe('2026-12-22 10:15:00');
+    const page = await viewer.get(`/portal/subscriptions/${shop.ids.account_id}/${recurringId}`);
+    expect(page.body).toContain('<dt>Next charge</dt><dd>2026-12-22T10:15:00.000Z</dd>');
+    const shown = await runCommand(['subscriptions', 'show', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--recurring-id', recurringId, '--json'], gw.gateway.deps);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'Active', next_charge_at: '2026-12-22T10:15:00.000Z' });
+  });
+
+  it('pages an account’s subscriptions, newest first, so that none is out of reach past the first 200', async () => {
+    // Contracts of one charge: Completed at once, nothing for the other tests' billing rounds to charge.
+    for (let batch = 0; batch < 21; batch++) {
+      await Promise.all(Array.from({ length: 10 }, () => subscribe(shop, subscribing(shop, { billing_cycle: '1' }))));
+    }
+    const all = (await gw.database.query<{ id: string }>('SELECT id FROM subscriptions WHERE account_id = $1', [shop.ids.account_id])).map((row) => row.id);
+    expect(all.length).toBeGreaterThan(200);
+    const seen: string[] = [];
+    let path = '/portal/subscriptions';
+    for (let pages = 0; path && pages < 20; pages++) {
+      const page = await viewer.get(path);
+      expect(page.status).toBe(200);
+      for (const match of page.body.matchAll(/<td><a href="\/portal\/subscriptions\/[^/"]+\/(RC[0-9A-Z]{26})">/g)) seen.push(match[1]!);
+      const next = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      path = next ? next[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(seen.toSorted()).toEqual(all.toSorted());
   });
 
   it('another merchant’s subscription is not found, and stays active', async () => {

@@ -241,7 +241,14 @@ describe('a disabled merchant or account', () => {
       [4, 'succeeded'],
     ]);
     expect(await recurringPayments(frozen, orderNo)).toHaveLength(1);
-    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 4, next_cycle: 5 });
+    // Two cycles paid (the first payment and cycle 4): the skipped ones are not counted, wherever
+    // the merchant reads the count (the operator's view, the portal, subscription.cancelled).
+    expect(await subscriptionOf(deps(), recurringId)).toMatchObject({ status: 'Active', cycles_paid: 2, next_cycle: 5 });
+    const shown = await runCommand(['subscriptions', 'show', '--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id, '--recurring-id', recurringId, '--json'], deps());
+    expect(JSON.parse(shown.stdout)).toMatchObject({ cycles_paid: 2 });
+    const cancelled = await frozen.post('/v1/cancelsubscription', { ...frozen.ids, recurring_id: recurringId, contract_name: 'Gold plan' });
+    expect(cancelled.body.cancel_status).toBe('1');
+    expect((await eventsOf(deps(), 'subscription.cancelled', recurringId)).map((event) => event.cycles_paid)).toEqual(['2']);
   });
 
   it('completes a contract whose last cycle fell due while disabled, charging nothing', async () => {

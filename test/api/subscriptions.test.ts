@@ -37,6 +37,8 @@ describe('the subscription object’s value rules', () => {
     ['interval hour', { interval: 'hour' }, '4002', 'subscription.interval'],
     ['interval_count 0', { interval_count: '0' }, '4002', 'subscription.interval_count'],
     ['interval_count 1.5', { interval_count: '1.5' }, '4002', 'subscription.interval_count'],
+    // 8 000 years: the first recurring charge would fall due past the year 9999 (it was charged, then a 500).
+    ['interval_count of 8000 years', { interval: 'year', interval_count: '8000' }, '4002', 'subscription.interval_count'],
     ['billing_cycle -1', { billing_cycle: '-1' }, '4002', 'subscription.billing_cycle'],
     ['promotion_cycle x', { promotion_cycle: 'x' }, '4002', 'subscription.promotion_cycle'],
     ['contract_amount 0', { contract_amount: '0.00' }, '4003', 'subscription.contract_amount'],

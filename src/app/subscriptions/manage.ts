@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
-import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
+import { keepsRetryMinimum, MAX_RETRY_DAYS, nextDeductionAt, RETRY_MINIMUM_RULE, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
@@ -17,6 +17,8 @@ type Db = Pick<Deps, 'database'>;
 const accountOf = (deps: Db, merchantId: string, accountId: string): Promise<AccountRow> => operatorAccount(deps.database.db, merchantId, accountId);
 
 const time = (date: Date | null) => (date ? date.toISOString() : '');
+
+export type SubscriptionView = ReturnType<typeof subscriptionView>;
 
 /** A subscription as the CLI prints it: amounts in the currency's units, times in ISO 8601. */
 export function subscriptionView(subscription: SubscriptionRow) {
@@ -35,7 +37,9 @@ export function subscriptionView(subscription: SubscriptionRow) {
     contract_start: subscription.contractStart ?? '',
     contract_end: subscription.contractEnd ?? '',
     cycles_paid: subscription.cyclesPaid,
-    next_charge_at: time(subscription.nextChargeAt),
+    // recurring_deduction_time's instant: while a charge is under way (at the processor, held for
+    // review), the due time of the cycle it collects, not nothing, as if none would be taken.
+    next_charge_at: time(nextDeductionAt(subscription)),
     first_transaction_id: subscription.firstPaymentId,
     created_at: time(subscription.createdAt),
     ended_at: time(subscription.endedAt),
@@ -55,9 +59,9 @@ function chargeView(charge: SubscriptionChargeRow) {
   };
 }
 
-export async function listAccountSubscriptions(deps: Db, merchantId: string, accountId: string, limit: number) {
+export async function listAccountSubscriptions(deps: Db, merchantId: string, accountId: string, limit: number, offset = 0) {
   const account = await accountOf(deps, merchantId, accountId);
-  return (await listSubscriptions(deps.database.db, account.id, limit)).map(subscriptionView);
+  return (await listSubscriptions(deps.database.db, account.id, limit, offset)).map(subscriptionView);
 }
 
 /** One subscription and its history: the first payment, then every attempt at every cycle. */

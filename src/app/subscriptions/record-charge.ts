@@ -119,16 +119,17 @@ function decide({ account, subscription, charge }: Locked, result: ChargeResult,
   const chargeMove = CHARGE_MACHINE.move('pending', outcome);
   // Cancelled while this attempt was in flight: it is recorded, and nothing follows it.
   if (subscription.status !== 'Active') {
-    return { change: { ...base, chargeMove, chargeChanges, ...stay, subscriptionChanges: outcome === 'succeeded' ? { cyclesPaid: charge.cycle } : {} } };
+    return { change: { ...base, chargeMove, chargeChanges, ...stay, subscriptionChanges: outcome === 'succeeded' ? { cyclesPaid: subscription.cyclesPaid + 1 } : {} } };
   }
   const plan = planOf(subscription, subscription.anchorAt);
   const nextDue = dueAt(plan, charge.cycle + 1);
   // Paid, or skipped (4410: not sent while the account or its merchant was disabled): the next
-  // cycle falls due on its date. A skipped one is not counted paid; the contract's last cycle
-  // ends it either way.
+  // cycle falls due on its date. A skipped one is not counted paid (cycles_paid counts the cycles
+  // paid, one more for each: not the cycle's number, which counts the skipped ones before it); the
+  // contract's last cycle ends it either way.
   const skipped = code.resultCode === CODES.account_disabled.code;
   if (outcome === 'succeeded' || skipped) {
-    const next = { ...(skipped ? {} : { cyclesPaid: charge.cycle }), nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
+    const next = { ...(skipped ? {} : { cyclesPaid: subscription.cyclesPaid + 1 }), nextCycle: charge.cycle + 1, nextAttempt: 1, nextDueAt: nextDue, nextChargeAt: nextDue };
     return {
       change: {
         ...base,

@@ -42,8 +42,15 @@ export async function lockSubscription(tx: Executor, accountId: string, id: stri
   return row ?? null;
 }
 
-export async function listSubscriptions(db: Executor, accountId: string, limit = 100): Promise<SubscriptionRow[]> {
-  return db.select().from(subscriptions).where(eq(subscriptions.accountId, accountId)).orderBy(desc(subscriptions.createdAt)).limit(limit);
+/** The account's subscriptions, newest first (ids break ties, so that pages never overlap), from `offset`. */
+export async function listSubscriptions(db: Executor, accountId: string, limit = 100, offset = 0): Promise<SubscriptionRow[]> {
+  return db
+    .select()
+    .from(subscriptions)
+    .where(eq(subscriptions.accountId, accountId))
+    .orderBy(desc(subscriptions.createdAt), desc(subscriptions.id))
+    .limit(limit)
+    .offset(offset);
 }
 
 /** Writes a locked subscription's move (or a `stay`) and other columns. */

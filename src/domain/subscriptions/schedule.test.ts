@@ -59,6 +59,14 @@ describe('due dates', () => {
     expect(iso(dueAt(earlier, 2))).toBe('2026-02-10T09:00:00.000Z');
   });
 
+  it('never falls due past the year 9999: the contract ends with the cycle before, and its window runs to the calendar’s end', () => {
+    const p = plan('9999-10-31T10:15:00Z');
+    expect([2, 3].map((n) => iso(dueAt(p, n)))).toEqual(['9999-11-30T10:15:00.000Z', '9999-12-31T10:15:00.000Z']);
+    expect(dueAt(p, 4)).toBeNull();
+    expect(iso(cycleWindowEnd(p, 3))).toBe('9999-12-31T23:59:59.999Z');
+    expect(dueAt(plan('2026-01-31T10:15:00Z', { interval: 'year', intervalCount: 8000 }), 2)).toBeNull();
+  });
+
   it('property: over every anchor day of 2024–2031, monthly charges never skip, double or drift', () => {
     // 340 000 due dates: each is checked in plain code and only what is wrong goes to expect (a
     // million expect calls made this the suite's slowest unit test).

@@ -23,6 +23,18 @@ export interface Plan {
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The last instant a due date can take: a date is written `YYYY-MM-DD` (recurring_deduction_time,
+ * the database's timestamps), so no charge falls due after the year 9999. A cycle that would is
+ * never charged: the contract ends with the cycle before it.
+ */
+export const LAST_DUE = new Date(Date.UTC(9999, 11, 31, 23, 59, 59, 999));
+
+/** Whether `date` is a due date the gateway can keep and write (not past LAST_DUE, not invalid). */
+export function withinCalendar(date: Date): boolean {
+  return date.getTime() <= LAST_DUE.getTime();
+}
+
 function daysInMonth(year: number, month: number): number {
   return new Date(Date.UTC(year, month + 1, 0)).getUTCDate();
 }
@@ -64,7 +76,7 @@ export function dueAt(plan: Plan, n: number): Date | null {
     }
   }
   if (plan.contractEnd && due.getTime() >= utcDay(plan.contractEnd).getTime() + DAY_MS) return null;
-  return due;
+  return withinCalendar(due) ? due : null;
 }
 
 /**
@@ -73,7 +85,8 @@ export function dueAt(plan: Plan, n: number): Date | null {
  * review of its charge end before it.
  */
 export function cycleWindowEnd(plan: Plan, n: number): Date {
-  return dueAt({ ...plan, billingCycles: 0, contractEnd: undefined }, n + 1)!;
+  // A cycle with no next one even then is the calendar's last: its window runs to its end.
+  return dueAt({ ...plan, billingCycles: 0, contractEnd: undefined }, n + 1) ?? LAST_DUE;
 }
 
 /**

@@ -5,7 +5,7 @@
 import Type, { type Static } from 'typebox';
 import type { OrderDetails } from '../../app/payments/command.ts';
 import { AppError } from '../../domain/errors.ts';
-import type { Interval } from '../../domain/subscriptions/schedule.ts';
+import { addIntervals, withinCalendar, type Interval } from '../../domain/subscriptions/schedule.ts';
 import type { SubscriptionTerms } from '../../domain/subscriptions/subscription.ts';
 import {
   checkAmount,
@@ -213,7 +213,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
   const mpi = body.additional_information?.find((info) => info.mpi_info?.cavv)?.mpi_info;
   // Empty leaves are dropped as the signature drops them: a subscription whose every field was
   // empty is no subscription (docs/subscriptions.md: any field present makes one).
-  const subscription = body.subscription && Object.keys(body.subscription).length > 0 ? subscriptionTerms(body.subscription, currency) : undefined;
+  const subscription = body.subscription && Object.keys(body.subscription).length > 0 ? subscriptionTerms(body.subscription, currency, now) : undefined;
   return {
     merchantId: body.merchant_id,
     accountId: body.account_id,
@@ -236,7 +236,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
 type SubscriptionBody = NonNullable<OrderBody['subscription']>;
 
 /** The `subscription` object's rules (docs/subscriptions.md): any field present makes the three terms required. */
-function subscriptionTerms(body: SubscriptionBody, currency: string): SubscriptionTerms {
+function subscriptionTerms(body: SubscriptionBody, currency: string, now: Date): SubscriptionTerms {
   for (const field of ['contract_name', 'contract_amount', 'interval'] as const) {
     // A contract_name of nothing but spaces names no contract (and the cancel must repeat it): missing.
     if (body[field] === undefined || body[field].trim() === '') {
@@ -250,6 +250,11 @@ function subscriptionTerms(body: SubscriptionBody, currency: string): Subscripti
     if (!Number.isSafeInteger(value) || value < min || value > MAX_CYCLES) throw invalid(`subscription.${field}`, `an integer from ${min} to ${MAX_CYCLES}`);
     return value;
   };
+  const interval = body.interval as Interval;
+  const intervalCount = count('interval_count', 1, 1);
+  // A period that puts the first recurring charge past the year 9999 names a date no record can
+  // carry (recurring_deduction_time is YYYY-MM-DD): refused before anything is charged.
+  if (!withinCalendar(addIntervals(now, interval, intervalCount))) throw invalid('subscription.interval_count', 'a period whose first charge falls due before the year 10000');
   const start = body.contract_start === undefined ? undefined : checkDay(body.contract_start, 'subscription.contract_start');
   const end = body.contract_end === undefined ? undefined : checkDay(body.contract_end, 'subscription.contract_end');
   // Not before today: the use case's to ask, once it knows the order is new (a retry sent after
@@ -260,8 +265,8 @@ function subscriptionTerms(body: SubscriptionBody, currency: string): Subscripti
     ...(body.contract ? { contract: body.contract } : {}),
     ...(body.price_id ? { priceId: body.price_id } : {}),
     contractAmountMinor: checkAmount(body.contract_amount!, currency, 'subscription.contract_amount'),
-    interval: body.interval as Interval,
-    intervalCount: count('interval_count', 1, 1),
+    interval,
+    intervalCount,
     billingCycles: count('billing_cycle', 0, 0),
     promotionCycles: count('promotion_cycle', 0, 0),
     ...(start ? { contractStart: start } : {}),

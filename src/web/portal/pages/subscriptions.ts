@@ -6,7 +6,7 @@ import type { Deps } from '../../../app/context.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
 import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
-import { cancelAccountSubscription, listAccountSubscriptions, showSubscription } from '../../../app/subscriptions/manage.ts';
+import { cancelAccountSubscription, listAccountSubscriptions, showSubscription, type SubscriptionView } from '../../../app/subscriptions/manage.ts';
 import { codeText } from '../../../domain/errors.ts';
 import { merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
 import { html } from '../../html.ts';
@@ -17,6 +17,15 @@ import { may } from '../permissions.ts';
 
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
+const CANCELLABLE: ReadonlySet<string> = new Set(['Active', 'Unpaid']);
+/** Subscriptions a page shows of each account. */
+const PAGE_SIZE = 50;
+
+/** What each charge takes: the payment's amount for the promotion's charges (the first payment's among them), contract_amount after. */
+function amountText(s: Pick<SubscriptionView, 'first_amount' | 'contract_amount' | 'currency' | 'period' | 'promotion_cycle'>): string {
+  const every = `${s.contract_amount} ${s.currency} every ${s.period}`;
+  return s.promotion_cycle > 1 && s.first_amount !== s.contract_amount ? `${s.first_amount} ${s.currency} for the first ${s.promotion_cycle} charges, then ${every}` : every;
+}
 
 const pathOf = (accountId: string, recurringId: string) => `${SUBSCRIPTIONS}/${encodeURIComponent(accountId)}/${encodeURIComponent(recurringId)}`;
 
@@ -25,12 +34,21 @@ export function subscriptionsRoutes(app: FastifyInstance, deps: Deps): void {
     path: '/subscriptions',
     permission: 'subscriptions.view',
     title: 'Subscriptions',
-    async render(context) {
-      const accounts = await merchantAccounts(deps.database.db, context.member.merchantId);
-      const lists = await Promise.all(accounts.map(async (account) => ({ account, rows: await listAccountSubscriptions(deps, context.member.merchantId, account.id, 200) })));
+    async render(context, request) {
+      // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
+      const query = queryOf(request);
+      const page = /^[1-9][0-9]{0,3}$/.test(query.page ?? '') ? Number(query.page) : 1;
+      const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
+      const lists = await Promise.all(
+        accounts.map(async (account) => {
+          const rows = await listAccountSubscriptions(deps, context.member.merchantId, account.id, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE);
+          return { account, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
+        }),
+      );
+      const pageLink = (accountId: string, n: number) => `${SUBSCRIPTIONS}?account=${encodeURIComponent(accountId)}&page=${n}`;
       return html`<h1>Subscriptions</h1>
 ${lists.map(
-  ({ account, rows }) => html`<section aria-labelledby="sub-${account.id}"><h2 id="sub-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
+  ({ account, rows, hasNext }) => html`<section aria-labelledby="sub-${account.id}"><h2 id="sub-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
 ${
   rows.length === 0
     ? html`<p class="empty">No subscriptions.</p>`
@@ -38,6 +56,10 @@ ${
 ${rows.map(
   (s) => html`<tr><td><a href="${pathOf(account.id, s.recurring_id)}">${s.recurring_id}</a></td><td>${s.status}</td><td>${s.contract_name}</td><td class="num">${s.contract_amount} ${s.currency}</td><td>${s.period}</td><td class="num">${s.cycles_paid}</td><td>${s.next_charge_at}</td></tr>`,
 )}</tbody></table></div>`
+}${
+  page > 1 || hasNext
+    ? html`<nav class="pager" aria-label="Pages of ${account.id}">${page > 1 ? html`<a rel="prev" href="${pageLink(account.id, page - 1)}">Previous</a>` : ''}<span>Page ${page}</span>${hasNext ? html`<a rel="next" href="${pageLink(account.id, page + 1)}">Next</a>` : ''}</nav>`
+    : ''
 }</section>`,
 )}`;
     },
@@ -52,13 +74,15 @@ ${rows.map(
       const { accountId, recurringId } = request.params;
       const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId));
       const cancelled = queryOf(request).done === 'cancel';
-      const canCancel = s.status === 'Active' && may(context.member.role, 'subscriptions.cancel');
+      // What the cancel takes (src/app/subscriptions/cancel.ts): an Active subscription, or an
+      // Unpaid one, ended for good (docs/subscriptions.md).
+      const canCancel = CANCELLABLE.has(s.status) && may(context.member.role, 'subscriptions.cancel');
       return html`<p><a href="${SUBSCRIPTIONS}">← Subscriptions</a></p>
 <h1>Subscription <span class="mono">${s.recurring_id}</span></h1>
 ${cancelled ? html`<div class="notice" role="status"><p>The subscription is cancelled: it is never charged again.</p></div>` : ''}
 <dl class="facts">
 <div><dt>Status</dt><dd>${s.status}</dd></div><div><dt>Contract</dt><dd>${s.contract_name}</dd></div>
-<div><dt>Amount</dt><dd>${s.contract_amount} ${s.currency} every ${s.period}</dd></div><div><dt>First payment</dt><dd><a href="/portal/transactions/${encodeURIComponent(s.first_transaction_id)}">${s.first_transaction_id}</a></dd></div>
+<div><dt>Amount</dt><dd>${amountText(s)}</dd></div><div><dt>First payment</dt><dd><a href="/portal/transactions/${encodeURIComponent(s.first_transaction_id)}">${s.first_transaction_id}</a></dd></div>
 <div><dt>Paid cycles</dt><dd>${s.cycles_paid}</dd></div><div><dt>Next charge</dt><dd>${s.next_charge_at}</dd></div>
 <div><dt>Created</dt><dd>${s.created_at}</dd></div><div><dt>Ended</dt><dd>${s.ended_at}</dd></div>
 </dl>
