@@ -56,6 +56,24 @@ describe('acquiro risk', () => {
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(message);
   });
+
+  it.each([
+    [['--set', 'rejectScore=101'], 'rejectScore'],
+    [['--set', 'rejectScore=999999999'], 'rejectScore'],
+    [['--set', 'reviewScore=150', '--set', 'rejectScore=200'], 'reviewScore'],
+    [['--set', 'rejectScore=100', '--set', 'reviewScore=101'], 'reviewScore'],
+  ])('refuses a threshold no score reaches (%o): a blocklisted email stays rejected', async (args, setting) => {
+    // A score is capped at 100: a rejectScore above it rejected nothing, not even a blocklisted
+    // card (blocklistScore 100), and a reviewScore above it held nothing for review.
+    const email = `blocked-${setting}-${args.length}@example.com`;
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
+    const before = JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout);
+    const result = await cli('risk', 'set', ...ids, ...args);
+    expect([result.exitCode, result.stderr]).toEqual([1, `error: ${setting} must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)\n`]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout)).toEqual(before);
+    expect((await pay({ shopper_email: email })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
+  });
 });
 
 describe('acquiro blocklist', () => {

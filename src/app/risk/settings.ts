@@ -5,7 +5,7 @@ import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { isCurrency, parseAmount } from '../../domain/money.ts';
-import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
@@ -25,6 +25,9 @@ const INTEGER_SETTINGS = new Set([
   'countryMismatchScore',
   'blocklistScore',
 ]);
+
+/** The scores that turn a risk score into an action (docs/risk.md): no higher than a score can be. */
+const THRESHOLDS = new Set(['reviewScore', 'rejectScore']);
 
 /** Applies `path=value` assignments to an account's overrides; amount limits take decimals. */
 export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
@@ -54,6 +57,11 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
     // A window of no seconds counts no payment: every velocity rule would be off without a word.
     if (path === 'velocityWindowSeconds' && Number(value) === 0) throw new AppError('invalid_field', 'velocityWindowSeconds must be at least 1');
+    // A score is capped at MAX_RISK_SCORE: a threshold above it is never reached, and its action
+    // (rejection, review) was off without a word, a blocklisted card accepted.
+    if (THRESHOLDS.has(path) && Number(value) > MAX_RISK_SCORE) {
+      throw new AppError('invalid_field', `${path} must be from 0 to ${MAX_RISK_SCORE} (a risk score is at most ${MAX_RISK_SCORE}, so a higher one is never reached)`);
+    }
     const [group, leaf] = path.split('.') as [string, string | undefined];
     if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
     else next[group] = Number(value);
