@@ -74,6 +74,35 @@ describe('acquiro risk', () => {
     expect((await pay({ shopper_email: email })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
     expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
   });
+
+  it.each([
+    [['--set', 'amountLimits.EUR.reject=1000.00', '--set', 'amountLimits.EUR.review=5000.00'], '5000.00', '1000.00'],
+    [['--set', 'amountLimits.EUR.review=1000.00', '--set', 'amountLimits.EUR.reject=1000.00'], '1000.00', '1000.00'],
+    [['--set', 'amountLimits.EUR.review=1000', '--set', 'amountLimits.EUR.reject=999.99'], '1000.00', '999.99'],
+  ])('refuses a review amount limit at or above the reject one (%o)', async (args, review, reject) => {
+    // A payment above the reject limit is refused: a review limit at or above it never held one.
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+    const result = await cli('risk', 'set', ...ids, ...args);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: amountLimits.EUR.review (${review}) must be below amountLimits.EUR.reject (${reject}): a payment above the reject limit is refused, so no payment would be held for review\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+  });
+
+  it('refuses a review amount limit left at or above a reject limit set later', async () => {
+    expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.review=1000.00')).exitCode).toBe(0);
+    const lower = await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=500.00');
+    expect([lower.exitCode, lower.stderr]).toEqual([
+      1,
+      'error: amountLimits.EUR.review (1000.00) must be below amountLimits.EUR.reject (500.00): a payment above the reject limit is refused, so no payment would be held for review\n',
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { review: 100000 } } });
+    expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=5000.00')).exitCode).toBe(0);
+    expect((await pay({ currency: 'EUR', amount: '1000.01' })).body.risk_action).toBe('review');
+    expect((await pay({ currency: 'EUR', amount: '5000.01' })).body.risk_action).toBe('reject');
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+  });
 });
 
 describe('acquiro blocklist', () => {

@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
-import { isCurrency, parseAmount } from '../../domain/money.ts';
+import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -68,6 +68,16 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
   }
   const merged = riskSettingsFor(next);
   if (merged.reviewScore > merged.rejectScore) throw new AppError('invalid_field', 'reviewScore must not exceed rejectScore');
+  // Above the reject limit a payment is refused: a review limit at or above it never held one.
+  for (const [currency, { review, reject }] of Object.entries(merged.amountLimits)) {
+    if (review !== undefined && reject !== undefined && review >= reject) {
+      const [held, refused] = [formatAmount(review, currency), formatAmount(reject, currency)];
+      throw new AppError(
+        'invalid_field',
+        `amountLimits.${currency}.review (${held}) must be below amountLimits.${currency}.reject (${refused}): a payment above the reject limit is refused, so no payment would be held for review`,
+      );
+    }
+  }
   return next;
 }
 
