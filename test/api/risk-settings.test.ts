@@ -90,6 +90,19 @@ describe('acquiro risk', () => {
     expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
   });
 
+  it.each(['velocityCard', 'velocityEmail', 'velocityIp'])('refuses a %s.limit of 0, which hits every payment', async (rule) => {
+    // "Used limit times or more in the window": with 0, a first payment with a new card, email and
+    // address was held for review (at the default weight), whatever came before it.
+    const result = await cli('risk', 'set', ...ids, '--set', `${rule}.limit=0`);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: ${rule}.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (${rule}.score=0 turns the rule off)\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+    const fresh = { card: freshCard(), shopper_email: `first-${rule}@example.com`, shopper_ip: '198.51.100.23' };
+    expect((await pay(fresh)).body.risk_action).toBe('accept');
+  });
+
   it('refuses a review amount limit left at or above a reject limit set later', async () => {
     expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.review=1000.00')).exitCode).toBe(0);
     const lower = await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=500.00');

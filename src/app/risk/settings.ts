@@ -57,6 +57,11 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
     // A window of no seconds counts no payment: every velocity rule would be off without a word.
     if (path === 'velocityWindowSeconds' && Number(value) === 0) throw new AppError('invalid_field', 'velocityWindowSeconds must be at least 1');
+    // "Used limit times or more in the window": a limit of 0 hits every payment, the first included.
+    if (path.endsWith('.limit') && Number(value) === 0) {
+      const rule = path.slice(0, -'.limit'.length);
+      throw new AppError('invalid_field', `${path} must be at least 1: a limit of 0 hits every payment, whatever came before it (${rule}.score=0 turns the rule off)`);
+    }
     // A score is capped at MAX_RISK_SCORE: a threshold above it is never reached, and its action
     // (rejection, review) was off without a word, a blocklisted card accepted.
     if (THRESHOLDS.has(path) && Number(value) > MAX_RISK_SCORE) {
