@@ -41,6 +41,22 @@ describe('acquiro risk', () => {
     expect((await pay({ card })).body.risk_action).toBe('accept');
   });
 
+  it('prints amount limits as they are set and enforced: in the currency, not in minor units', async () => {
+    // USD 1000.00 was printed as 100000, which an operator reads as a hundred times the limit.
+    const set = await cli('risk', 'set', ...ids, '--set', 'amountLimits.USD.review=1000.00', '--set', 'amountLimits.USD.reject=5000', '--set', 'amountLimits.JPY.reject=100000');
+    expect(set.exitCode).toBe(0);
+    const limits = { USD: { review: '1000.00', reject: '5000.00' }, JPY: { reject: '100000' } };
+    expect(JSON.parse(set.stdout.replace(/^updated; effective settings:\n/, '')).amountLimits).toEqual(limits);
+    const shown = JSON.parse((await cli('risk', 'show', ...ids)).stdout);
+    expect([shown.overrides.amountLimits, shown.effective.amountLimits]).toEqual([limits, limits]);
+    expect((await pay({ amount: '1000.00' })).body.risk_action).toBe('accept');
+    expect((await pay({ amount: '1000.01' })).body.risk_action).toBe('review');
+    expect((await pay({ amount: '5000.01' })).body.risk_action).toBe('reject');
+    // --json keeps minor units, as before.
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).effective.amountLimits.USD).toEqual({ review: 100000, reject: 500000 });
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+  });
+
   it.each([
     [['--set', 'velocityCard.limitt=1'], /velocityCard.limitt is not a risk setting/],
     [['--set', 'velocityCard.limit=-1'], /must be a whole number/],
