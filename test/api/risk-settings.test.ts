@@ -119,6 +119,33 @@ describe('acquiro risk', () => {
     expect((await pay(fresh)).body.risk_action).toBe('accept');
   });
 
+  it('says which stored settings do not work as meant: those risk set took before it refused them', async () => {
+    // Overrides set before these checks are enforced as stored: risk show printed rejectScore 150
+    // like any other value, though the account rejected nothing.
+    const other = await gw.merchant();
+    const stored = { rejectScore: 150, velocityWindowSeconds: 0, velocityIp: { limit: 0 }, amountLimits: { USD: { review: 500000, reject: 100000 } } };
+    await gw.database.query('UPDATE accounts SET risk_settings = $2 WHERE id = $1', [other.ids.account_id, JSON.stringify(stored)]);
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const problems = [
+      'velocityWindowSeconds must be at least 1',
+      'velocityIp.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (velocityIp.score=0 turns the rule off)',
+      'rejectScore must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)',
+      'amountLimits.USD.review (5000.00) must be below amountLimits.USD.reject (1000.00): a payment above the reject limit is refused, so no payment would be held for review',
+    ];
+    const json = JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout);
+    expect(json).toMatchObject({ overrides: stored, problems });
+    const human = await cli('risk', 'show', ...otherIds);
+    expect(human.stdout).toContain(problems.map((problem) => `warning: ${problem}\n`).join(''));
+    // A change to another setting is still taken, and says what remains to fix.
+    const set = await cli('risk', 'set', ...otherIds, '--set', 'velocityCard.limit=5');
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain(`warning: ${problems[2]}\n`);
+    const fixed = await cli('risk', 'set', ...otherIds, '--set', 'rejectScore=80', '--set', 'velocityWindowSeconds=3600', '--set', 'velocityIp.limit=100', '--set', 'amountLimits.USD.reject=10000.00');
+    expect(fixed.exitCode).toBe(0);
+    expect(fixed.stdout).not.toContain('warning');
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).problems).toEqual([]);
+  });
+
   it('refuses a review amount limit left at or above a reject limit set later', async () => {
     expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.review=1000.00')).exitCode).toBe(0);
     const lower = await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=500.00');

@@ -22,6 +22,9 @@ function readable<T extends { amountLimits?: unknown }>(values: T): T {
   return { ...values, amountLimits: amounts };
 }
 
+/** Settings stored before `risk set` refused them, which do not work as meant: one line each. */
+const warnings = (problems: readonly string[]) => problems.map((problem) => `\nwarning: ${problem}`).join('');
+
 interface AccountOpts {
   merchantId: string;
   accountId: string;
@@ -38,15 +41,16 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     const { effectiveRiskSettings } = await settings();
     const effective = await effectiveRiskSettings(deps, opts.merchantId, opts.accountId);
     const readably = { overrides: readable(effective.overrides), effective: readable(effective.effective) };
-    show(ctx, Boolean(opts.json), effective, () => JSON.stringify(readably, null, 2));
+    show(ctx, Boolean(opts.json), effective, () => JSON.stringify(readably, null, 2) + warnings(effective.problems));
   });
   forAccount('set', 'override settings: --set velocityCard.limit=5 --set amountLimits.USD.review=1000.00')
     .requiredOption('--set <path=value...>', 'one or more assignments')
     .action(async (opts: AccountOpts & { set: string[] }) => {
       const deps = await ctx.deps();
-      const { setRiskSettings } = await settings();
+      const { setRiskSettings, settingProblems } = await settings();
       const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
-      show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(readable(effective), null, 2)}`);
+      const problems = settingProblems(effective).map((problem) => problem.message);
+      show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
     });
   forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
     const deps = await ctx.deps();
