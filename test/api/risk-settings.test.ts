@@ -119,6 +119,35 @@ describe('acquiro risk', () => {
     expect((await pay(fresh)).body.risk_action).toBe('accept');
   });
 
+  it('keeps every change of concurrent risk set commands', async () => {
+    // Each command read the overrides, added its own and wrote them all back: of two at once, the
+    // one written last dropped the other's change without a word.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const changes = [
+      'velocityCard.limit=7',
+      'velocityEmail.limit=8',
+      'velocityIp.limit=9',
+      'velocityCard.score=11',
+      'velocityEmail.score=12',
+      'velocityIp.score=13',
+      'countryMismatchScore=14',
+      'blocklistScore=99',
+      'amountLimits.USD.reject=900.00',
+      'amountLimits.EUR.reject=800.00',
+    ];
+    const results = await Promise.all(changes.map((change) => cli('risk', 'set', ...otherIds, '--set', change)));
+    expect(results.map((result) => result.exitCode)).toEqual(changes.map(() => 0));
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({
+      velocityCard: { limit: 7, score: 11 },
+      velocityEmail: { limit: 8, score: 12 },
+      velocityIp: { limit: 9, score: 13 },
+      countryMismatchScore: 14,
+      blocklistScore: 99,
+      amountLimits: { USD: { reject: 90000 }, EUR: { reject: 80000 } },
+    });
+  });
+
   it('says which stored settings do not work as meant: those risk set took before it refused them', async () => {
     // Overrides set before these checks are enforced as stored: risk show printed rejectScore 150
     // like any other value, though the account rejected nothing.

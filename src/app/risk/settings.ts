@@ -121,11 +121,19 @@ export async function effectiveRiskSettings(
   return { overrides: row.riskSettings, effective, problems: settingProblems(effective).map((problem) => problem.message) };
 }
 
+/**
+ * Applies the assignments to the overrides as they are when the account's row is locked: read
+ * unlocked, two commands at once each wrote back what it read plus its own change, and the one
+ * written last dropped the other's.
+ */
 export async function setRiskSettings(deps: Db, merchantId: string, accountId: string, assignments: readonly string[] | 'reset'): Promise<RiskSettings> {
   const row = await accountRow(deps, merchantId, accountId);
-  const overrides = assignments === 'reset' ? {} : applyAssignments(row.riskSettings, assignments);
-  await deps.database.db.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
-  return riskSettingsFor(overrides);
+  return deps.database.db.transaction(async (tx) => {
+    const [locked] = await tx.select({ riskSettings: accounts.riskSettings }).from(accounts).where(eq(accounts.id, row.id)).for('update');
+    const overrides = assignments === 'reset' ? {} : applyAssignments(locked!.riskSettings, assignments);
+    await tx.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+    return riskSettingsFor(overrides);
+  });
 }
 
 export type BlockKind = 'card' | 'email' | 'ip' | 'bin' | 'country';
