@@ -119,6 +119,27 @@ describe('acquiro risk', () => {
     expect((await pay(fresh)).body.risk_action).toBe('accept');
   });
 
+  it('applies a change at once, not when the account cache expires', async () => {
+    // Every other account change is announced to every process's account cache; a risk setting
+    // waited for the cached account to expire (5 seconds): a limit tightened during an attack too.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const payOther = (overrides: Record<string, unknown>) => other.post('/v1/authorise', cardPayment(other.ids, overrides));
+    // The new account's own announcement empties the cache when it arrives (at once, or with the
+    // next heartbeat's version): past it, the account stays cached for 5 seconds unless told.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await payOther({ amount: '20.00' })).body.risk_action).toBe('accept'); // the account is cached now
+    const set = await runCommand(['risk', 'set', ...otherIds, '--set', 'amountLimits.USD.reject=10.00'], gw.gateway.deps);
+    expect(set.exitCode).toBe(0);
+    const deadline = Date.now() + 2_000;
+    let action = '';
+    while (Date.now() < deadline && action !== 'reject') {
+      action = (await payOther({ amount: '20.00' })).body.risk_action as string;
+      if (action !== 'reject') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(action).toBe('reject');
+  });
+
   it('keeps every change of concurrent risk set commands', async () => {
     // Each command read the overrides, added its own and wrote them all back: of two at once, the
     // one written last dropped the other's change without a word.

@@ -6,6 +6,7 @@ import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
@@ -132,6 +133,9 @@ export async function setRiskSettings(deps: Db, merchantId: string, accountId: s
     const [locked] = await tx.select({ riskSettings: accounts.riskSettings }).from(accounts).where(eq(accounts.id, row.id)).for('update');
     const overrides = assignments === 'reset' ? {} : applyAssignments(locked!.riskSettings, assignments);
     await tx.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+    // Every process's account cache drops the account at once, as for any other account change:
+    // it waited for the cache to expire, a limit tightened during an attack included.
+    await announceAccountChange(tx);
     return riskSettingsFor(overrides);
   });
 }
