@@ -262,6 +262,24 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain('203.0.113.300');
   });
 
+  it('matches an IPv6 address whatever zone is written after it, on the blocklist and for velocity', async () => {
+    // A zone (%eth0) names the sender's own interface and says nothing of the shopper: written
+    // after a blocked address it got the payment past the block, and a new zone each time past
+    // the IP velocity limit.
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', 'fe80::7%eth0')).exitCode).toBe(0);
+    for (const sent of ['fe80::7', 'fe80::7%eth1', 'FE80::7%1']) {
+      expect((await pay({ shopper_ip: sent })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    }
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).toContain('"value":"fe80::7"');
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'ip', '--value', 'fe80::7')).stdout).toMatch(/unblocked/);
+
+    expect((await cli('risk', 'set', ...ids, '--set', 'velocityIp.limit=2', '--set', 'velocityIp.score=50')).exitCode).toBe(0);
+    const actions = [];
+    for (const zone of ['1', '2', '3']) actions.push((await pay({ card: freshCard(), shopper_ip: `fe80::9%${zone}` })).body.risk_action);
+    expect(actions).toEqual(['accept', 'accept', 'review']);
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+  });
+
   it.each([
     ['email', 'fraud.example.com', 'error: --value fraud.example.com is not an email address\n'],
     ['country', 'XX', 'error: --value XX is not an ISO 3166 two-letter country code\n'],
