@@ -54,7 +54,15 @@ export function storedForms(cidr: string): string[] {
   return [cidr, `${(address as ipaddr.IPv4).toIPv4MappedAddress().toString()}/${bits + MAPPED_PREFIX}`];
 }
 
-/** An IPv4 or IPv6 address written the one way a checked shopper_ip is kept (2001:db8::7, 203.0.113.7 for ::ffff:203.0.113.7), or undefined when it is not one. */
+/**
+ * An IPv4 or IPv6 address written the one way a checked shopper_ip is kept (2001:db8::7, 203.0.113.7
+ * for ::ffff:203.0.113.7), or undefined when it is not one. An IPv6 zone (fe80::7%eth0) is dropped:
+ * it names an interface of the host that wrote it, not the shopper, and kept it got a payment past
+ * a blocked address, and a new one each time past the IP velocity limit.
+ */
 export function normaliseIp(text: string): string | undefined {
-  return ipaddr.isValid(text) ? ipaddr.process(text).toString() : undefined;
+  if (!ipaddr.isValid(text)) return undefined;
+  const address = ipaddr.process(text);
+  if (address.kind() === 'ipv6') (address as ipaddr.IPv6).zoneId = undefined;
+  return address.toString();
 }

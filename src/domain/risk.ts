@@ -36,6 +36,9 @@ export interface RiskSettings {
   readonly blocklistScore: number;
 }
 
+/** The highest score: the weights of the rules that hit are added up to at most this. */
+export const MAX_RISK_SCORE = 100;
+
 export const DEFAULT_RISK_SETTINGS: RiskSettings = {
   reviewScore: 50,
   rejectScore: 80,
@@ -93,7 +96,7 @@ export function assessRisk(facts: RiskFacts, settings: RiskSettings): RiskDecisi
 
   if (facts.sandboxCard) rule(facts.sandboxCard.name, true, true, facts.sandboxCard.score);
 
-  score = Math.min(100, score);
+  score = Math.min(MAX_RISK_SCORE, score);
   const action: RiskAction = score >= settings.rejectScore ? 'reject' : score >= settings.reviewScore ? 'review' : 'accept';
   return { score, action, reasons };
 }

@@ -41,6 +41,22 @@ describe('acquiro risk', () => {
     expect((await pay({ card })).body.risk_action).toBe('accept');
   });
 
+  it('prints amount limits as they are set and enforced: in the currency, not in minor units', async () => {
+    // USD 1000.00 was printed as 100000, which an operator reads as a hundred times the limit.
+    const set = await cli('risk', 'set', ...ids, '--set', 'amountLimits.USD.review=1000.00', '--set', 'amountLimits.USD.reject=5000', '--set', 'amountLimits.JPY.reject=100000');
+    expect(set.exitCode).toBe(0);
+    const limits = { USD: { review: '1000.00', reject: '5000.00' }, JPY: { reject: '100000' } };
+    expect(JSON.parse(set.stdout.replace(/^updated; effective settings:\n/, '')).amountLimits).toEqual(limits);
+    const shown = JSON.parse((await cli('risk', 'show', ...ids)).stdout);
+    expect([shown.overrides.amountLimits, shown.effective.amountLimits]).toEqual([limits, limits]);
+    expect((await pay({ amount: '1000.00' })).body.risk_action).toBe('accept');
+    expect((await pay({ amount: '1000.01' })).body.risk_action).toBe('review');
+    expect((await pay({ amount: '5000.01' })).body.risk_action).toBe('reject');
+    // --json keeps minor units, as before.
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).effective.amountLimits.USD).toEqual({ review: 100000, reject: 500000 });
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+  });
+
   it.each([
     [['--set', 'velocityCard.limitt=1'], /velocityCard.limitt is not a risk setting/],
     [['--set', 'velocityCard.limit=-1'], /must be a whole number/],
@@ -55,6 +71,143 @@ describe('acquiro risk', () => {
     const result = await cli('risk', 'set', ...ids, ...args);
     expect(result.exitCode).toBe(1);
     expect(result.stderr).toMatch(message);
+  });
+
+  it.each([
+    [['--set', 'rejectScore=101'], 'rejectScore'],
+    [['--set', 'rejectScore=999999999'], 'rejectScore'],
+    [['--set', 'reviewScore=150', '--set', 'rejectScore=200'], 'reviewScore'],
+    [['--set', 'rejectScore=100', '--set', 'reviewScore=101'], 'reviewScore'],
+  ])('refuses a threshold no score reaches (%o): a blocklisted email stays rejected', async (args, setting) => {
+    // A score is capped at 100: a rejectScore above it rejected nothing, not even a blocklisted
+    // card (blocklistScore 100), and a reviewScore above it held nothing for review.
+    const email = `blocked-${setting}-${args.length}@example.com`;
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
+    const before = JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout);
+    const result = await cli('risk', 'set', ...ids, ...args);
+    expect([result.exitCode, result.stderr]).toEqual([1, `error: ${setting} must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)\n`]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout)).toEqual(before);
+    expect((await pay({ shopper_email: email })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
+  });
+
+  it.each([
+    [['--set', 'amountLimits.EUR.reject=1000.00', '--set', 'amountLimits.EUR.review=5000.00'], '5000.00', '1000.00'],
+    [['--set', 'amountLimits.EUR.review=1000.00', '--set', 'amountLimits.EUR.reject=1000.00'], '1000.00', '1000.00'],
+    [['--set', 'amountLimits.EUR.review=1000', '--set', 'amountLimits.EUR.reject=999.99'], '1000.00', '999.99'],
+  ])('refuses a review amount limit at or above the reject one (%o)', async (args, review, reject) => {
+    // A payment above the reject limit is refused: a review limit at or above it never held one.
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
+    const result = await cli('risk', 'set', ...ids, ...args);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: amountLimits.EUR.review (${review}) must be below amountLimits.EUR.reject (${reject}): a payment above the reject limit is refused, so no payment would be held for review\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+  });
+
+  it.each(['velocityCard', 'velocityEmail', 'velocityIp'])('refuses a %s.limit of 0, which hits every payment', async (rule) => {
+    // "Used limit times or more in the window": with 0, a first payment with a new card, email and
+    // address was held for review (at the default weight), whatever came before it.
+    const result = await cli('risk', 'set', ...ids, '--set', `${rule}.limit=0`);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: ${rule}.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (${rule}.score=0 turns the rule off)\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+    const fresh = { card: freshCard(), shopper_email: `first-${rule}@example.com`, shopper_ip: '198.51.100.23' };
+    expect((await pay(fresh)).body.risk_action).toBe('accept');
+  });
+
+  it('applies a change at once, not when the account cache expires', async () => {
+    // Every other account change is announced to every process's account cache; a risk setting
+    // waited for the cached account to expire (5 seconds): a limit tightened during an attack too.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const payOther = (overrides: Record<string, unknown>) => other.post('/v1/authorise', cardPayment(other.ids, overrides));
+    // The new account's own announcement empties the cache when it arrives (at once, or with the
+    // next heartbeat's version): past it, the account stays cached for 5 seconds unless told.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect((await payOther({ amount: '20.00' })).body.risk_action).toBe('accept'); // the account is cached now
+    const set = await runCommand(['risk', 'set', ...otherIds, '--set', 'amountLimits.USD.reject=10.00'], gw.gateway.deps);
+    expect(set.exitCode).toBe(0);
+    const deadline = Date.now() + 2_000;
+    let action = '';
+    while (Date.now() < deadline && action !== 'reject') {
+      action = (await payOther({ amount: '20.00' })).body.risk_action as string;
+      if (action !== 'reject') await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(action).toBe('reject');
+  });
+
+  it('keeps every change of concurrent risk set commands', async () => {
+    // Each command read the overrides, added its own and wrote them all back: of two at once, the
+    // one written last dropped the other's change without a word.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const changes = [
+      'velocityCard.limit=7',
+      'velocityEmail.limit=8',
+      'velocityIp.limit=9',
+      'velocityCard.score=11',
+      'velocityEmail.score=12',
+      'velocityIp.score=13',
+      'countryMismatchScore=14',
+      'blocklistScore=99',
+      'amountLimits.USD.reject=900.00',
+      'amountLimits.EUR.reject=800.00',
+    ];
+    const results = await Promise.all(changes.map((change) => cli('risk', 'set', ...otherIds, '--set', change)));
+    expect(results.map((result) => result.exitCode)).toEqual(changes.map(() => 0));
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({
+      velocityCard: { limit: 7, score: 11 },
+      velocityEmail: { limit: 8, score: 12 },
+      velocityIp: { limit: 9, score: 13 },
+      countryMismatchScore: 14,
+      blocklistScore: 99,
+      amountLimits: { USD: { reject: 90000 }, EUR: { reject: 80000 } },
+    });
+  });
+
+  it('says which stored settings do not work as meant: those risk set took before it refused them', async () => {
+    // Overrides set before these checks are enforced as stored: risk show printed rejectScore 150
+    // like any other value, though the account rejected nothing.
+    const other = await gw.merchant();
+    const stored = { rejectScore: 150, velocityWindowSeconds: 0, velocityIp: { limit: 0 }, amountLimits: { USD: { review: 500000, reject: 100000 } } };
+    await gw.database.query('UPDATE accounts SET risk_settings = $2 WHERE id = $1', [other.ids.account_id, JSON.stringify(stored)]);
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const problems = [
+      'velocityWindowSeconds must be at least 1',
+      'velocityIp.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (velocityIp.score=0 turns the rule off)',
+      'rejectScore must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)',
+      'amountLimits.USD.review (5000.00) must be below amountLimits.USD.reject (1000.00): a payment above the reject limit is refused, so no payment would be held for review',
+    ];
+    const json = JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout);
+    expect(json).toMatchObject({ overrides: stored, problems });
+    const human = await cli('risk', 'show', ...otherIds);
+    expect(human.stdout).toContain(problems.map((problem) => `warning: ${problem}\n`).join(''));
+    // A change to another setting is still taken, and says what remains to fix.
+    const set = await cli('risk', 'set', ...otherIds, '--set', 'velocityCard.limit=5');
+    expect(set.exitCode).toBe(0);
+    expect(set.stdout).toContain(`warning: ${problems[2]}\n`);
+    const fixed = await cli('risk', 'set', ...otherIds, '--set', 'rejectScore=80', '--set', 'velocityWindowSeconds=3600', '--set', 'velocityIp.limit=100', '--set', 'amountLimits.USD.reject=10000.00');
+    expect(fixed.exitCode).toBe(0);
+    expect(fixed.stdout).not.toContain('warning');
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).problems).toEqual([]);
+  });
+
+  it('refuses a review amount limit left at or above a reject limit set later', async () => {
+    expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.review=1000.00')).exitCode).toBe(0);
+    const lower = await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=500.00');
+    expect([lower.exitCode, lower.stderr]).toEqual([
+      1,
+      'error: amountLimits.EUR.review (1000.00) must be below amountLimits.EUR.reject (500.00): a payment above the reject limit is refused, so no payment would be held for review\n',
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { review: 100000 } } });
+    expect((await cli('risk', 'set', ...ids, '--set', 'amountLimits.EUR.reject=5000.00')).exitCode).toBe(0);
+    expect((await pay({ currency: 'EUR', amount: '1000.01' })).body.risk_action).toBe('review');
+    expect((await pay({ currency: 'EUR', amount: '5000.01' })).body.risk_action).toBe('reject');
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
   });
 });
 
@@ -107,6 +260,24 @@ describe('acquiro blocklist', () => {
     const bad = await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', '203.0.113.300');
     expect([bad.exitCode, bad.stderr]).toEqual([1, 'error: --value 203.0.113.300 is not an IPv4 or IPv6 address\n']);
     expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).not.toContain('203.0.113.300');
+  });
+
+  it('matches an IPv6 address whatever zone is written after it, on the blocklist and for velocity', async () => {
+    // A zone (%eth0) names the sender's own interface and says nothing of the shopper: written
+    // after a blocked address it got the payment past the block, and a new zone each time past
+    // the IP velocity limit.
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', 'fe80::7%eth0')).exitCode).toBe(0);
+    for (const sent of ['fe80::7', 'fe80::7%eth1', 'FE80::7%1']) {
+      expect((await pay({ shopper_ip: sent })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
+    }
+    expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).toContain('"value":"fe80::7"');
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'ip', '--value', 'fe80::7')).stdout).toMatch(/unblocked/);
+
+    expect((await cli('risk', 'set', ...ids, '--set', 'velocityIp.limit=2', '--set', 'velocityIp.score=50')).exitCode).toBe(0);
+    const actions = [];
+    for (const zone of ['1', '2', '3']) actions.push((await pay({ card: freshCard(), shopper_ip: `fe80::9%${zone}` })).body.risk_action);
+    expect(actions).toEqual(['accept', 'accept', 'review']);
+    expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
   });
 
   it.each([

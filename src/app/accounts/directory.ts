@@ -1,9 +1,9 @@
 // Finds the account a signed request names, with its usable secret keys, decrypted. A short-lived
 // cache keeps the hot path off the database. Every change to an account or its keys (new account,
-// rotation, revocation, disable, enable, fees: announceAccountChange) empties the cache of every
-// process: at once through LISTEN where the database offers it, and within a second through the
-// version the process's heartbeat reads (noteVersion), also behind a transaction pooler. A rotated
-// key whose grace period ends stops at that moment, cached or not.
+// rotation, revocation, disable, enable, fees, risk settings: announceAccountChange) empties the
+// cache of every process: at once through LISTEN where the database offers it, and within a second
+// through the version the process's heartbeat reads (noteVersion), also behind a transaction
+// pooler. A rotated key whose grace period ends stops at that moment, cached or not.
 import type { AccountRow } from '../../db/schema.ts';
 import { ACCOUNTS_CHANNEL, findAccountWithKeys } from '../../db/repositories/accounts.ts';
 import type { Deps } from '../context.ts';

@@ -4,8 +4,9 @@ import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
-import { isCurrency, parseAmount } from '../../domain/money.ts';
-import { DEFAULT_RISK_SETTINGS, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
+import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
@@ -26,12 +27,58 @@ const INTEGER_SETTINGS = new Set([
   'blocklistScore',
 ]);
 
-/** Applies `path=value` assignments to an account's overrides; amount limits take decimals. */
+/** A setting that would not work as an operator means it, and the paths of `risk set` it names. */
+export interface SettingProblem {
+  readonly paths: readonly string[];
+  readonly message: string;
+}
+
+/**
+ * What in the settings would not work as meant: `risk set` refuses a change that leaves one of
+ * these in a setting it names, and `risk show` warns of those stored before it refused them.
+ */
+export function settingProblems(settings: RiskSettings): SettingProblem[] {
+  const problems: SettingProblem[] = [];
+  const problem = (paths: readonly string[], message: string) => problems.push({ paths, message });
+  // A window of no seconds counts no payment: every velocity rule would be off without a word.
+  if (settings.velocityWindowSeconds < 1) problem(['velocityWindowSeconds'], 'velocityWindowSeconds must be at least 1');
+  // "Used limit times or more in the window": a limit of 0 hits every payment, the first included.
+  for (const rule of ['velocityCard', 'velocityEmail', 'velocityIp'] as const) {
+    if (settings[rule].limit < 1) {
+      problem([`${rule}.limit`], `${rule}.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (${rule}.score=0 turns the rule off)`);
+    }
+  }
+  // A score is capped at MAX_RISK_SCORE: a threshold above it is never reached, and its action
+  // (rejection, review) was off without a word, a blocklisted card accepted.
+  for (const threshold of ['reviewScore', 'rejectScore'] as const) {
+    if (settings[threshold] > MAX_RISK_SCORE) {
+      problem([threshold], `${threshold} must be from 0 to ${MAX_RISK_SCORE} (a risk score is at most ${MAX_RISK_SCORE}, so a higher one is never reached)`);
+    }
+  }
+  if (settings.reviewScore > settings.rejectScore) problem(['reviewScore', 'rejectScore'], 'reviewScore must not exceed rejectScore');
+  // Above the reject limit a payment is refused: a review limit at or above it never held one.
+  for (const [currency, { review, reject }] of Object.entries(settings.amountLimits)) {
+    if (review !== undefined && reject !== undefined && review >= reject) {
+      const amount = (minor: number) => (isCurrency(currency) ? formatAmount(minor, currency) : String(minor));
+      problem(
+        [`amountLimits.${currency}.review`, `amountLimits.${currency}.reject`],
+        `amountLimits.${currency}.review (${amount(review)}) must be below amountLimits.${currency}.reject (${amount(reject)}): a payment above the reject limit is refused, so no payment would be held for review`,
+      );
+    }
+  }
+  return problems;
+}
+
+/**
+ * Applies `path=value` assignments to an account's overrides; amount limits take decimals. A
+ * problem (settingProblems) in a setting assigned is refused; one stored before, elsewhere, is not.
+ */
 export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
   type Overrides = Record<string, Record<string, unknown> | number | undefined> & {
     amountLimits?: Record<string, Record<string, number>>;
   };
   const next = structuredClone(overrides) as Overrides;
+  const assigned = new Set<string>();
   for (const assignment of assignments) {
     // Split at the first '=' only: split('=', 2) dropped whatever followed a second one, so
     // velocityCard.limit=5=50 set 5 without a word.
@@ -39,6 +86,7 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
     if (at < 0) throw new AppError('invalid_field', `${assignment}: expected path=value`);
     const path = assignment.slice(0, at);
     const value = assignment.slice(at + 1);
+    assigned.add(path);
     const amount = /^amountLimits\.([A-Z]{3})\.(review|reject)$/.exec(path);
     if (amount) {
       const [, currency, level] = amount as unknown as [string, string, string];
@@ -52,29 +100,44 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
       throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject)`);
     }
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
-    // A window of no seconds counts no payment: every velocity rule would be off without a word.
-    if (path === 'velocityWindowSeconds' && Number(value) === 0) throw new AppError('invalid_field', 'velocityWindowSeconds must be at least 1');
     const [group, leaf] = path.split('.') as [string, string | undefined];
     if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
     else next[group] = Number(value);
   }
-  const merged = riskSettingsFor(next);
-  if (merged.reviewScore > merged.rejectScore) throw new AppError('invalid_field', 'reviewScore must not exceed rejectScore');
+  const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => assigned.has(path)));
+  if (refused) throw new AppError('invalid_field', refused.message);
   return next;
 }
 
 const accountRow = (deps: Db, merchantId: string, accountId: string) => operatorAccount(deps.database.db, merchantId, accountId);
 
-export async function effectiveRiskSettings(deps: Db, merchantId: string, accountId: string): Promise<{ overrides: Record<string, unknown>; effective: RiskSettings }> {
+/** The overrides, the settings in effect, and the problems of these (settingProblems' messages). */
+export async function effectiveRiskSettings(
+  deps: Db,
+  merchantId: string,
+  accountId: string,
+): Promise<{ overrides: Record<string, unknown>; effective: RiskSettings; problems: string[] }> {
   const row = await accountRow(deps, merchantId, accountId);
-  return { overrides: row.riskSettings, effective: riskSettingsFor(row.riskSettings) };
+  const effective = riskSettingsFor(row.riskSettings);
+  return { overrides: row.riskSettings, effective, problems: settingProblems(effective).map((problem) => problem.message) };
 }
 
+/**
+ * Applies the assignments to the overrides as they are when the account's row is locked: read
+ * unlocked, two commands at once each wrote back what it read plus its own change, and the one
+ * written last dropped the other's.
+ */
 export async function setRiskSettings(deps: Db, merchantId: string, accountId: string, assignments: readonly string[] | 'reset'): Promise<RiskSettings> {
   const row = await accountRow(deps, merchantId, accountId);
-  const overrides = assignments === 'reset' ? {} : applyAssignments(row.riskSettings, assignments);
-  await deps.database.db.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
-  return riskSettingsFor(overrides);
+  return deps.database.db.transaction(async (tx) => {
+    const [locked] = await tx.select({ riskSettings: accounts.riskSettings }).from(accounts).where(eq(accounts.id, row.id)).for('update');
+    const overrides = assignments === 'reset' ? {} : applyAssignments(locked!.riskSettings, assignments);
+    await tx.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+    // Every process's account cache drops the account at once, as for any other account change:
+    // it waited for the cache to expire, a limit tightened during an attack included.
+    await announceAccountChange(tx);
+    return riskSettingsFor(overrides);
+  });
 }
 
 export type BlockKind = 'card' | 'email' | 'ip' | 'bin' | 'country';

@@ -1,10 +1,29 @@
 // risk settings per account, and blocklists.
 import { Option, type Command } from 'commander';
 import type { BlockKind } from '../../app/risk/settings.ts';
+import { formatAmount, isCurrency } from '../../domain/money.ts';
 import { show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const settings = () => import('../../app/risk/settings.ts');
+
+/**
+ * Settings as an operator reads them: amount limits in their currency's decimals, as `risk set`
+ * takes them (USD 1000.00 printed as 100000 read as a hundred times the limit). --json keeps minor units.
+ */
+function readable<T extends { amountLimits?: unknown }>(values: T): T {
+  if (values.amountLimits === undefined) return values;
+  const limits = values.amountLimits as Record<string, Record<string, unknown>>;
+  // An override stored before `risk set` checked it may name no currency: printed as it is.
+  const amount = (minor: unknown, currency: string) => (isCurrency(currency) && Number.isSafeInteger(minor) ? formatAmount(minor as number, currency) : minor);
+  const amounts = Object.fromEntries(
+    Object.entries(limits).map(([currency, levels]) => [currency, Object.fromEntries(Object.entries(levels).map(([level, minor]) => [level, amount(minor, currency)]))]),
+  );
+  return { ...values, amountLimits: amounts };
+}
+
+/** Settings stored before `risk set` refused them, which do not work as meant: one line each. */
+const warnings = (problems: readonly string[]) => problems.map((problem) => `\nwarning: ${problem}`).join('');
 
 interface AccountOpts {
   merchantId: string;
@@ -21,15 +40,17 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     const deps = await ctx.deps();
     const { effectiveRiskSettings } = await settings();
     const effective = await effectiveRiskSettings(deps, opts.merchantId, opts.accountId);
-    show(ctx, Boolean(opts.json), effective, () => JSON.stringify(effective, null, 2));
+    const readably = { overrides: readable(effective.overrides), effective: readable(effective.effective) };
+    show(ctx, Boolean(opts.json), effective, () => JSON.stringify(readably, null, 2) + warnings(effective.problems));
   });
   forAccount('set', 'override settings: --set velocityCard.limit=5 --set amountLimits.USD.review=1000.00')
     .requiredOption('--set <path=value...>', 'one or more assignments')
     .action(async (opts: AccountOpts & { set: string[] }) => {
       const deps = await ctx.deps();
-      const { setRiskSettings } = await settings();
+      const { setRiskSettings, settingProblems } = await settings();
       const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
-      show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(effective, null, 2)}`);
+      const problems = settingProblems(effective).map((problem) => problem.message);
+      show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
     });
   forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
     const deps = await ctx.deps();
