@@ -2,6 +2,7 @@
 // schedule (the sandbox's seven days, moved here by the injected clock): voided at the
 // processor, cancelled with 2010, the hold released in the books, the merchant notified. A
 // capture that comes after the expiry but before the round is refused as it is after the round.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -43,9 +44,20 @@ describe('authorisation expiry', () => {
     expect((await paymentRow(gw, auto.transaction_id)).status).toBe('captured');
 
     const late = await capture(manual, held);
-    expect(late.capture_status).not.toBe('succeeded');
+    expect(late).toMatchObject({ capture_status: '0', error_message: '5007:the transaction is already cancelled' });
     expect(await expireAuthorisations(gw.gateway.deps)).toBe(0);
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('its notification, as docs/notifications.md lists it', () => {
+  it('names the release by the gateway and the expire-authorisations task in the payment.cancelled row of the event table', () => {
+    const docs = readFileSync(new URL('../../docs/notifications.md', import.meta.url), 'utf8');
+    const row = docs.split('\n').find((line) => line.startsWith('| `payment.cancelled` |'));
+    expect(row).toBeDefined();
+    const [, sentWhen, emittedBy] = row!.split(' | ');
+    expect(sentWhen).toMatch(/expir/);
+    expect(emittedBy).toMatch(/expire-authorisations/);
   });
 });
 

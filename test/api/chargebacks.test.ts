@@ -5,6 +5,7 @@
 // a day after that (chargeback.reversed, the balance restored). Repeated polls, two workers at
 // once, a report of no known payment, a recording that fails and a worker killed after its poll
 // all leave each dispute recorded once; another merchant sees none of it.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connectors, Deps } from '../../src/app/context.ts';
 import { pollDisputes } from '../../src/app/disputes/poll.ts';
@@ -655,6 +656,13 @@ describe('a refund of a payment with an open chargeback', () => {
     expect((await disputesOf(txn.transaction_id))[0]).toMatchObject({ status: 'reversed' });
     expect((await refund(shop, txn, '10.00')).refund_status).toBe('1');
     await expectLedgerCheckClean();
+  });
+
+  it('is bounded as docs/states.md says: its /v1/refund row counts the open chargebacks with the refunds', () => {
+    const states = readFileSync(new URL('../../docs/states.md', import.meta.url), 'utf8');
+    const row = states.split('\n').find((line) => line.startsWith('| `/v1/refund` |'));
+    expect(row).toBeDefined();
+    expect(row).toMatch(/refund_amount ≤ captured − \(refunds done \+ pending\) − open chargebacks/);
   });
 
   it('of part of the payment leaves the rest refundable, never more', async () => {

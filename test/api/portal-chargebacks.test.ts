@@ -21,6 +21,7 @@ const clock = new FakeClock('2026-11-23T09:00:00Z');
 let gw: TestGateway;
 let shop: SignedClient;
 let staff: PortalClient;
+let operator: PortalClient;
 let stranger: PortalClient;
 let lost: Txn;
 let won: Txn;
@@ -35,6 +36,7 @@ beforeAll(async () => {
   won = await pay(shop, { card: DISPUTED_WON, amount: '7.50' });
   plain = await pay(shop, { amount: '3.00' });
   staff = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'));
+  operator = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'operator'));
   stranger = await signIn(gw, await createMember(gw, other.ids.merchant_id, 'viewer'));
 }, 120_000);
 afterAll(() => gw?.close());
@@ -54,6 +56,11 @@ function panel(page: string): string | undefined {
 /** The list's rows that carry the chargeback marker, by transaction id. */
 function markedRows(list: string): string[] {
   return [...list.matchAll(/<tr><td>[^<]*<\/td><td><a href="\/portal\/transactions\/([^"]+)">.*?<\/tr>/g)].filter((row) => row[0].includes('status-chargeback-open')).map((row) => decodeURIComponent(row[1]!));
+}
+
+/** What the page's Refund form offers ("up to …"), or undefined when it has no Refund form. */
+function refundOffer(page: string): string | undefined {
+  return /<h3>Refund<\/h3>[\s\S]*?, up to ([^<]+)<\/label>/.exec(page)?.[1];
 }
 
 const disputeIds = async (txn: Txn) =>
@@ -103,6 +110,14 @@ describe('chargebacks in the portal', () => {
 
     expect(panel(await transactionPage(staff, lost))).toContain(OPEN);
     expect(markedRows((await staff.get('/portal/transactions')).body)).toEqual([lost.transaction_id]);
+  });
+
+  // Runs after the two polls above: `lost` has its 25.00 dispute open, `won` had its 7.50 reversed.
+  it('offers to refund only what a refund may take: an open chargeback’s amount is with the shopper already', async () => {
+    expect(refundOffer(await transactionPage(operator, plain))).toBe('3.00');
+    expect(refundOffer(await transactionPage(operator, won))).toBe('7.50');
+    // 25.00 captured, 25.00 taken back by the open dispute: a refund is refused 5010, so none is offered.
+    expect(refundOffer(await transactionPage(operator, lost))).toBeUndefined();
   });
 
   it('another merchant’s member gets 404 for the transaction and never sees its chargeback', async () => {

@@ -1,6 +1,7 @@
 // /v1/refund through the HTTP interface: partial and multiple refunds never above what was
 // captured; identification and refusals; refunds the processor declines, settles later or does
 // not answer; their events and books.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { settlePendingRefunds } from '../../src/app/refund/record-refund.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -220,6 +221,20 @@ describe('the processor', () => {
     expect(await eventTypes(gw, txn.transaction_id)).toEqual(['payment.captured', 'refund.failed']);
     expect((await refund(shop, txn, '10.00')).refund_status).toBe('1');
     await expectLedgerBalanced(gw);
+  });
+
+  it('notifies a declined refund as docs/notifications.md shows refund.failed: the code of the refund answer, 5013', async () => {
+    const txn = await pay(shop);
+    const declined = await refund(shop, txn, '10.00', { refund_reason: 'sandbox_decline' });
+    const [event] = await gw.database.query<{ payload: Record<string, string> }>(`SELECT payload FROM events WHERE payment_id = $1 AND type = 'refund.failed'`, [
+      txn.transaction_id,
+    ]);
+    expect(event?.payload.refund_message).toBe(declined.refund_message);
+    const docs = readFileSync(new URL('../../docs/notifications.md', import.meta.url), 'utf8');
+    const example = JSON.parse(/### refund\.failed[\s\S]*?```json\n([\s\S]*?)```/.exec(docs)![1]!) as Record<string, string>;
+    const codeOf = (message: string) => message.split(':')[0];
+    expect(codeOf(example.refund_message!)).toBe(codeOf(event!.payload.refund_message!));
+    expect(example.refund_message).toMatch(/^V5013:refused by the processor: /);
   });
 
   it('settling later: pending (reserved against the capture), then succeeded by the sweeper, with refund.succeeded', async () => {

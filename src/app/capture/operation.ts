@@ -303,7 +303,8 @@ function operationJournals({ account, payment, operation }: OperationRows, at: D
 
 /**
  * Periodic task: asks the processor again about operations whose answer was lost or pending,
- * by sending the same operation again (its id is the processor's idempotency key).
+ * by sending the same operation again (its id is the processor's idempotency key). One whose
+ * connector this process lacks is left pending, never failed.
  */
 export async function resolvePendingOperations(deps: Deps, limit = 50): Promise<number> {
   const leased = await leaseDueOperations(deps.database.db, deps, limit, deps.config.processor.leaseMs);
@@ -311,6 +312,12 @@ export async function resolvePendingOperations(deps: Deps, limit = 50): Promise<
   for (const operation of leased) {
     const payment = await findPayment(deps.database.db, operation.accountId, operation.paymentId);
     if (!payment) continue;
+    // Sent before, perhaps done: a process without the connector cannot ask, so it does not know. The
+    // operation stays pending (the payment as it is) for one that can; its lease brings it back.
+    if (!deps.connectors.get(payment.connector)) {
+      deps.log.error({ operationId: operation.id, kind: operation.kind, connector: payment.connector }, 'pending operation left pending: no such connector in this process');
+      continue;
+    }
     const result = await executeOperation(deps, operation, payment);
     if (result.status !== 'pending') settled += 1;
   }

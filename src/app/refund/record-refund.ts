@@ -189,7 +189,7 @@ function decideRefund({ refund, payment, subscription }: LockedRefund, answer: K
 /**
  * Periodic task: refunds the processor settles later (or whose answer was lost) are asked about
  * again (refundStatus, or the same refund sent again when no reference came back) until they
- * succeed or fail.
+ * succeed or fail. One whose connector this process lacks is left pending, never failed.
  */
 export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<number> {
   const leased = await leaseDueRefunds(deps.database.db, deps, limit, deps.config.processor.leaseMs);
@@ -197,6 +197,12 @@ export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<numb
   for (const refund of leased) {
     const payment = await findPayment(deps.database.db, refund.accountId, refund.paymentId);
     if (!payment) continue;
+    // Sent before, perhaps done: a process without the connector cannot ask, so it does not know. The
+    // refund stays pending (its reservation held) for one that can; its lease brings it back.
+    if (!deps.connectors.get(payment.connector)) {
+      deps.log.error({ refundId: refund.id, connector: payment.connector }, 'pending refund left pending: no such connector in this process');
+      continue;
+    }
     const after = await recordRefund(deps, refund, await askRefund(deps, refund, payment.connector, payment.connectorReference));
     if (after.status !== 'pending') settled += 1;
   }

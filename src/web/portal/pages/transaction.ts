@@ -165,7 +165,10 @@ function actions(detail: TransactionDetail, context: PortalContext): Html {
 <p>Risk held this payment for a decision.</p>
 <button class="button small" type="submit" name="decision" value="approve">Approve</button> <button class="button small danger" type="submit" name="decision" value="reject">Reject</button></form>`);
   }
-  const refundable = p.capturedAmount - p.refundReserved;
+  // What a refund may take (src/app/refund/refund.ts): the capture less the refunds done or pending
+  // and less what open chargebacks took back, which is with the shopper already.
+  const disputed = detail.chargebacks.reduce((sum, d) => (d.status === 'open' ? sum + d.amount : sum), 0);
+  const refundable = p.capturedAmount - p.refundReserved - disputed;
   if ((p.status === 'captured' || p.status === 'partially_refunded') && refundable > 0 && may(role, 'transactions.refund')) {
     forms.push(html`<form method="post" action="${path}/refund" class="panel action-form" data-confirm="Refund this amount to the shopper?"><h3>Refund</h3>${hidden()}
 <div class="field"><label for="refund-amount">Amount (${p.currency}), up to ${formatAmount(refundable, p.currency)}</label><input id="refund-amount" name="refund_amount" inputmode="decimal" value="${formatAmount(refundable, p.currency)}" required></div>
