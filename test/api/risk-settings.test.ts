@@ -310,6 +310,32 @@ describe('acquiro blocklist', () => {
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, `error: no account A999999 under merchant ${shop.ids.merchant_id}\n`]);
   });
 
+  it('warns that an entry alone holds or refuses nothing where blocklistScore is below reviewScore', async () => {
+    // "blocked" and {added:true} were answered though a payment with the value alone scored
+    // blocklistScore (40) and was accepted: the entry on its own changed nothing.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'blocklistScore=40')).exitCode).toBe(0);
+    const problem =
+      'blocklistScore (40) is below reviewScore (50): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (acquiro risk set --set blocklistScore=80 refuses it)';
+    const add = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'weak@example.com');
+    expect([add.exitCode, add.stdout]).toEqual([0, `blocked email weak@example.com\nwarning: ${problem}\n`]);
+    const json = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'weak2@example.com', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ added: true, problems: [problem] });
+    expect((await other.post('/v1/authorise', cardPayment(other.ids, { shopper_email: 'weak@example.com' }))).body.risk_action).toBe('accept');
+    // Gateway-wide: the accounts where it is so are named.
+    const wide = await cli('blocklist', 'add', '--kind', 'email', '--value', 'weak-everywhere@example.com', '--json');
+    expect(JSON.parse(wide.stdout).problems).toEqual([
+      `blocklistScore is below reviewScore on 1 account (${other.ids.merchant_id}/${other.ids.account_id}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+    ]);
+    expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'weak-everywhere@example.com')).exitCode).toBe(0);
+    // At the default weights the entry refuses a payment alone: no warning.
+    const plain = await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'strong@example.com', '--json');
+    expect(JSON.parse(plain.stdout)).toEqual({ added: true, problems: [] });
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'strong@example.com')).exitCode).toBe(0);
+    expect((await cli('risk', 'reset', ...otherIds)).exitCode).toBe(0);
+  });
+
   it("cannot block a card through another account's transaction", async () => {
     const other = await gw.merchant();
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));

@@ -1,13 +1,14 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
-import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
+import { accounts, payments, riskBlocklist, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
 
@@ -190,13 +191,49 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   }
 }
 
-export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void> {
-  if (entry.accountId && entry.merchantId) await accountRow(deps, entry.merchantId, entry.accountId);
+/** Where an entry's hit alone scores below reviewScore, and so holds and refuses nothing. */
+const entryAloneAccepted = (settings: RiskSettings) => settings.blocklistScore < settings.reviewScore;
+
+/**
+ * Why the entry, on its own, would not hold or refuse a payment of the account named (or, for a
+ * gateway-wide entry, of which accounts): `blocklist add` answered "blocked" all the same.
+ */
+async function blocklistProblems(deps: Db, account: AccountRow | undefined): Promise<string[]> {
+  if (account) {
+    const settings = riskSettingsFor(account.riskSettings);
+    if (!entryAloneAccepted(settings)) return [];
+    return [
+      `blocklistScore (${settings.blocklistScore}) is below reviewScore (${settings.reviewScore}): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (acquiro risk set --set blocklistScore=${settings.rejectScore} refuses it)`,
+    ];
+  }
+  // Only accounts overriding one of the two can differ from the defaults (100 against 50).
+  const overriding = await deps.database.db
+    .select({ id: accounts.id, merchantId: accounts.merchantId, riskSettings: accounts.riskSettings })
+    .from(accounts)
+    .where(and(ne(accounts.merchantId, PLATFORM_MERCHANT_ID), sql`(${accounts.riskSettings} ? 'blocklistScore' OR ${accounts.riskSettings} ? 'reviewScore')`))
+    .orderBy(asc(accounts.merchantId), asc(accounts.id));
+  const named = overriding.filter((row) => entryAloneAccepted(riskSettingsFor(row.riskSettings))).map((row) => `${row.merchantId}/${row.id}`);
+  if (named.length === 0) return [];
+  const shown = named.length > 10 ? `${named.slice(0, 10).join(', ')} and ${named.length - 10} more` : named.join(', ');
+  return [
+    `blocklistScore is below reviewScore on ${named.length} account${named.length === 1 ? '' : 's'} (${shown}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+  ];
+}
+
+export interface BlocklistAdded {
+  readonly added: boolean;
+  /** Why the entry alone holds or refuses no payment (blocklistScore below reviewScore), if so. */
+  readonly problems: string[];
+}
+
+export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<BlocklistAdded> {
+  const account = entry.accountId && entry.merchantId ? await accountRow(deps, entry.merchantId, entry.accountId) : undefined;
   const value = await storedValue(deps, entry);
   await deps.database.db
     .insert(riskBlocklist)
     .values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note: entry.note ?? null })
     .onConflictDoNothing();
+  return { added: true, problems: await blocklistProblems(deps, account) };
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {

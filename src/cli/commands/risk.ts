@@ -22,7 +22,7 @@ function readable<T extends { amountLimits?: unknown }>(values: T): T {
   return { ...values, amountLimits: amounts };
 }
 
-/** Settings stored before `risk set` refused them, which do not work as meant: one line each. */
+/** Settings that do not work as meant (or an entry they leave without effect): one line each. */
 const warnings = (problems: readonly string[]) => problems.map((problem) => `\nwarning: ${problem}`).join('');
 
 interface AccountOpts {
@@ -89,8 +89,8 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       const entry = toEntry(opts);
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
-      await addToBlocklist(deps, entry);
-      show(ctx, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
+      const added = await addToBlocklist(deps, entry);
+      show(ctx, Boolean(opts.json), added, () => `blocked ${opts.kind} ${opts.value}${warnings(added.problems)}`);
     });
   entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
     const scoped = toEntry(opts);
