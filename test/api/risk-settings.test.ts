@@ -331,9 +331,42 @@ describe('acquiro blocklist', () => {
     expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'weak-everywhere@example.com')).exitCode).toBe(0);
     // At the default weights the entry refuses a payment alone: no warning.
     const plain = await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'strong@example.com', '--json');
-    expect(JSON.parse(plain.stdout)).toEqual({ added: true, problems: [] });
+    expect(JSON.parse(plain.stdout)).toEqual({ added: true, note: null, problems: [] });
     expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'strong@example.com')).exitCode).toBe(0);
     expect((await cli('risk', 'reset', ...otherIds)).exitCode).toBe(0);
+  });
+
+  it('says an entry already existed, replaces its note when a new one is given and keeps it otherwise', async () => {
+    // A second add answered "blocked" and {added:true} as for a new entry, and dropped its --note.
+    const add = (...more: string[]) => cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'again@example.com', ...more);
+    expect((await add('--note', 'chargeback')).stdout).toBe('blocked email again@example.com\n');
+    expect((await add()).stdout).toBe('email again@example.com was already blocked; its note kept: chargeback\n');
+    expect((await add('--note', 'chargeback')).stdout).toBe('email again@example.com was already blocked; its note kept: chargeback\n');
+    const replaced = await add('--note', 'fraud ring', '--json');
+    expect(JSON.parse(replaced.stdout)).toEqual({ added: false, note: 'fraud ring', previousNote: 'chargeback', problems: [] });
+    expect((await add('--note', 'second chargeback')).stdout).toBe('email again@example.com was already blocked; its note replaced (was: fraud ring): second chargeback\n');
+    // The same card through another of its transactions is the same entry.
+    const card = freshCard();
+    const [first, second] = [await pay({ card }), await pay({ card })];
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', first.body.transaction_id)).stdout).toMatch(/^blocked card/);
+    const again = await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', second.body.transaction_id, '--json');
+    expect(JSON.parse(again.stdout)).toEqual({ added: false, note: null, problems: [] });
+    const listed = JSON.parse((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout) as { kind: string; value: string; note: string }[];
+    expect(listed.filter((row) => row.value === 'again@example.com').map((row) => row.note)).toEqual(['second chargeback']);
+    expect(listed.filter((row) => row.kind === 'card')).toHaveLength(1);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'again@example.com')).exitCode).toBe(0);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'card', '--value', first.body.transaction_id)).exitCode).toBe(0);
+  });
+
+  it('adds one entry of ten concurrent adds of it, and says so to the other nine', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'race@example.com', '--note', `note ${n}`, '--json')),
+    );
+    const answers = results.map((result) => JSON.parse(result.stdout) as { added: boolean; note: string });
+    expect(answers.filter((answer) => answer.added)).toHaveLength(1);
+    const listed = JSON.parse((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout) as { value: string }[];
+    expect(listed.filter((row) => row.value === 'race@example.com')).toHaveLength(1);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'race@example.com')).exitCode).toBe(0);
   });
 
   it("cannot block a card through another account's transaction", async () => {

@@ -221,19 +221,39 @@ async function blocklistProblems(deps: Db, account: AccountRow | undefined): Pro
 }
 
 export interface BlocklistAdded {
+  /** false: the entry was already there (the same card through another of its transactions too). */
   readonly added: boolean;
+  /** The entry's note now. */
+  readonly note: string | null;
+  /** The note a new --note replaced on an entry already there. */
+  readonly previousNote?: string | null;
   /** Why the entry alone holds or refuses no payment (blocklistScore below reviewScore), if so. */
   readonly problems: string[];
 }
 
+/**
+ * Adds the entry, or finds it already there: then a new note replaces the old one (the latest
+ * reason is what an operator means to record; the old one is answered), and no note keeps it.
+ */
 export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<BlocklistAdded> {
   const account = entry.accountId && entry.merchantId ? await accountRow(deps, entry.merchantId, entry.accountId) : undefined;
   const value = await storedValue(deps, entry);
-  await deps.database.db
-    .insert(riskBlocklist)
-    .values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note: entry.note ?? null })
-    .onConflictDoNothing();
-  return { added: true, problems: await blocklistProblems(deps, account) };
+  const note = entry.note ?? null;
+  const stored = and(entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId), eq(riskBlocklist.kind, entry.kind), eq(riskBlocklist.value, value));
+  // Twice at most: an entry found at the insert and removed before it was read is added again.
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await deps.database.db.transaction(async (tx): Promise<Omit<BlocklistAdded, 'problems'> | undefined> => {
+      const [inserted] = await tx.insert(riskBlocklist).values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note }).onConflictDoNothing().returning({ note: riskBlocklist.note });
+      if (inserted) return { added: true, note: inserted.note };
+      const [existing] = await tx.select({ id: riskBlocklist.id, note: riskBlocklist.note }).from(riskBlocklist).where(stored).for('update');
+      if (!existing) return undefined;
+      if (note === null || note === existing.note) return { added: false, note: existing.note };
+      await tx.update(riskBlocklist).set({ note }).where(eq(riskBlocklist.id, existing.id));
+      return { added: false, note, previousNote: existing.note };
+    });
+    if (result) return { ...result, problems: await blocklistProblems(deps, account) };
+    if (attempt >= 1) throw new AppError('operation_in_progress', 'the entry changed while it was added: run the command again');
+  }
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {

@@ -90,7 +90,13 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
       const added = await addToBlocklist(deps, entry);
-      show(ctx, Boolean(opts.json), added, () => `blocked ${opts.kind} ${opts.value}${warnings(added.problems)}`);
+      const what = `${opts.kind} ${opts.value}`;
+      const said = added.added
+        ? `blocked ${what}`
+        : 'previousNote' in added
+          ? `${what} was already blocked; its note replaced (was: ${added.previousNote ?? 'none'}): ${added.note}`
+          : `${what} was already blocked; ${added.note === null ? 'nothing changed' : `its note kept: ${added.note}`}`;
+      show(ctx, Boolean(opts.json), added, () => said + warnings(added.problems));
     });
   entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
     const scoped = toEntry(opts);
