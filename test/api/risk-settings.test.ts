@@ -119,6 +119,19 @@ describe('acquiro risk', () => {
     expect((await pay(fresh)).body.risk_action).toBe('accept');
   });
 
+  it.each([
+    ['review', '0', 'held for review'],
+    ['reject', '0.00', 'refused'],
+  ])('refuses an amountLimits %s of %s, saying a limit is above zero and how to remove one', async (level, value, effect) => {
+    // "0 is not an amount in USD" read as a typo in the number, not as a limit that must be above zero.
+    const result = await cli('risk', 'set', ...ids, '--set', `amountLimits.USD.${level}=${value}`);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: amountLimits.USD.${level} must be above 0: every payment is above a limit of 0, so every USD payment would be ${effect} (to have no limit, remove it: acquiro risk reset drops every override)\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+  });
+
   it('applies a change at once, not when the account cache expires', async () => {
     // Every other account change is announced to every process's account cache; a risk setting
     // waited for the cached account to expire (5 seconds): a limit tightened during an attack too.

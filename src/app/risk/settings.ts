@@ -93,6 +93,15 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
       const [, currency, level] = amount as unknown as [string, string, string];
       if (!isCurrency(currency)) throw new AppError('invalid_currency', `${currency} is not a supported currency`);
       const parsed = parseAmount(value, currency);
+      // Refused as "not an amount", 0 read as a typo in the number; like a velocity limit of 0,
+      // it would hit every payment.
+      if ('problem' in parsed && parsed.problem === 'zero') {
+        const effect = level === 'review' ? 'held for review' : 'refused';
+        throw new AppError(
+          'invalid_amount',
+          `${path} must be above 0: every payment is above a limit of 0, so every ${currency} payment would be ${effect} (to have no limit, remove it: acquiro risk reset drops every override)`,
+        );
+      }
       if (!('minor' in parsed)) throw new AppError('invalid_amount', `${path}: ${value} is not an amount in ${currency}`);
       next.amountLimits = { ...next.amountLimits, [currency]: { ...next.amountLimits?.[currency], [level]: parsed.minor } };
       continue;
