@@ -127,9 +127,44 @@ describe('acquiro risk', () => {
     const result = await cli('risk', 'set', ...ids, '--set', `amountLimits.USD.${level}=${value}`);
     expect([result.exitCode, result.stderr]).toEqual([
       1,
-      `error: amountLimits.USD.${level} must be above 0: every payment is above a limit of 0, so every USD payment would be ${effect} (to have no limit, remove it: acquiro risk reset drops every override)\n`,
+      `error: amountLimits.USD.${level} must be above 0: every payment is above a limit of 0, so every USD payment would be ${effect} (to have no limit, remove it: acquiro risk unset amountLimits.USD.${level})\n`,
     ]);
     expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+  });
+
+  it('unsets one override, the others kept, back to its default', async () => {
+    // risk reset dropped every override: lifting one currency's limit meant setting all the others again.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const payOther = (overrides: Record<string, unknown>) => other.post('/v1/authorise', cardPayment(other.ids, overrides));
+    const set = ['amountLimits.USD.review=100.00', 'amountLimits.USD.reject=500.00', 'amountLimits.EUR.reject=500.00', 'velocityCard.limit=5', 'velocityCard.score=60'];
+    expect((await cli('risk', 'set', ...otherIds, ...set.flatMap((assignment) => ['--set', assignment]))).exitCode).toBe(0);
+    expect((await payOther({ amount: '200.00' })).body.risk_action).toBe('review');
+
+    const unset = await cli('risk', 'unset', ...otherIds, 'amountLimits.USD.review', 'velocityCard.limit', 'velocityIp.score');
+    expect(unset.exitCode).toBe(0);
+    expect(unset.stdout).toMatch(/^unset amountLimits.USD.review, velocityCard.limit; not overridden \(the default applies\): velocityIp.score\neffective settings:\n/);
+    expect(JSON.parse(unset.stdout.slice(unset.stdout.indexOf('{'))).velocityCard).toEqual({ limit: 20, score: 60 });
+    const shown = JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout);
+    expect(shown.overrides).toEqual({ amountLimits: { USD: { reject: 50000 }, EUR: { reject: 50000 } }, velocityCard: { score: 60 } });
+    expect((await payOther({ amount: '200.00' })).body.risk_action).toBe('accept');
+    expect((await payOther({ amount: '500.01' })).body.risk_action).toBe('reject');
+
+    // A whole currency, and the groups left empty go with it.
+    const json = await cli('risk', 'unset', ...otherIds, 'amountLimits.USD', 'velocityCard.score', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ amountLimits: { EUR: { reject: 50000 } }, velocityCard: { limit: 20, score: 50 } });
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { reject: 50000 } } });
+    expect((await payOther({ amount: '600.00' })).body.risk_action).toBe('accept');
+
+    // An unknown setting is refused, as by risk set: nothing changed.
+    const typo = await cli('risk', 'unset', ...otherIds, 'amountLimits.EUR.rejectt');
+    expect(typo.exitCode).toBe(1);
+    expect(typo.stderr).toMatch(/amountLimits.EUR.rejectt is not a risk setting/);
+    // A removal that leaves a setting that would not work is refused like the assignment would be.
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'rejectScore=95', '--set', 'reviewScore=90')).exitCode).toBe(0);
+    const refused = await cli('risk', 'unset', ...otherIds, 'rejectScore');
+    expect([refused.exitCode, refused.stderr]).toEqual([1, 'error: reviewScore must not exceed rejectScore\n']);
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { reject: 50000 } }, rejectScore: 95, reviewScore: 90 });
   });
 
   it('applies a change at once, not when the account cache expires', async () => {

@@ -99,7 +99,7 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
         const effect = level === 'review' ? 'held for review' : 'refused';
         throw new AppError(
           'invalid_amount',
-          `${path} must be above 0: every payment is above a limit of 0, so every ${currency} payment would be ${effect} (to have no limit, remove it: acquiro risk reset drops every override)`,
+          `${path} must be above 0: every payment is above a limit of 0, so every ${currency} payment would be ${effect} (to have no limit, remove it: acquiro risk unset ${path})`,
         );
       }
       if (!('minor' in parsed)) throw new AppError('invalid_amount', `${path}: ${value} is not an amount in ${currency}`);
@@ -117,6 +117,49 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
   const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => assigned.has(path)));
   if (refused) throw new AppError('invalid_field', refused.message);
   return next;
+}
+
+/** What `risk unset` removes: a setting's path, or `amountLimits.<CUR>` for both of a currency's limits. */
+const UNSET_PATH = /^amountLimits\.([A-Z]{3})(?:\.(review|reject))?$/;
+
+/**
+ * Removes overrides, so that each path named takes its default again (the others are kept); a
+ * group (`velocityCard`, a currency's limits, `amountLimits`) left empty goes too. A path that is
+ * a setting but has no override is answered in `absent`. As with `risk set`, a problem
+ * (settingProblems) the removal leaves in a setting it names is refused.
+ */
+export function removeOverrides(overrides: Record<string, unknown>, paths: readonly string[]): { overrides: Record<string, unknown>; removed: string[]; absent: string[] } {
+  const next = structuredClone(overrides) as Record<string, unknown>;
+  const removed: string[] = [];
+  const absent: string[] = [];
+  const named = new Set<string>();
+  for (const path of paths) {
+    const amount = UNSET_PATH.exec(path);
+    if (!amount && !INTEGER_SETTINGS.has(path)) {
+      throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject, amountLimits.<CUR>)`);
+    }
+    const keys = path.split('.');
+    if (amount && !amount[2]) named.add(`${path}.review`).add(`${path}.reject`);
+    else named.add(path);
+    // Walk to the parent; remove the leaf; drop the groups it leaves empty, innermost first.
+    const parents: Record<string, unknown>[] = [next];
+    for (const key of keys.slice(0, -1)) {
+      const child = parents.at(-1)![key];
+      if (typeof child !== 'object' || child === null) break;
+      parents.push(child as Record<string, unknown>);
+    }
+    const leaf = keys.at(-1)!;
+    if (parents.length !== keys.length || !(leaf in parents.at(-1)!)) {
+      absent.push(path);
+      continue;
+    }
+    delete parents.at(-1)![leaf];
+    for (let depth = parents.length - 1; depth > 0 && Object.keys(parents[depth]!).length === 0; depth -= 1) delete parents[depth - 1]![keys[depth - 1]!];
+    removed.push(path);
+  }
+  const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => named.has(path)));
+  if (refused) throw new AppError('invalid_field', refused.message);
+  return { overrides: next, removed, absent };
 }
 
 const accountRow = (deps: Db, merchantId: string, accountId: string) => operatorAccount(deps.database.db, merchantId, accountId);
@@ -138,15 +181,30 @@ export async function effectiveRiskSettings(
  * written last dropped the other's.
  */
 export async function setRiskSettings(deps: Db, merchantId: string, accountId: string, assignments: readonly string[] | 'reset'): Promise<RiskSettings> {
+  const { effective } = await changeOverrides(deps, merchantId, accountId, (stored) => ({ overrides: assignments === 'reset' ? {} : applyAssignments(stored, assignments) }));
+  return effective;
+}
+
+/** `risk unset`: the paths' overrides removed (removeOverrides), under the same lock as `risk set`. */
+export async function unsetRiskSettings(deps: Db, merchantId: string, accountId: string, paths: readonly string[]) {
+  return changeOverrides(deps, merchantId, accountId, (stored) => removeOverrides(stored, paths));
+}
+
+async function changeOverrides<T extends { overrides: Record<string, unknown> }>(
+  deps: Db,
+  merchantId: string,
+  accountId: string,
+  change: (stored: Record<string, unknown>) => T,
+): Promise<T & { effective: RiskSettings }> {
   const row = await accountRow(deps, merchantId, accountId);
   return deps.database.db.transaction(async (tx) => {
     const [locked] = await tx.select({ riskSettings: accounts.riskSettings }).from(accounts).where(eq(accounts.id, row.id)).for('update');
-    const overrides = assignments === 'reset' ? {} : applyAssignments(locked!.riskSettings, assignments);
-    await tx.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+    const changed = change(locked!.riskSettings);
+    await tx.update(accounts).set({ riskSettings: changed.overrides }).where(eq(accounts.id, row.id));
     // Every process's account cache drops the account at once, as for any other account change:
     // it waited for the cache to expire, a limit tightened during an attack included.
     await announceAccountChange(tx);
-    return riskSettingsFor(overrides);
+    return { ...changed, effective: riskSettingsFor(changed.overrides) };
   });
 }
 

@@ -52,6 +52,16 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       const problems = settingProblems(effective).map((problem) => problem.message);
       show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
     });
+  forAccount('unset', 'remove overrides, each back to its default: velocityCard.limit amountLimits.USD.review (amountLimits.USD: both)')
+    .argument('<path...>', 'settings, as risk set names them')
+    .action(async (paths: string[], opts: AccountOpts) => {
+      const deps = await ctx.deps();
+      const { unsetRiskSettings, settingProblems } = await settings();
+      const { effective, removed, absent } = await unsetRiskSettings(deps, opts.merchantId, opts.accountId, paths);
+      const problems = settingProblems(effective).map((problem) => problem.message);
+      const said = [removed.length > 0 ? `unset ${removed.join(', ')}` : 'nothing unset', ...(absent.length > 0 ? [`not overridden (the default applies): ${absent.join(', ')}`] : [])];
+      show(ctx, Boolean(opts.json), effective, () => `${said.join('; ')}\neffective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
+    });
   forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
     const deps = await ctx.deps();
     const { setRiskSettings } = await settings();
