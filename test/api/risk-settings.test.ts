@@ -119,6 +119,54 @@ describe('acquiro risk', () => {
     expect((await pay(fresh)).body.risk_action).toBe('accept');
   });
 
+  it.each([
+    ['review', '0', 'held for review'],
+    ['reject', '0.00', 'refused'],
+  ])('refuses an amountLimits %s of %s, saying a limit is above zero and how to remove one', async (level, value, effect) => {
+    // "0 is not an amount in USD" read as a typo in the number, not as a limit that must be above zero.
+    const result = await cli('risk', 'set', ...ids, '--set', `amountLimits.USD.${level}=${value}`);
+    expect([result.exitCode, result.stderr]).toEqual([
+      1,
+      `error: amountLimits.USD.${level} must be above 0: every payment is above a limit of 0, so every USD payment would be ${effect} (to have no limit, remove it: acquiro risk unset amountLimits.USD.${level})\n`,
+    ]);
+    expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
+  });
+
+  it('unsets one override, the others kept, back to its default', async () => {
+    // risk reset dropped every override: lifting one currency's limit meant setting all the others again.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    const payOther = (overrides: Record<string, unknown>) => other.post('/v1/authorise', cardPayment(other.ids, overrides));
+    const set = ['amountLimits.USD.review=100.00', 'amountLimits.USD.reject=500.00', 'amountLimits.EUR.reject=500.00', 'velocityCard.limit=5', 'velocityCard.score=60'];
+    expect((await cli('risk', 'set', ...otherIds, ...set.flatMap((assignment) => ['--set', assignment]))).exitCode).toBe(0);
+    expect((await payOther({ amount: '200.00' })).body.risk_action).toBe('review');
+
+    const unset = await cli('risk', 'unset', ...otherIds, 'amountLimits.USD.review', 'velocityCard.limit', 'velocityIp.score');
+    expect(unset.exitCode).toBe(0);
+    expect(unset.stdout).toMatch(/^unset amountLimits.USD.review, velocityCard.limit; not overridden \(the default applies\): velocityIp.score\neffective settings:\n/);
+    expect(JSON.parse(unset.stdout.slice(unset.stdout.indexOf('{'))).velocityCard).toEqual({ limit: 20, score: 60 });
+    const shown = JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout);
+    expect(shown.overrides).toEqual({ amountLimits: { USD: { reject: 50000 }, EUR: { reject: 50000 } }, velocityCard: { score: 60 } });
+    expect((await payOther({ amount: '200.00' })).body.risk_action).toBe('accept');
+    expect((await payOther({ amount: '500.01' })).body.risk_action).toBe('reject');
+
+    // A whole currency, and the groups left empty go with it.
+    const json = await cli('risk', 'unset', ...otherIds, 'amountLimits.USD', 'velocityCard.score', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ amountLimits: { EUR: { reject: 50000 } }, velocityCard: { limit: 20, score: 50 } });
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { reject: 50000 } } });
+    expect((await payOther({ amount: '600.00' })).body.risk_action).toBe('accept');
+
+    // An unknown setting is refused, as by risk set: nothing changed.
+    const typo = await cli('risk', 'unset', ...otherIds, 'amountLimits.EUR.rejectt');
+    expect(typo.exitCode).toBe(1);
+    expect(typo.stderr).toMatch(/amountLimits.EUR.rejectt is not a risk setting/);
+    // A removal that leaves a setting that would not work is refused like the assignment would be.
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'rejectScore=95', '--set', 'reviewScore=90')).exitCode).toBe(0);
+    const refused = await cli('risk', 'unset', ...otherIds, 'rejectScore');
+    expect([refused.exitCode, refused.stderr]).toEqual([1, 'error: reviewScore must not exceed rejectScore\n']);
+    expect(JSON.parse((await cli('risk', 'show', ...otherIds, '--json')).stdout).overrides).toEqual({ amountLimits: { EUR: { reject: 50000 } }, rejectScore: 95, reviewScore: 90 });
+  });
+
   it('applies a change at once, not when the account cache expires', async () => {
     // Every other account change is announced to every process's account cache; a risk setting
     // waited for the cached account to expire (5 seconds): a limit tightened during an attack too.
@@ -308,6 +356,65 @@ describe('acquiro blocklist', () => {
     expect((await pay({ shopper_email: 'scoped@example.com' })).body.risk_action).toBe('accept');
     const unknown = await cli('blocklist', 'add', '--kind', 'email', '--value', 'scoped@example.com', '--merchant-id', shop.ids.merchant_id, '--account-id', 'A999999');
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, `error: no account A999999 under merchant ${shop.ids.merchant_id}\n`]);
+  });
+
+  it('warns that an entry alone holds or refuses nothing where blocklistScore is below reviewScore', async () => {
+    // "blocked" and {added:true} were answered though a payment with the value alone scored
+    // blocklistScore (40) and was accepted: the entry on its own changed nothing.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'blocklistScore=40')).exitCode).toBe(0);
+    const problem =
+      'blocklistScore (40) is below reviewScore (50): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (acquiro risk set --set blocklistScore=80 refuses it)';
+    const add = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'weak@example.com');
+    expect([add.exitCode, add.stdout]).toEqual([0, `blocked email weak@example.com\nwarning: ${problem}\n`]);
+    const json = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'weak2@example.com', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ added: true, problems: [problem] });
+    expect((await other.post('/v1/authorise', cardPayment(other.ids, { shopper_email: 'weak@example.com' }))).body.risk_action).toBe('accept');
+    // Gateway-wide: the accounts where it is so are named.
+    const wide = await cli('blocklist', 'add', '--kind', 'email', '--value', 'weak-everywhere@example.com', '--json');
+    expect(JSON.parse(wide.stdout).problems).toEqual([
+      `blocklistScore is below reviewScore on 1 account (${other.ids.merchant_id}/${other.ids.account_id}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+    ]);
+    expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'weak-everywhere@example.com')).exitCode).toBe(0);
+    // At the default weights the entry refuses a payment alone: no warning.
+    const plain = await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'strong@example.com', '--json');
+    expect(JSON.parse(plain.stdout)).toEqual({ added: true, note: null, problems: [] });
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'strong@example.com')).exitCode).toBe(0);
+    expect((await cli('risk', 'reset', ...otherIds)).exitCode).toBe(0);
+  });
+
+  it('says an entry already existed, replaces its note when a new one is given and keeps it otherwise', async () => {
+    // A second add answered "blocked" and {added:true} as for a new entry, and dropped its --note.
+    const add = (...more: string[]) => cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'again@example.com', ...more);
+    expect((await add('--note', 'chargeback')).stdout).toBe('blocked email again@example.com\n');
+    expect((await add()).stdout).toBe('email again@example.com was already blocked; its note kept: chargeback\n');
+    expect((await add('--note', 'chargeback')).stdout).toBe('email again@example.com was already blocked; its note kept: chargeback\n');
+    const replaced = await add('--note', 'fraud ring', '--json');
+    expect(JSON.parse(replaced.stdout)).toEqual({ added: false, note: 'fraud ring', previousNote: 'chargeback', problems: [] });
+    expect((await add('--note', 'second chargeback')).stdout).toBe('email again@example.com was already blocked; its note replaced (was: fraud ring): second chargeback\n');
+    // The same card through another of its transactions is the same entry.
+    const card = freshCard();
+    const [first, second] = [await pay({ card }), await pay({ card })];
+    expect((await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', first.body.transaction_id)).stdout).toMatch(/^blocked card/);
+    const again = await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', second.body.transaction_id, '--json');
+    expect(JSON.parse(again.stdout)).toEqual({ added: false, note: null, problems: [] });
+    const listed = JSON.parse((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout) as { kind: string; value: string; note: string }[];
+    expect(listed.filter((row) => row.value === 'again@example.com').map((row) => row.note)).toEqual(['second chargeback']);
+    expect(listed.filter((row) => row.kind === 'card')).toHaveLength(1);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'again@example.com')).exitCode).toBe(0);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'card', '--value', first.body.transaction_id)).exitCode).toBe(0);
+  });
+
+  it('adds one entry of ten concurrent adds of it, and says so to the other nine', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, n) => cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'race@example.com', '--note', `note ${n}`, '--json')),
+    );
+    const answers = results.map((result) => JSON.parse(result.stdout) as { added: boolean; note: string });
+    expect(answers.filter((answer) => answer.added)).toHaveLength(1);
+    const listed = JSON.parse((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout) as { value: string }[];
+    expect(listed.filter((row) => row.value === 'race@example.com')).toHaveLength(1);
+    expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', 'race@example.com')).exitCode).toBe(0);
   });
 
   it("cannot block a card through another account's transaction", async () => {

@@ -1,13 +1,14 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
-import { and, asc, eq, inArray, isNull, or, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
 import { normaliseIp } from '../../domain/ip.ts';
+import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
-import { accounts, payments, riskBlocklist } from '../../db/schema.ts';
+import { accounts, payments, riskBlocklist, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
 
@@ -92,6 +93,15 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
       const [, currency, level] = amount as unknown as [string, string, string];
       if (!isCurrency(currency)) throw new AppError('invalid_currency', `${currency} is not a supported currency`);
       const parsed = parseAmount(value, currency);
+      // Refused as "not an amount", 0 read as a typo in the number; like a velocity limit of 0,
+      // it would hit every payment.
+      if ('problem' in parsed && parsed.problem === 'zero') {
+        const effect = level === 'review' ? 'held for review' : 'refused';
+        throw new AppError(
+          'invalid_amount',
+          `${path} must be above 0: every payment is above a limit of 0, so every ${currency} payment would be ${effect} (to have no limit, remove it: acquiro risk unset ${path})`,
+        );
+      }
       if (!('minor' in parsed)) throw new AppError('invalid_amount', `${path}: ${value} is not an amount in ${currency}`);
       next.amountLimits = { ...next.amountLimits, [currency]: { ...next.amountLimits?.[currency], [level]: parsed.minor } };
       continue;
@@ -107,6 +117,49 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
   const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => assigned.has(path)));
   if (refused) throw new AppError('invalid_field', refused.message);
   return next;
+}
+
+/** What `risk unset` removes: a setting's path, or `amountLimits.<CUR>` for both of a currency's limits. */
+const UNSET_PATH = /^amountLimits\.([A-Z]{3})(?:\.(review|reject))?$/;
+
+/**
+ * Removes overrides, so that each path named takes its default again (the others are kept); a
+ * group (`velocityCard`, a currency's limits, `amountLimits`) left empty goes too. A path that is
+ * a setting but has no override is answered in `absent`. As with `risk set`, a problem
+ * (settingProblems) the removal leaves in a setting it names is refused.
+ */
+export function removeOverrides(overrides: Record<string, unknown>, paths: readonly string[]): { overrides: Record<string, unknown>; removed: string[]; absent: string[] } {
+  const next = structuredClone(overrides) as Record<string, unknown>;
+  const removed: string[] = [];
+  const absent: string[] = [];
+  const named = new Set<string>();
+  for (const path of paths) {
+    const amount = UNSET_PATH.exec(path);
+    if (!amount && !INTEGER_SETTINGS.has(path)) {
+      throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject, amountLimits.<CUR>)`);
+    }
+    const keys = path.split('.');
+    if (amount && !amount[2]) named.add(`${path}.review`).add(`${path}.reject`);
+    else named.add(path);
+    // Walk to the parent; remove the leaf; drop the groups it leaves empty, innermost first.
+    const parents: Record<string, unknown>[] = [next];
+    for (const key of keys.slice(0, -1)) {
+      const child = parents.at(-1)![key];
+      if (typeof child !== 'object' || child === null) break;
+      parents.push(child as Record<string, unknown>);
+    }
+    const leaf = keys.at(-1)!;
+    if (parents.length !== keys.length || !(leaf in parents.at(-1)!)) {
+      absent.push(path);
+      continue;
+    }
+    delete parents.at(-1)![leaf];
+    for (let depth = parents.length - 1; depth > 0 && Object.keys(parents[depth]!).length === 0; depth -= 1) delete parents[depth - 1]![keys[depth - 1]!];
+    removed.push(path);
+  }
+  const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => named.has(path)));
+  if (refused) throw new AppError('invalid_field', refused.message);
+  return { overrides: next, removed, absent };
 }
 
 const accountRow = (deps: Db, merchantId: string, accountId: string) => operatorAccount(deps.database.db, merchantId, accountId);
@@ -128,15 +181,30 @@ export async function effectiveRiskSettings(
  * written last dropped the other's.
  */
 export async function setRiskSettings(deps: Db, merchantId: string, accountId: string, assignments: readonly string[] | 'reset'): Promise<RiskSettings> {
+  const { effective } = await changeOverrides(deps, merchantId, accountId, (stored) => ({ overrides: assignments === 'reset' ? {} : applyAssignments(stored, assignments) }));
+  return effective;
+}
+
+/** `risk unset`: the paths' overrides removed (removeOverrides), under the same lock as `risk set`. */
+export async function unsetRiskSettings(deps: Db, merchantId: string, accountId: string, paths: readonly string[]) {
+  return changeOverrides(deps, merchantId, accountId, (stored) => removeOverrides(stored, paths));
+}
+
+async function changeOverrides<T extends { overrides: Record<string, unknown> }>(
+  deps: Db,
+  merchantId: string,
+  accountId: string,
+  change: (stored: Record<string, unknown>) => T,
+): Promise<T & { effective: RiskSettings }> {
   const row = await accountRow(deps, merchantId, accountId);
   return deps.database.db.transaction(async (tx) => {
     const [locked] = await tx.select({ riskSettings: accounts.riskSettings }).from(accounts).where(eq(accounts.id, row.id)).for('update');
-    const overrides = assignments === 'reset' ? {} : applyAssignments(locked!.riskSettings, assignments);
-    await tx.update(accounts).set({ riskSettings: overrides }).where(eq(accounts.id, row.id));
+    const changed = change(locked!.riskSettings);
+    await tx.update(accounts).set({ riskSettings: changed.overrides }).where(eq(accounts.id, row.id));
     // Every process's account cache drops the account at once, as for any other account change:
     // it waited for the cache to expire, a limit tightened during an attack included.
     await announceAccountChange(tx);
-    return riskSettingsFor(overrides);
+    return { ...changed, effective: riskSettingsFor(changed.overrides) };
   });
 }
 
@@ -190,13 +258,69 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   }
 }
 
-export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<void> {
-  if (entry.accountId && entry.merchantId) await accountRow(deps, entry.merchantId, entry.accountId);
+/** Where an entry's hit alone scores below reviewScore, and so holds and refuses nothing. */
+const entryAloneAccepted = (settings: RiskSettings) => settings.blocklistScore < settings.reviewScore;
+
+/**
+ * Why the entry, on its own, would not hold or refuse a payment of the account named (or, for a
+ * gateway-wide entry, of which accounts): `blocklist add` answered "blocked" all the same.
+ */
+async function blocklistProblems(deps: Db, account: AccountRow | undefined): Promise<string[]> {
+  if (account) {
+    const settings = riskSettingsFor(account.riskSettings);
+    if (!entryAloneAccepted(settings)) return [];
+    return [
+      `blocklistScore (${settings.blocklistScore}) is below reviewScore (${settings.reviewScore}): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (acquiro risk set --set blocklistScore=${settings.rejectScore} refuses it)`,
+    ];
+  }
+  // Only accounts overriding one of the two can differ from the defaults (100 against 50).
+  const overriding = await deps.database.db
+    .select({ id: accounts.id, merchantId: accounts.merchantId, riskSettings: accounts.riskSettings })
+    .from(accounts)
+    .where(and(ne(accounts.merchantId, PLATFORM_MERCHANT_ID), sql`(${accounts.riskSettings} ? 'blocklistScore' OR ${accounts.riskSettings} ? 'reviewScore')`))
+    .orderBy(asc(accounts.merchantId), asc(accounts.id));
+  const named = overriding.filter((row) => entryAloneAccepted(riskSettingsFor(row.riskSettings))).map((row) => `${row.merchantId}/${row.id}`);
+  if (named.length === 0) return [];
+  const shown = named.length > 10 ? `${named.slice(0, 10).join(', ')} and ${named.length - 10} more` : named.join(', ');
+  return [
+    `blocklistScore is below reviewScore on ${named.length} account${named.length === 1 ? '' : 's'} (${shown}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+  ];
+}
+
+export interface BlocklistAdded {
+  /** false: the entry was already there (the same card through another of its transactions too). */
+  readonly added: boolean;
+  /** The entry's note now. */
+  readonly note: string | null;
+  /** The note a new --note replaced on an entry already there. */
+  readonly previousNote?: string | null;
+  /** Why the entry alone holds or refuses no payment (blocklistScore below reviewScore), if so. */
+  readonly problems: string[];
+}
+
+/**
+ * Adds the entry, or finds it already there: then a new note replaces the old one (the latest
+ * reason is what an operator means to record; the old one is answered), and no note keeps it.
+ */
+export async function addToBlocklist(deps: Db, entry: BlockEntry): Promise<BlocklistAdded> {
+  const account = entry.accountId && entry.merchantId ? await accountRow(deps, entry.merchantId, entry.accountId) : undefined;
   const value = await storedValue(deps, entry);
-  await deps.database.db
-    .insert(riskBlocklist)
-    .values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note: entry.note ?? null })
-    .onConflictDoNothing();
+  const note = entry.note ?? null;
+  const stored = and(entry.accountId ? eq(riskBlocklist.accountId, entry.accountId) : isNull(riskBlocklist.accountId), eq(riskBlocklist.kind, entry.kind), eq(riskBlocklist.value, value));
+  // Twice at most: an entry found at the insert and removed before it was read is added again.
+  for (let attempt = 0; ; attempt += 1) {
+    const result = await deps.database.db.transaction(async (tx): Promise<Omit<BlocklistAdded, 'problems'> | undefined> => {
+      const [inserted] = await tx.insert(riskBlocklist).values({ accountId: entry.accountId ?? null, kind: entry.kind, value, note }).onConflictDoNothing().returning({ note: riskBlocklist.note });
+      if (inserted) return { added: true, note: inserted.note };
+      const [existing] = await tx.select({ id: riskBlocklist.id, note: riskBlocklist.note }).from(riskBlocklist).where(stored).for('update');
+      if (!existing) return undefined;
+      if (note === null || note === existing.note) return { added: false, note: existing.note };
+      await tx.update(riskBlocklist).set({ note }).where(eq(riskBlocklist.id, existing.id));
+      return { added: false, note, previousNote: existing.note };
+    });
+    if (result) return { ...result, problems: await blocklistProblems(deps, account) };
+    if (attempt >= 1) throw new AppError('operation_in_progress', 'the entry changed while it was added: run the command again');
+  }
 }
 
 export async function removeFromBlocklist(deps: Db, entry: BlockEntry): Promise<boolean> {

@@ -22,7 +22,7 @@ function readable<T extends { amountLimits?: unknown }>(values: T): T {
   return { ...values, amountLimits: amounts };
 }
 
-/** Settings stored before `risk set` refused them, which do not work as meant: one line each. */
+/** Settings that do not work as meant (or an entry they leave without effect): one line each. */
 const warnings = (problems: readonly string[]) => problems.map((problem) => `\nwarning: ${problem}`).join('');
 
 interface AccountOpts {
@@ -51,6 +51,16 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
       const problems = settingProblems(effective).map((problem) => problem.message);
       show(ctx, Boolean(opts.json), effective, () => `updated; effective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
+    });
+  forAccount('unset', 'remove overrides, each back to its default: velocityCard.limit amountLimits.USD.review (amountLimits.USD: both)')
+    .argument('<path...>', 'settings, as risk set names them')
+    .action(async (paths: string[], opts: AccountOpts) => {
+      const deps = await ctx.deps();
+      const { unsetRiskSettings, settingProblems } = await settings();
+      const { effective, removed, absent } = await unsetRiskSettings(deps, opts.merchantId, opts.accountId, paths);
+      const problems = settingProblems(effective).map((problem) => problem.message);
+      const said = [removed.length > 0 ? `unset ${removed.join(', ')}` : 'nothing unset', ...(absent.length > 0 ? [`not overridden (the default applies): ${absent.join(', ')}`] : [])];
+      show(ctx, Boolean(opts.json), effective, () => `${said.join('; ')}\neffective settings:\n${JSON.stringify(readable(effective), null, 2)}${warnings(problems)}`);
     });
   forAccount('reset', 'drop every override: back to the defaults').action(async (opts: AccountOpts) => {
     const deps = await ctx.deps();
@@ -89,8 +99,14 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
       const entry = toEntry(opts);
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
-      await addToBlocklist(deps, entry);
-      show(ctx, Boolean(opts.json), { added: true }, () => `blocked ${opts.kind} ${opts.value}`);
+      const added = await addToBlocklist(deps, entry);
+      const what = `${opts.kind} ${opts.value}`;
+      const said = added.added
+        ? `blocked ${what}`
+        : 'previousNote' in added
+          ? `${what} was already blocked; its note replaced (was: ${added.previousNote ?? 'none'}): ${added.note}`
+          : `${what} was already blocked; ${added.note === null ? 'nothing changed' : `its note kept: ${added.note}`}`;
+      show(ctx, Boolean(opts.json), added, () => said + warnings(added.problems));
     });
   entry('remove', 'unblock a value').action(async (opts: EntryOpts) => {
     const scoped = toEntry(opts);
