@@ -7,8 +7,9 @@
 import { inspect } from 'node:util';
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { AppError } from '../domain/errors.ts';
-import { errorChain } from '../db/error-chain.ts';
+import { sqlStateOf } from '../db/error-chain.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { UNAVAILABLE, UNEXPECTED } from '../exit-codes.ts';
 import { VERSION } from '../version.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
@@ -116,11 +117,6 @@ const USAGE_ERRORS = new Set([
   'commander.unknownOption',
 ]);
 
-/** A failure the command did not expect: the database away, a statement it refused, a bug (sysexits EX_SOFTWARE). */
-const UNEXPECTED = 70;
-/** The database could not be reached: try again (sysexits EX_TEMPFAIL, as a busy data directory's owner). */
-const UNAVAILABLE = 75;
-
 /**
  * One line for an error that is neither a refusal nor a usage error. Drizzle's message quotes the
  * statement and its parameters (a merchant's name, an order number...) and the driver's may quote
@@ -131,8 +127,7 @@ function unexpected(error: unknown, verbose: boolean): { stderr: string; exitCod
   if (isDatabaseUnavailable(error)) {
     return { stderr: `${detail}error: the database could not be reached; nothing more was done: run the command again once it is back\n`, exitCode: UNAVAILABLE };
   }
-  // A SQLSTATE is five digits or capitals with a digit among them (a system error's EPERM has none).
-  const sqlState = [...errorChain(error)].map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string' && /^(?=.*[0-9])[0-9A-Z]{5}$/.test(code));
+  const sqlState = sqlStateOf(error);
   const what = sqlState ? `the database refused a statement of the command (SQLSTATE ${sqlState})` : `the command failed unexpectedly (${error instanceof Error ? error.name : typeof error})`;
   const more = verbose ? '' : ': run it again with --verbose to print the error in full (it may quote merchants\' data)';
   return { stderr: `${detail}error: ${what}${more}\n`, exitCode: UNEXPECTED };

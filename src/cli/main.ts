@@ -13,6 +13,11 @@ import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult, type Ownershi
 import { runCommand, type CommandDeps } from './commands.ts';
 
 const OWNER_WAIT_MS = 30_000;
+const VERBOSE = '--verbose';
+
+/** What main's catch names when a start fails: set as main learns it. */
+let configured: Pick<Config, 'databaseUrl' | 'dataDir'> | undefined;
+let starting = 'opening the database for the command';
 const UNREACHABLE_WAIT_MS = 5_000;
 
 function finish(result: CommandResult): never {
@@ -134,7 +139,8 @@ async function readStdin(): Promise<string> {
 /** `serve` and `worker` run until a signal stops them. */
 async function runServer(config: Config, command: 'serve' | 'worker', flags: readonly string[]): Promise<void> {
   // `serve --no-worker` is ACQUIRO_WORKERS=off for this process: many servers, workers apart.
-  const allowed = command === 'serve' ? ['--no-worker'] : [];
+  // `--verbose` (anywhere, as for every command) is read when the start fails (main's catch).
+  const allowed = command === 'serve' ? ['--no-worker', VERBOSE] : [VERBOSE];
   const unknown = flags.find((flag) => !allowed.includes(flag));
   if (unknown !== undefined) {
     finish({ stdout: '', stderr: `error: unknown option '${unknown}' for acquiro ${command} (see acquiro ${command} --help)\n`, exitCode: 2 });
@@ -154,7 +160,13 @@ async function main(argv: readonly string[]): Promise<void> {
     finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
   }
   const config = (await import('../config.ts')).loadConfig();
-  if (argv[0] === 'serve' || argv[0] === 'worker') return runServer(config, argv[0], argv.slice(1));
+  configured = config;
+  // `--verbose` is the program's option, before the command's name as after it.
+  const command = argv.find((arg) => arg !== VERBOSE);
+  if (command === 'serve' || command === 'worker') {
+    starting = 'the start';
+    return runServer(config, command, argv.filter((_arg, i) => i !== argv.indexOf(command)));
+  }
   // Read once, here: a command routed to the process owning the data directory gets it with its argv.
   const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
   const stdin = piped === undefined ? readStdin : async () => piped;
@@ -167,8 +179,13 @@ async function isStartProblem(error: unknown): Promise<boolean> {
   return error instanceof ConfigError || error instanceof StartError;
 }
 
-main(process.argv.slice(2)).catch(async (error: unknown) => {
+const argv = process.argv.slice(2);
+main(argv).catch(async (error: unknown) => {
   if (error instanceof Error && (await isStartProblem(error))) stop(error.message);
-  process.stderr.write(`acquiro: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  // Anything else failed a start (a server's, a worker's, a command's opening of the database):
+  // migrations the database refused, a bug. One line, exit 70 or 75, as a command's own unexpected
+  // failure (runCommand); the error in full only with --verbose.
+  const { startFailure } = await import('../startup.ts');
+  const config = configured ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
+  finish({ stdout: '', ...startFailure(error, config, { what: starting, verbose: argv.includes(VERBOSE) }) });
 });
