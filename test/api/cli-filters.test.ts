@@ -44,3 +44,20 @@ describe('acquiro payments list', () => {
     }
   });
 });
+
+describe('acquiro blocklist list', () => {
+  it("lists an account's entries and the gateway-wide ones", async () => {
+    expect((await acquiro('blocklist', 'add', '--kind', 'email', '--value', 'fraud@example.com', '--merchant-id', mine.ids.merchant_id, '--account-id', mine.ids.account_id)).exitCode).toBe(0);
+    expect((await acquiro('blocklist', 'add', '--kind', 'country', '--value', 'KP')).exitCode).toBe(0);
+    const run = await acquiro('blocklist', 'list', '--account-id', mine.ids.account_id, '--json');
+    expect(JSON.parse(run.stdout).map((e: { value: string }) => e.value)).toEqual(['KP', 'fraud@example.com']);
+  });
+
+  // It listed the gateway-wide entries alone, as if the account had none of its own.
+  it('refuses an unknown account: exit 1, naming it, nothing on stdout (--json too)', async () => {
+    for (const json of [[], ['--json']]) {
+      const run = await acquiro('blocklist', 'list', '--account-id', 'A999999', ...json);
+      expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', 'error: no account A999999\n']);
+    }
+  });
+});

@@ -85,7 +85,9 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { accountId?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listBlocklist } = await settings();
+      const [{ requireNamed }, { listBlocklist }] = await Promise.all([import('../account.ts'), settings()]);
+      // An account that does not exist is refused (exit 1): its list would be the gateway-wide entries alone.
+      await requireNamed(deps, { accountId: opts.accountId });
       const rows = await listBlocklist(deps, opts.accountId);
       show(ctx, Boolean(opts.json), rows, () => table(rows));
     });
