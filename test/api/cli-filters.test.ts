@@ -61,3 +61,19 @@ describe('acquiro blocklist list', () => {
     }
   });
 });
+
+describe('acquiro users list', () => {
+  it("lists a merchant's members", async () => {
+    expect((await acquiro('users', 'create', '--merchant-id', mine.ids.merchant_id, '--email', 'ana@shop.example', '--role', 'viewer')).exitCode).toBe(0);
+    const run = await acquiro('users', 'list', '--merchant-id', mine.ids.merchant_id, '--json');
+    expect(JSON.parse(run.stdout).members.map((m: { email: string }) => m.email)).toEqual(['ana@shop.example']);
+  });
+
+  // docs/portal.md: an unknown merchant exits 1. It listed no member, exit 0.
+  it('refuses an unknown merchant: exit 1, naming it, nothing on stdout (--json too)', async () => {
+    for (const json of [[], ['--json']]) {
+      const run = await acquiro('users', 'list', '--merchant-id', 'M999999', ...json);
+      expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', 'error: no merchant M999999\n']);
+    }
+  });
+});

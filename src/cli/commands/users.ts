@@ -89,7 +89,9 @@ export function userCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listMembers } = await members();
+      const [{ requireNamed }, { listMembers }] = await Promise.all([import('../account.ts'), members()]);
+      // A merchant that does not exist is refused (exit 1), not listed as one with no member.
+      await requireNamed(deps, { merchantId: opts.merchantId });
       const rows = (await listMembers(deps, opts.merchantId)).map(listed);
       show(ctx, Boolean(opts.json), { members: rows }, () => table(rows));
     });
