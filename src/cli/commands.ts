@@ -27,7 +27,7 @@ import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
 import { subscriptionCommands } from './commands/subscriptions.ts';
 import { userCommands } from './commands/users.ts';
-import type { CommandContext, CommandDeps, Output } from './io.ts';
+import { show, type CommandContext, type CommandDeps, type Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
 
@@ -64,22 +64,28 @@ function buildProgram(ctx: CommandContext): Command {
     .description('secrets at rest')
     .command('reseal')
     .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
-    .action(async () => {
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
       const { resealAll } = await import('../app/vault-reseal.ts');
       const done = await resealAll(deps);
-      ctx.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
-      if (done.connectors > 0) ctx.out(`resealed ${done.connectors} connector credentials\n`);
+      show(ctx, Boolean(opts.json), { vault_key: deps.vault.activeKeyId, ...done }, () =>
+        [
+          `resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}`,
+          ...(done.connectors > 0 ? [`resealed ${done.connectors} connector credentials`] : []),
+        ].join('\n'),
+      );
     });
 
   program
     .command('migrate')
     .description('apply pending database migrations')
-    .action(async () => {
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
       const { migrate } = await import('../db/client.ts');
       const applied = await migrate(deps.database);
-      ctx.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
+      show(ctx, Boolean(opts.json), { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date'));
     });
 
   // src/cli/main.ts runs these two (they run until stopped); here they have their help. It lists the
