@@ -84,7 +84,8 @@ function buildProgram(ctx: CommandContext): Command {
     .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
       const { migrate } = await import('../db/client.ts');
-      const applied = await migrate(deps.database);
+      // Opening the database for this command may have applied them already (`migrated`).
+      const applied = [...(deps.migrated ?? []), ...(await migrate(deps.database))];
       show(ctx, Boolean(opts.json), { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date'));
     });
 

@@ -7,7 +7,6 @@
 // owner loads no use case and opens no database; one run here opens the database (and loads the
 // gateway's modules) only when its action first needs it, once commander has checked its arguments.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps } from '../app/context.ts';
 import type { Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult, type Ownership } from '../db/ownership.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
@@ -48,7 +47,7 @@ class DataDirTaken extends Error {}
  */
 class DatabaseOnFirstUse {
   private readonly config: Config;
-  private opened: Promise<{ deps: Deps; close(): Promise<void> }> | undefined;
+  private opened: Promise<{ deps: CommandDeps; close(): Promise<void> }> | undefined;
   private ownership: Ownership | null = null;
 
   constructor(config: Config) {
@@ -57,19 +56,22 @@ class DatabaseOnFirstUse {
 
   readonly deps = async (): Promise<CommandDeps> => (await (this.opened ??= this.open())).deps;
 
-  private async open(): Promise<{ deps: Deps; close(): Promise<void> }> {
+  private async open(): Promise<{ deps: CommandDeps; close(): Promise<void> }> {
     if (!this.config.databaseUrl) {
       this.ownership = await claimDataDir(this.config.dataDir, { leaseMs: this.config.dataDirLeaseMs });
       if (!this.ownership) throw new DataDirTaken();
     }
-    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }, { databaseClock }] = await Promise.all([
+    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }, { databaseClock }, { migrate }] = await Promise.all([
       import('../startup.ts'),
       import('../deps.ts'),
       import('../logging.ts'),
       import('../app/clock/database-clock.ts'),
+      import('../db/client.ts'),
     ]);
     const database = await openReachableDatabase(this.config);
     try {
+      // Before createDeps (which finds nothing left to apply): `acquiro migrate` names what was applied.
+      const migrated = await migrate(database);
       // The database's clock, not this host's: what the command stamps is judged beside the database.
       const wallClock = await databaseClock(database);
       const deps = await createDeps({ config: this.config, database, wallClock, log: createLogger('warn'), watchClock: false });
@@ -77,7 +79,7 @@ class DatabaseOnFirstUse {
         await releaseDeps(deps);
         await database.close();
       };
-      return { deps, close };
+      return { deps: { ...deps, migrated }, close };
     } catch (error) {
       await database.close();
       throw error;
