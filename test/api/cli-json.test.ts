@@ -61,3 +61,18 @@ describe('--json', () => {
     expect(JSON.parse(resealed.stdout)).toEqual({ vault_key: gw.gateway.deps.vault.activeKeyId, tokens: expect.any(Number), keys: expect.any(Number), connectors: expect.any(Number) });
   });
 });
+
+describe('--json with --env', () => {
+  // Both print the credentials, as JSON and as shell exports: merchants create printed the exports
+  // (and demo the JSON), so a script asking for JSON could get a shell's text.
+  it.each([[['merchants', 'create', '--name', 'Two ways']], [['demo']]])('acquiro %j refuses both at once, naming them: exit 2, nothing created', async (command) => {
+    const count = async () => (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM merchants'))[0]!.n;
+    const before = await count();
+    for (const flags of [['--json', '--env'], ['--env', '--json']]) {
+      const run = await acquiro(...command, ...flags);
+      expect([run.exitCode, run.stdout]).toEqual([2, '']);
+      expect(run.stderr).toMatch(/^error: option '--(json|env)' cannot be used with option '--(env|json)'\n$/);
+    }
+    expect(await count()).toBe(before);
+  });
+});

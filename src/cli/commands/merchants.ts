@@ -40,7 +40,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
-    .option('--json', 'print JSON')
+    // Two ways to print the credentials: one at a time (a script asking for JSON gets JSON).
+    .addOption(new Option('--json', 'print JSON').conflicts('env'))
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean; env?: boolean }) => {
       const deps = await ctx.deps();
