@@ -1,0 +1,47 @@
+// Refusals of a command's arguments name the option they are about, so an operator sees which of
+// several to fix (docs/operations.md): exit 2 for a bad value, 1 for what the database does not hold.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCommand } from '../../src/cli/commands.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+
+let gw: TestGateway;
+let merchantId: string;
+beforeAll(async () => {
+  gw = await startTestGateway();
+  merchantId = (await gw.merchant()).credentials.merchant_id;
+});
+afterAll(() => gw?.close());
+
+const acquiro = (...argv: string[]) => runCommand(argv, gw.gateway.deps);
+const members = async () => (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_users'))[0]!.n;
+
+describe('acquiro users', () => {
+  it.each([
+    [['create', '--email', 'not-an-address', '--role', 'viewer'], 2, /^error: --email not-an-address: enter an e-mail address/],
+    [['create', '--email', 'ana@shop.example', '--role', 'god'], 2, /^error: --role god: the role is one of owner, admin, operator, viewer\n$/],
+  ])('users %j names the option it refuses, exit %i, nothing created', async (args, exitCode, message) => {
+    const before = await members();
+    const run = await acquiro('users', ...args.slice(0, 1), '--merchant-id', merchantId, ...args.slice(1));
+    expect([run.exitCode, run.stdout]).toEqual([exitCode, '']);
+    expect(run.stderr).toMatch(message);
+    expect(await members()).toBe(before);
+  });
+
+  it('names the password read with --password-stdin, never the password', async () => {
+    const run = await runCommand(['users', 'create', '--merchant-id', merchantId, '--email', 'bo@shop.example', '--role', 'viewer', '--password-stdin'], gw.gateway.deps, {
+      stdin: async () => 'shortpw\n',
+    });
+    expect([run.exitCode, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^error: --password-stdin: a password has at least 12 characters/);
+    expect(run.stderr).not.toContain('shortpw');
+  });
+
+  it.each([
+    [['reset', '--email', 'nobody@shop.example'], 'error: no member with --email nobody@shop.example\n'],
+    [['disable', '--user-id', 'PU00000000000000000000000000'], 'error: no member with --user-id PU00000000000000000000000000\n'],
+    [['role', '--user-id', 'PU00000000000000000000000000', '--role', 'viewer'], 'error: no member with --user-id PU00000000000000000000000000\n'],
+  ])('users %j names the member it did not find, exit 1', async (args, message) => {
+    const run = await acquiro('users', ...args);
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', message]);
+  });
+});
