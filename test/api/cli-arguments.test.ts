@@ -45,3 +45,23 @@ describe('acquiro users', () => {
     expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', message]);
   });
 });
+
+describe('acquiro users disable|reset|role naming a member twice', () => {
+  // --user-id won and --email was ignored: `disable --user-id <one> --email <another>` disabled the
+  // first, whichever the operator meant.
+  it.each([[['disable']], [['reset']], [['role', '--role', 'viewer']]])('users %j refuses --user-id with --email: exit 2, nobody changed', async (args) => {
+    const first = await runCommand(['users', 'create', '--merchant-id', merchantId, '--email', `one.${args[0]}@shop.example`, '--role', 'operator', '--json'], gw.gateway.deps);
+    const second = await runCommand(['users', 'create', '--merchant-id', merchantId, '--email', `two.${args[0]}@shop.example`, '--role', 'operator', '--json'], gw.gateway.deps);
+    const one = JSON.parse(first.stdout) as { user_id: string };
+    const rows = async () => [
+      await gw.database.query('SELECT id, role, status, updated_at FROM portal_users ORDER BY id'),
+      await gw.database.query('SELECT count(*)::int AS n FROM portal_links'),
+    ];
+    const before = await rows();
+    expect(second.exitCode).toBe(0);
+    const run = await acquiro('users', ...args.slice(0, 1), '--user-id', one.user_id, '--email', `two.${args[0]}@shop.example`, ...args.slice(1));
+    expect([run.exitCode, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^error: option '--(user-id|email) <[a-z]+>' cannot be used with option '--(email|user-id) <[a-z]+>'\n$/);
+    expect(await rows()).toEqual(before);
+  });
+});

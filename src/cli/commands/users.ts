@@ -2,7 +2,7 @@
 // password (there is no mail server: the operator hands it over), or with --password-stdin sets
 // the password read from standard input. `reset` prints a new link; `disable` ends the member's
 // sessions for good. And `audit verify`: the audit log's hash chain, checked from the first row.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { KeptHead } from '../../app/portal/audit.ts';
 import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
 import type { PortalUserRow } from '../../db/schema.ts';
@@ -82,7 +82,12 @@ async function namedMember(ctx: CommandContext, opts: { userId?: string; email?:
 
 export function userCommands(program: Command, ctx: CommandContext): void {
   const users = program.command('users').description('staff members of the merchant portal (/portal)');
-  const which = (command: Command) => command.option('--user-id <id>').option('--email <address>').option('--json', 'print JSON');
+  // One way to name the member: given both, --user-id was used and --email ignored, whoever it named.
+  const which = (command: Command) =>
+    command
+      .addOption(new Option('--user-id <id>').conflicts('email'))
+      .option('--email <address>')
+      .option('--json', 'print JSON');
 
   users
     .command('create')
