@@ -178,7 +178,9 @@ export async function runCommand(
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code.startsWith('acquiro.') && error.message) stderr += `error: ${error.message}\n`;
-      return { stdout, stderr, exitCode: USAGE_ERRORS.has(error.code) ? 2 : error.exitCode };
+      // A group named without one of its commands prints its help as an error ('commander.help', exit 1 by commander): a usage error too.
+      const usage = USAGE_ERRORS.has(error.code) || (error.code === 'commander.help' && error.exitCode !== 0);
+      return { stdout, stderr, exitCode: usage ? 2 : error.exitCode };
     }
     if (error instanceof AppError) return { stdout, stderr: `${stderr}error: ${error.message}\n`, exitCode: 1 };
     if (openFailure !== undefined && error === openFailure) throw error;

@@ -65,3 +65,19 @@ describe('acquiro users disable|reset|role naming a member twice', () => {
     expect(await rows()).toEqual(before);
   });
 });
+
+describe('a group of commands named without one of them', () => {
+  // It printed the group's help on stderr with exit 1, the code of a refusal by the database's
+  // content, though nothing was asked of the database: a usage error is 2.
+  it.each([[['merchants']], [['accounts', 'fees']], [['help', 'no-such-command']]])('acquiro %j prints the help on stderr, exit 2', async (argv) => {
+    const run = await acquiro(...argv);
+    expect([run.exitCode, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^Usage: acquiro /);
+  });
+
+  it('acquiro help merchants prints the help on stdout, exit 0', async () => {
+    const run = await acquiro('help', 'merchants');
+    expect([run.exitCode, run.stderr]).toEqual([0, '']);
+    expect(run.stdout).toMatch(/^Usage: acquiro merchants /);
+  });
+});
