@@ -81,3 +81,13 @@ describe('a group of commands named without one of them', () => {
     expect(run.stdout).toMatch(/^Usage: acquiro merchants /);
   });
 });
+
+describe('help as the docs say it', () => {
+  // The allow-list admits the refund search too (docs/api/refund-search.md); the help named the query alone.
+  it('acquiro ips --help names both operations its addresses may call', async () => {
+    for (const argv of [['--help'], ['ips', '--help']]) {
+      const run = await acquiro(...argv);
+      expect(run.stdout.replace(/\s+/g, ' ')).toContain('IP addresses allowed to call the query and refund search operations');
+    }
+  });
+});

@@ -119,7 +119,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
       show(ctx, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
     });
 
-  const ips = program.command('ips').description('IP addresses allowed to call the query operation');
+  const ips = program.command('ips').description('IP addresses allowed to call the query and refund search operations');
   const ipCommand = (name: string, description: string) =>
     ips.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   ipCommand('add', 'register an address or CIDR block')
