@@ -91,3 +91,15 @@ describe('help as the docs say it', () => {
     }
   });
 });
+
+describe('acquiro sign', () => {
+  // --signature-only won and --canonical was ignored: a script asking for one of them got the other.
+  it('refuses --signature-only with --canonical: exit 2, nothing printed', async () => {
+    process.env.ACQUIRO_SECRET_KEY = 'sk_test_4f3c2b1a'; // sign reads the key from the environment
+    const run = await runCommand(['sign', '--signature-only', '--canonical'], gw.gateway.deps, { stdin: async () => '{"order_no":"X"}' }).finally(() => {
+      delete process.env.ACQUIRO_SECRET_KEY;
+    });
+    expect([run.exitCode, run.stdout]).toEqual([2, '']);
+    expect(run.stderr).toMatch(/^error: option '--(signature-only|canonical)' cannot be used with option '--(canonical|signature-only)'\n$/);
+  });
+});
