@@ -103,3 +103,22 @@ describe('acquiro sign', () => {
     expect(run.stderr).toMatch(/^error: option '--(signature-only|canonical)' cannot be used with option '--(canonical|signature-only)'\n$/);
   });
 });
+
+describe('acquiro blocklist add', () => {
+  // A value no payment can carry is an invalid argument (exit 2, docs/operations.md), refused before
+  // the database is opened; it was refused by the use case with exit 1, the code of a refusal by
+  // the database's content, and the BIN's message did not name --value.
+  it.each([
+    ['email', 'not-an-address', 'error: --value not-an-address is not an email address\n'],
+    ['bin', '41x', 'error: --value 41x is not a BIN: 6 to 8 digits\n'],
+    ['country', 'XX', 'error: --value XX is not an ISO 3166 two-letter country code\n'],
+    ['ip', '203.0.113.300', 'error: --value 203.0.113.300 is not an IPv4 or IPv6 address\n'],
+  ])('refuses a %s of %s: exit 2, naming --value, nothing stored', async (kind, value, message) => {
+    const entries = async () => (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM risk_blocklist'))[0]!.n;
+    const before = await entries();
+    const run = await acquiro('blocklist', 'add', '--kind', kind, '--value', value);
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([2, '', message]);
+    expect(await entries()).toBe(before);
+    expect((await runCommand(['blocklist', 'add', '--kind', kind, '--value', value], async () => Promise.reject(new Error('opened the database')))).exitCode).toBe(2);
+  });
+});

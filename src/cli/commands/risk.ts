@@ -66,6 +66,13 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     .option('--note <text>', 'why')
     .action(async (opts: EntryOpts) => {
       const entry = toEntry(opts);
+      // A value no payment can carry is a bad argument, refused before the database is opened (a
+      // card is named by a payment, which only the database knows).
+      if (entry.kind !== 'card') {
+        const { blockValue } = await import('../../domain/blocklist.ts');
+        const checked = blockValue(entry.kind, entry.value);
+        if ('problem' in checked) throw usageError(checked.problem);
+      }
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
       await addToBlocklist(deps, entry);
