@@ -157,14 +157,14 @@ async function runServer(config: Config, command: 'serve' | 'worker', flags: rea
 }
 
 async function main(argv: readonly string[]): Promise<void> {
+  // `--verbose` is the program's option, before the command's name as after it.
+  const command = argv.find((arg) => arg !== VERBOSE);
   // Before the configuration is read: help and the client commands never touch the data directory.
-  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(argv[0] ?? '')) {
+  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(command ?? '')) {
     finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
   }
   const config = (await import('../config.ts')).loadConfig();
   configured = config;
-  // `--verbose` is the program's option, before the command's name as after it.
-  const command = argv.find((arg) => arg !== VERBOSE);
   if (command === 'serve' || command === 'worker') {
     starting = 'the start';
     return runServer(config, command, argv.filter((_arg, i) => i !== argv.indexOf(command)));
