@@ -2,10 +2,14 @@
 // change (a StartError, exit code 78) instead of a stack trace: the port, the data directory, the
 // database. The port is reserved before anything else, so a start that cannot serve writes nothing.
 import net from 'node:net';
+import { inspect } from 'node:util';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
-import { openDatabase, type Database, type DatabaseOptions } from './db/client.ts';
+import { MigrationFailed, openDatabase, type Database, type DatabaseOptions } from './db/client.ts';
+import { sqlStateOf } from './db/error-chain.ts';
+import { isDatabaseUnavailable } from './db/unavailable.ts';
+import { UNAVAILABLE, UNEXPECTED } from './exit-codes.ts';
 
 export class StartError extends Error {}
 
@@ -134,4 +138,37 @@ export async function warnIfAutovacuumOff(database: Pick<Database, 'kind' | 'que
     { setting: 'autovacuum' },
     "PostgreSQL's autovacuum is off: statistics and plans go stale as tables grow and dead rows are never reclaimed; turn it on (docs/operations.md)",
   );
+}
+
+/**
+ * A start (a server's, a worker's, a command's opening of the database) that failed past the
+ * checks of its settings: the migrations refused, the database lost on the way, a bug. One line
+ * saying what failed and what to check, exit 70 (75 when the database could not be reached), as a
+ * command's unexpected failure; never the error itself, which may quote a statement and its values
+ * (merchants' data), unless `verbose` asks for it in full, above that line.
+ */
+export function startFailure(
+  error: unknown,
+  config: Pick<Config, 'databaseUrl' | 'dataDir'>,
+  options: { what: string; verbose: boolean },
+): { stderr: string; exitCode: number } {
+  const detail = options.verbose ? `${inspect(error, { depth: 8 })}\n` : '';
+  const more = options.verbose ? '' : "; run it again with --verbose to print the error in full (it may quote merchants' data)";
+  const database = config.databaseUrl ? `the PostgreSQL database at ${serverOf(config.databaseUrl)} (DATABASE_URL)` : `the embedded database in ACQUIRO_DATA_DIR ${config.dataDir}`;
+  if (isDatabaseUnavailable(error)) {
+    return { stderr: `${detail}acquiro: ${options.what} failed: ${database} could not be reached: run it again once it answers\n`, exitCode: UNAVAILABLE };
+  }
+  // What kind of error, without its text: a SQLSTATE, or the error's class.
+  const failed = error instanceof MigrationFailed ? error.cause : error;
+  const state = sqlStateOf(failed);
+  const kind = state ? `the database refused a statement, SQLSTATE ${state}` : failed instanceof Error ? failed.name : typeof failed;
+  if (error instanceof MigrationFailed) {
+    const check = config.databaseUrl
+      ? "check that DATABASE_URL names a database (or schema, by its search_path) that is acquiro's own, whose user may create tables in it"
+      : `check that ACQUIRO_DATA_DIR ${config.dataDir} holds acquiro's own database and nothing else's`;
+    const which = error.version ? `migration ${error.version}: ` : '';
+    return { stderr: `${detail}acquiro: the database's migrations failed (${which}${kind}); none was applied: ${check}${more}\n`, exitCode: UNEXPECTED };
+  }
+  const report = options.verbose ? 'report it with the error above' : "run it again with --verbose to print the error in full (it may quote merchants' data), and report it";
+  return { stderr: `${detail}acquiro: ${options.what} failed unexpectedly (${kind}) on ${database}: ${report}\n`, exitCode: UNEXPECTED };
 }

@@ -7,8 +7,9 @@
 import { inspect } from 'node:util';
 import { Command, CommanderError, Help, type Option } from 'commander';
 import { AppError } from '../domain/errors.ts';
-import { errorChain } from '../db/error-chain.ts';
+import { sqlStateOf } from '../db/error-chain.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
+import { UNAVAILABLE, UNEXPECTED } from '../exit-codes.ts';
 import { VERSION } from '../version.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
@@ -26,7 +27,7 @@ import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
 import { subscriptionCommands } from './commands/subscriptions.ts';
 import { userCommands } from './commands/users.ts';
-import type { CommandContext, CommandDeps, Output } from './io.ts';
+import { show, type CommandContext, type CommandDeps, type Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
 
@@ -63,22 +64,29 @@ function buildProgram(ctx: CommandContext): Command {
     .description('secrets at rest')
     .command('reseal')
     .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
-    .action(async () => {
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
       const { resealAll } = await import('../app/vault-reseal.ts');
       const done = await resealAll(deps);
-      ctx.out(`resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}\n`);
-      if (done.connectors > 0) ctx.out(`resealed ${done.connectors} connector credentials\n`);
+      show(ctx, Boolean(opts.json), { vault_key: deps.vault.activeKeyId, ...done }, () =>
+        [
+          `resealed ${done.tokens} stored cards and ${done.keys} secret keys with vault key ${deps.vault.activeKeyId}`,
+          ...(done.connectors > 0 ? [`resealed ${done.connectors} connector credentials`] : []),
+        ].join('\n'),
+      );
     });
 
   program
     .command('migrate')
     .description('apply pending database migrations')
-    .action(async () => {
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
       const { migrate } = await import('../db/client.ts');
-      const applied = await migrate(deps.database);
-      ctx.out(applied.length ? `applied ${applied.join(', ')}\n` : 'the database is up to date\n');
+      // Opening the database for this command may have applied them already (`migrated`).
+      const applied = [...(deps.migrated ?? []), ...(await migrate(deps.database))];
+      show(ctx, Boolean(opts.json), { applied }, () => (applied.length ? `applied ${applied.join(', ')}` : 'the database is up to date'));
     });
 
   // src/cli/main.ts runs these two (they run until stopped); here they have their help. It lists the
@@ -116,11 +124,6 @@ const USAGE_ERRORS = new Set([
   'commander.unknownOption',
 ]);
 
-/** A failure the command did not expect: the database away, a statement it refused, a bug (sysexits EX_SOFTWARE). */
-const UNEXPECTED = 70;
-/** The database could not be reached: try again (sysexits EX_TEMPFAIL, as a busy data directory's owner). */
-const UNAVAILABLE = 75;
-
 /**
  * One line for an error that is neither a refusal nor a usage error. Drizzle's message quotes the
  * statement and its parameters (a merchant's name, an order number...) and the driver's may quote
@@ -131,8 +134,7 @@ function unexpected(error: unknown, verbose: boolean): { stderr: string; exitCod
   if (isDatabaseUnavailable(error)) {
     return { stderr: `${detail}error: the database could not be reached; nothing more was done: run the command again once it is back\n`, exitCode: UNAVAILABLE };
   }
-  // A SQLSTATE is five digits or capitals with a digit among them (a system error's EPERM has none).
-  const sqlState = [...errorChain(error)].map((cause) => (cause as { code?: unknown }).code).find((code) => typeof code === 'string' && /^(?=.*[0-9])[0-9A-Z]{5}$/.test(code));
+  const sqlState = sqlStateOf(error);
   const what = sqlState ? `the database refused a statement of the command (SQLSTATE ${sqlState})` : `the command failed unexpectedly (${error instanceof Error ? error.name : typeof error})`;
   const more = verbose ? '' : ': run it again with --verbose to print the error in full (it may quote merchants\' data)';
   return { stderr: `${detail}error: ${what}${more}\n`, exitCode: UNEXPECTED };
@@ -176,7 +178,9 @@ export async function runCommand(
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.code.startsWith('acquiro.') && error.message) stderr += `error: ${error.message}\n`;
-      return { stdout, stderr, exitCode: USAGE_ERRORS.has(error.code) ? 2 : error.exitCode };
+      // A group named without one of its commands prints its help as an error ('commander.help', exit 1 by commander): a usage error too.
+      const usage = USAGE_ERRORS.has(error.code) || (error.code === 'commander.help' && error.exitCode !== 0);
+      return { stdout, stderr, exitCode: usage ? 2 : error.exitCode };
     }
     if (error instanceof AppError) return { stdout, stderr: `${stderr}error: ${error.message}\n`, exitCode: 1 };
     if (openFailure !== undefined && error === openFailure) throw error;

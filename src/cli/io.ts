@@ -3,7 +3,11 @@
 import { CommanderError } from 'commander';
 import type { Deps } from '../app/context.ts';
 
-export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> & Partial<Pick<Deps, 'connectors' | 'log'>>;
+export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> &
+  Partial<Pick<Deps, 'connectors' | 'log'>> & {
+    /** The migrations the command's own opening of the database applied (`acquiro migrate` names them). */
+    readonly migrated?: readonly string[];
+  };
 
 export interface Output {
   out(text: string): void;

@@ -7,12 +7,16 @@
 // owner loads no use case and opens no database; one run here opens the database (and loads the
 // gateway's modules) only when its action first needs it, once commander has checked its arguments.
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Deps } from '../app/context.ts';
 import type { Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult, type Ownership } from '../db/ownership.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
 
 const OWNER_WAIT_MS = 30_000;
+const VERBOSE = '--verbose';
+
+/** What main's catch names when a start fails: set as main learns it. */
+let configured: Pick<Config, 'databaseUrl' | 'dataDir'> | undefined;
+let starting = 'opening the database for the command';
 const UNREACHABLE_WAIT_MS = 5_000;
 
 function finish(result: CommandResult): never {
@@ -43,7 +47,7 @@ class DataDirTaken extends Error {}
  */
 class DatabaseOnFirstUse {
   private readonly config: Config;
-  private opened: Promise<{ deps: Deps; close(): Promise<void> }> | undefined;
+  private opened: Promise<{ deps: CommandDeps; close(): Promise<void> }> | undefined;
   private ownership: Ownership | null = null;
 
   constructor(config: Config) {
@@ -52,19 +56,22 @@ class DatabaseOnFirstUse {
 
   readonly deps = async (): Promise<CommandDeps> => (await (this.opened ??= this.open())).deps;
 
-  private async open(): Promise<{ deps: Deps; close(): Promise<void> }> {
+  private async open(): Promise<{ deps: CommandDeps; close(): Promise<void> }> {
     if (!this.config.databaseUrl) {
       this.ownership = await claimDataDir(this.config.dataDir, { leaseMs: this.config.dataDirLeaseMs });
       if (!this.ownership) throw new DataDirTaken();
     }
-    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }, { databaseClock }] = await Promise.all([
+    const [{ openReachableDatabase }, { createDeps, releaseDeps }, { createLogger }, { databaseClock }, { migrate }] = await Promise.all([
       import('../startup.ts'),
       import('../deps.ts'),
       import('../logging.ts'),
       import('../app/clock/database-clock.ts'),
+      import('../db/client.ts'),
     ]);
     const database = await openReachableDatabase(this.config);
     try {
+      // Before createDeps (which finds nothing left to apply): `acquiro migrate` names what was applied.
+      const migrated = await migrate(database);
       // The database's clock, not this host's: what the command stamps is judged beside the database.
       const wallClock = await databaseClock(database);
       const deps = await createDeps({ config: this.config, database, wallClock, log: createLogger('warn'), watchClock: false });
@@ -72,7 +79,7 @@ class DatabaseOnFirstUse {
         await releaseDeps(deps);
         await database.close();
       };
-      return { deps, close };
+      return { deps: { ...deps, migrated }, close };
     } catch (error) {
       await database.close();
       throw error;
@@ -134,7 +141,8 @@ async function readStdin(): Promise<string> {
 /** `serve` and `worker` run until a signal stops them. */
 async function runServer(config: Config, command: 'serve' | 'worker', flags: readonly string[]): Promise<void> {
   // `serve --no-worker` is ACQUIRO_WORKERS=off for this process: many servers, workers apart.
-  const allowed = command === 'serve' ? ['--no-worker'] : [];
+  // `--verbose` (anywhere, as for every command) is read when the start fails (main's catch).
+  const allowed = command === 'serve' ? ['--no-worker', VERBOSE] : [VERBOSE];
   const unknown = flags.find((flag) => !allowed.includes(flag));
   if (unknown !== undefined) {
     finish({ stdout: '', stderr: `error: unknown option '${unknown}' for acquiro ${command} (see acquiro ${command} --help)\n`, exitCode: 2 });
@@ -149,12 +157,18 @@ async function runServer(config: Config, command: 'serve' | 'worker', flags: rea
 }
 
 async function main(argv: readonly string[]): Promise<void> {
+  // `--verbose` is the program's option, before the command's name as after it.
+  const command = argv.find((arg) => arg !== VERBOSE);
   // Before the configuration is read: help and the client commands never touch the data directory.
-  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(argv[0] ?? '')) {
+  if (wantsHelpOnly(argv) || CLIENT_COMMANDS.has(command ?? '')) {
     finish(await runCommand(argv.length ? argv : ['--help'], NO_DATABASE, { stdin: readStdin }));
   }
   const config = (await import('../config.ts')).loadConfig();
-  if (argv[0] === 'serve' || argv[0] === 'worker') return runServer(config, argv[0], argv.slice(1));
+  configured = config;
+  if (command === 'serve' || command === 'worker') {
+    starting = 'the start';
+    return runServer(config, command, argv.filter((_arg, i) => i !== argv.indexOf(command)));
+  }
   // Read once, here: a command routed to the process owning the data directory gets it with its argv.
   const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
   const stdin = piped === undefined ? readStdin : async () => piped;
@@ -167,8 +181,13 @@ async function isStartProblem(error: unknown): Promise<boolean> {
   return error instanceof ConfigError || error instanceof StartError;
 }
 
-main(process.argv.slice(2)).catch(async (error: unknown) => {
+const argv = process.argv.slice(2);
+main(argv).catch(async (error: unknown) => {
   if (error instanceof Error && (await isStartProblem(error))) stop(error.message);
-  process.stderr.write(`acquiro: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
+  // Anything else failed a start (a server's, a worker's, a command's opening of the database):
+  // migrations the database refused, a bug. One line, exit 70 or 75, as a command's own unexpected
+  // failure (runCommand); the error in full only with --verbose.
+  const { startFailure } = await import('../startup.ts');
+  const config = configured ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
+  finish({ stdout: '', ...startFailure(error, config, { what: starting, verbose: argv.includes(VERBOSE) }) });
 });

@@ -206,26 +206,47 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
 
 const MIGRATIONS = new URL('./migrations/', import.meta.url);
 
-/** Applies every migration not yet applied, in file-name order, each in its own transaction. */
+/**
+ * The migrations could not be applied (nothing of them was: they run in one transaction). `version`
+ * names the migration that failed; none when the bookkeeping before them did (the table of applied
+ * migrations). The cause is the database's error, which may quote a statement.
+ */
+export class MigrationFailed extends Error {
+  readonly version: string | undefined;
+
+  constructor(version: string | undefined, cause: unknown) {
+    super(version ? `migration ${version} failed` : 'the migrations could not start', { cause });
+    this.name = 'MigrationFailed';
+    this.version = version;
+  }
+}
+
+/** Applies every migration not yet applied, in file-name order, in one transaction (MigrationFailed otherwise). */
 export async function migrate(database: Database): Promise<string[]> {
   const files = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
   const applied: string[] = [];
-  await database.db.transaction(async (tx) => {
-    // Two processes starting at once on one PostgreSQL must not both apply a migration.
-    if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616301)`);
-    await tx.execute(
-      sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-    );
-    const done = new Set((await rowsOf<{ version: string }>(tx, sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
-    for (const file of files) {
-      const version = file.replace(/\.sql$/, '');
-      if (done.has(version)) continue;
-      const script = await readFile(new URL(file, MIGRATIONS), 'utf8');
-      for (const statement of splitStatements(script)) await tx.execute(sql.raw(statement));
-      await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${version})`);
-      applied.push(version);
-    }
-  });
+  let running: string | undefined;
+  try {
+    await database.db.transaction(async (tx) => {
+      // Two processes starting at once on one PostgreSQL must not both apply a migration.
+      if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616301)`);
+      await tx.execute(
+        sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const done = new Set((await rowsOf<{ version: string }>(tx, sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
+      for (const file of files) {
+        const version = file.replace(/\.sql$/, '');
+        if (done.has(version)) continue;
+        running = version;
+        const script = await readFile(new URL(file, MIGRATIONS), 'utf8');
+        for (const statement of splitStatements(script)) await tx.execute(sql.raw(statement));
+        await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${version})`);
+        applied.push(version);
+      }
+    });
+  } catch (error) {
+    throw new MigrationFailed(running, error);
+  }
   return applied;
 }
 

@@ -136,6 +136,22 @@ describe('acquiro accounts fees', () => {
   });
 });
 
+describe('acquiro accounts fees|payout-fees remove', () => {
+  // A code that is no currency (a lower-case one, a typo) named no fee: the command said what
+  // stayed, exit 0, and the fee the operator meant to remove was still charged.
+  it.each([['fees'], ['payout-fees']])('%s remove refuses a code that is no currency, naming --currency, exit 2, the fee kept', async (which) => {
+    const shop = await gw.merchant();
+    expect((await acquiro('accounts', which, 'set', ...ids(shop), '--currency', 'USD', '--fixed', '0.30')).exitCode).toBe(0);
+    const before = JSON.parse((await acquiro('accounts', which, 'show', ...ids(shop), '--json')).stdout);
+    expect(Object.keys(before.currencies)).toEqual(['USD']);
+    for (const code of ['usd', 'XYZ', 'US']) {
+      const result = await acquiro('accounts', which, 'remove', ...ids(shop), '--currency', code, '--json');
+      expect([result.exitCode, result.stdout, result.stderr]).toEqual([2, '', `error: --currency ${code} is not an ISO 4217 currency code\n`]);
+    }
+    expect(JSON.parse((await acquiro('accounts', which, 'show', ...ids(shop), '--json')).stdout)).toEqual(before);
+  });
+});
+
 describe("the platform's own books", () => {
   // The ledger's `platform` merchant and account (fees earned) are no merchant: the settings
   // commands said so, but an account, a portal member, a query IP, a key rotation, a top-up of

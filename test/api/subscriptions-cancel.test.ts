@@ -342,4 +342,16 @@ describe('acquiro subscriptions', () => {
     expect([cancelled.exitCode, cancelled.stdout]).toEqual([0, `subscription ${recurringId} Inactived\n`]);
     expect((await subscriptionOf(deps(), recurringId)).status).toBe('Inactived');
   });
+
+  // It printed the merchant API's code text (5014:Subscription not found), naming neither the
+  // subscription nor the account, where `subscriptions show` names both.
+  it("refuses to cancel an unknown or another account's subscription, naming it: exit 1, nothing changed", async () => {
+    const merchant = await gw.merchant();
+    const recurringId = await active(merchant);
+    for (const [account, id] of [[shop.ids, recurringId], [merchant.ids, 'RC00000000000000000000000000']] as const) {
+      const run = await runCommand(['subscriptions', 'cancel', '--merchant-id', account.merchant_id, '--account-id', account.account_id, '--recurring-id', id, '--json'], deps());
+      expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', `error: no subscription ${id} on account ${account.account_id}\n`]);
+    }
+    expect((await subscriptionOf(deps(), recurringId)).status).toBe('Active');
+  });
 });

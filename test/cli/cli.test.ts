@@ -23,6 +23,26 @@ afterAll(() => db?.drop());
 
 const json = (text: string) => JSON.parse(text) as Record<string, string>;
 
+describe('acquiro migrate', () => {
+  // The command's own opening of the database migrated it first, so the command found nothing left
+  // to apply and said "the database is up to date" of a database it had just created.
+  it('names the migrations it applied to an empty database, then says it is up to date', async () => {
+    const own = TEST_DB === 'postgres' ? await openTestDatabase(2) : undefined;
+    try {
+      const fresh = own ? own.env : { ACQUIRO_DATA_DIR: tempDataDir() };
+      const first = await acquiro(['migrate', '--json'], fresh);
+      expect([first.code, first.stderr]).toEqual([0, '']);
+      const { applied } = JSON.parse(first.stdout) as { applied: string[] };
+      expect(applied[0]).toBe('0001_core');
+      expect(applied).toEqual([...applied].sort());
+      const again = await acquiro(['migrate'], fresh);
+      expect([again.code, again.stdout]).toEqual([0, 'the database is up to date\n']);
+    } finally {
+      await own?.drop();
+    }
+  });
+});
+
 describe('acquiro without a running server', () => {
   it('migrates an empty database, creates a merchant and prints its credentials as JSON', async () => {
     const run = await acquiro(['merchants', 'create', '--name', 'Shop', '--capture-mode', 'manual', '--json'], env);

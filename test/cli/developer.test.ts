@@ -92,6 +92,18 @@ describe.runIf(TEST_DB === 'pglite').concurrent('without any database', () => {
     expect((await acquiroWith(['sign', '--canonical', '--path', '/v1/capture'], xml, env)).stdout).toBe('account_id=A1&capture_orders[0].amount=1.00&merchant_id=M1\n');
   });
 
+  // `--verbose` may come anywhere (docs/operations.md): before the command's name, sign was taken
+  // for a database command, read the gateway's settings (a bad PORT stopped it, exit 78) and, with a
+  // server on the data directory, would have run inside that server.
+  it('signs with --verbose before the command as after it, reading no setting of the gateway', { timeout: 120_000 }, async () => {
+    const env = { ...nowhere(), ACQUIRO_SECRET_KEY: EXAMPLE_KEY, PORT: 'not-a-port' };
+    for (const args of [['sign', '--signature-only', '--verbose'], ['--verbose', 'sign', '--signature-only']]) {
+      const run = await acquiroWith(args, EXAMPLE, env);
+      expect([run.code, run.stdout, run.stderr]).toEqual([0, `${EXAMPLE_SIGNATURE}\n`, '']);
+    }
+    expect(existsSync(env.ACQUIRO_DATA_DIR)).toBe(false);
+  });
+
   it('refuses to sign without a key or a body, saying what to do', { timeout: 120_000 }, async () => {
     const noKey = await acquiroWith(['sign'], EXAMPLE, nowhere());
     expect([noKey.code, noKey.stderr]).toEqual([2, expect.stringMatching(/^error: set ACQUIRO_SECRET_KEY/)]);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { freePort, startServer, tempDataDir, type Run } from '../support/processes.ts';
+import { acquiro, freePort, startServer, tempDataDir, type Run } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -115,5 +115,80 @@ describe.runIf(TEST_DB === 'pglite')('a start that cannot serve, whatever the da
     expect(run.stderr).toContain(reason);
     expect(run.stderr + run.stdout).not.toContain('s3cr3t');
     expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+/**
+ * A database the migrations cannot be applied to: it already holds a `merchants` table that
+ * acquiro did not make (another application's schema), so the first migration is refused.
+ */
+async function unmigratable(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
+  if (TEST_DB === 'pglite') {
+    const dir = tempDataDir();
+    const { PGlite } = await import('@electric-sql/pglite');
+    const engine = await PGlite.create(dir);
+    await engine.exec('CREATE TABLE merchants (legacy_id integer)');
+    await engine.close();
+    return { env: { ACQUIRO_DATA_DIR: dir }, drop: async () => {} };
+  }
+  const own = await openTestDatabase(2);
+  await own.database.query('CREATE TABLE merchants (legacy_id integer)');
+  return { env: own.env, drop: own.drop };
+}
+
+const STACK_LINE = /^\s+at /m;
+
+describe('a start that fails past the checks of its settings', () => {
+  let broken: Awaited<ReturnType<typeof unmigratable>>;
+  beforeAll(async () => {
+    broken = await unmigratable();
+  });
+  afterAll(() => broken?.drop());
+
+  const where = () => (TEST_DB === 'pglite' ? 'ACQUIRO_DATA_DIR' : 'DATABASE_URL');
+  const oneLine = (run: Run, exitCode: number) => {
+    expect(run.stderr).not.toMatch(STACK_LINE);
+    expect(run.stderr.split('\n')).toHaveLength(2); // one line and its newline
+    expect(run.code).toBe(exitCode);
+  };
+
+  it('npm start: one line saying the migrations failed and what to check, exit 70, no stack', async () => {
+    const run = await start({ ...broken.env, PORT: String(await freePort()) });
+    oneLine(run, 70);
+    expect(run.stderr).toMatch(/^acquiro: the database's migrations failed \(migration 0001_core: the database refused a statement, SQLSTATE 42P07\); none was applied: check /);
+    expect(run.stderr).toContain(where());
+    expect(run.stderr).toContain('--verbose');
+  });
+
+  it.each([[['serve']], [['worker']], [['serve', '--no-worker']], [['merchants', 'list']], [['migrate']]])(
+    'acquiro %j: the same line, exit 70, no stack',
+    async (args) => {
+      const run = await acquiro(args, { ...broken.env, PORT: String(await freePort()) });
+      oneLine(run, 70);
+      expect(run.stderr).toMatch(/^acquiro: the database's migrations failed \(migration 0001_core: the database refused a statement, SQLSTATE 42P07\); none was applied: check /);
+      expect(run.stderr).toContain(where());
+    },
+  );
+
+  it.each([[['--verbose', 'serve']], [['serve', '--verbose']], [['worker', '--verbose']], [['merchants', 'list', '--verbose']]])(
+    'acquiro %j prints the error in full above the same line, exit 70',
+    async (args) => {
+      const run = await acquiro(args, { ...broken.env, PORT: String(await freePort()) });
+      expect(run.code).toBe(70);
+      expect(run.stderr).toMatch(STACK_LINE);
+      expect(run.stderr).toContain('42P07');
+      expect(run.stderr).toMatch(/\nacquiro: the database's migrations failed \(migration 0001_core: [^\n]+\n$/);
+    },
+  );
+});
+
+describe.runIf(TEST_DB === 'postgres')('a DATABASE_URL whose schema does not exist', () => {
+  const url = `${POSTGRES_URL}?options=-c%20search_path%3Dno_such_schema_here`;
+
+  it.each([[['serve']], [['worker']], [['merchants', 'list']]])('acquiro %j: one line naming DATABASE_URL, exit 70, no stack', async (args) => {
+    const run = await acquiro(args, { DATABASE_URL: url, PORT: String(await freePort()) });
+    expect(run.stderr).not.toMatch(STACK_LINE);
+    expect(run.code).toBe(70);
+    expect(run.stderr).toMatch(/^acquiro: the database's migrations failed \(the database refused a statement, SQLSTATE 3F000\); none was applied: [^\n]*DATABASE_URL[^\n]*\n$/);
   });
 });

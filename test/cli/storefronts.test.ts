@@ -28,6 +28,22 @@ describe('acquiro storefronts', () => {
     expect(other.exitCode).toBe(1);
   });
 
+  // It printed "removed shop.example" for a site that was not on the list (added as
+  // https://shop.example, a different source), and the site the operator meant to stop could frame
+  // the page still.
+  it('says so when the site to remove is not on the list, and lists what stays', async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const run = (...argv: string[]) => runCommand([...argv, ...ids], gw.gateway.deps);
+    await run('storefronts', 'add', '--domain', 'https://shop.example');
+    const text = await run('storefronts', 'remove', '--domain', 'shop.example');
+    expect([text.exitCode, text.stdout]).toEqual([0, 'shop.example was not on the list: https://shop.example may frame the page\n']);
+    const json = await run('storefronts', 'remove', '--domain', 'shop.example', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ account_id: shop.ids.account_id, removed: false, storefront_domains: ['https://shop.example'] });
+    const done = await run('storefronts', 'remove', '--domain', 'https://shop.example', '--json');
+    expect(JSON.parse(done.stdout)).toEqual({ account_id: shop.ids.account_id, removed: true, storefront_domains: [] });
+  });
+
   it('refuses a host longer than DNS allows (253 characters, 63 a label), as the site it cannot be', async () => {
     const shop = await gw.merchant();
     const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];

@@ -1,9 +1,8 @@
 // Operators tune the risk rules per account (accounts.risk_settings holds the overrides) and keep
 // blocklists. Overrides are checked here so that a typo cannot silently disable a rule.
 import { and, asc, eq, inArray, isNull, ne, or, sql } from 'drizzle-orm';
-import countries from 'i18n-iso-countries';
 import { AppError } from '../../domain/errors.ts';
-import { normaliseIp } from '../../domain/ip.ts';
+import { blockValue, type BlockKind } from '../../domain/blocklist.ts';
 import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
 import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
@@ -208,7 +207,7 @@ async function changeOverrides<T extends { overrides: Record<string, unknown> }>
   });
 }
 
-export type BlockKind = 'card' | 'email' | 'ip' | 'bin' | 'country';
+export type { BlockKind } from '../../domain/blocklist.ts';
 
 export interface BlockEntry {
   readonly kind: BlockKind;
@@ -219,43 +218,20 @@ export interface BlockEntry {
   readonly note?: string;
 }
 
-/** What the payment request takes for shopper_email (src/http/requests/validation.ts). */
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-
-/** The stored value: cards by fingerprint, emails lower-cased, IP addresses normalised, the rest as given after a check. */
+/** The stored value: cards by fingerprint, the rest as blockValue keeps them (docs/risk.md). */
 async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
-  switch (entry.kind) {
-    case 'card': {
-      if (!entry.accountId) throw new AppError('invalid_field', 'blocking a card needs --merchant-id and --account-id with the transaction id');
-      const [payment] = await deps.database.db
-        .select({ fingerprint: payments.cardFingerprint })
-        .from(payments)
-        .where(and(eq(payments.accountId, entry.accountId), eq(payments.id, entry.value)));
-      if (!payment?.fingerprint) throw new AppError('invalid_field', `no card payment ${entry.value} on account ${entry.accountId}`);
-      return payment.fingerprint;
-    }
-    // Only values a payment can carry (its shopper_email and billing_country are checked the
-    // same way): anything else was listed as a block that could never hit.
-    case 'email':
-      if (entry.value.length > 254 || !EMAIL.test(entry.value)) throw new AppError('invalid_field', `--value ${entry.value} is not an email address`);
-      return entry.value.toLowerCase();
-    case 'bin':
-      if (!/^[0-9]{6,8}$/.test(entry.value)) throw new AppError('invalid_field', 'a BIN is 6 to 8 digits');
-      return entry.value;
-    case 'country':
-      if (!/^[A-Z]{2}$/.test(entry.value) || !countries.isValid(entry.value)) {
-        throw new AppError('invalid_field', `--value ${entry.value} is not an ISO 3166 two-letter country code`);
-      }
-      return entry.value;
-    case 'ip': {
-      // Written the way shopper_ip is kept once checked (src/http/requests/validation.ts), which
-      // the blocklist rule compares it with: as typed, `2001:DB8::7` or `::ffff:203.0.113.7`
-      // never matched a payment, and `203.0.113.300` was taken for a block.
-      const address = normaliseIp(entry.value);
-      if (!address) throw new AppError('invalid_field', `--value ${entry.value} is not an IPv4 or IPv6 address`);
-      return address;
-    }
+  if (entry.kind !== 'card') {
+    const checked = blockValue(entry.kind, entry.value);
+    if ('problem' in checked) throw new AppError('invalid_field', checked.problem);
+    return checked.value;
   }
+  if (!entry.accountId) throw new AppError('invalid_field', 'blocking a card needs --merchant-id and --account-id with the transaction id');
+  const [payment] = await deps.database.db
+    .select({ fingerprint: payments.cardFingerprint })
+    .from(payments)
+    .where(and(eq(payments.accountId, entry.accountId), eq(payments.id, entry.value)));
+  if (!payment?.fingerprint) throw new AppError('invalid_field', `no card payment ${entry.value} on account ${entry.accountId}`);
+  return payment.fingerprint;
 }
 
 /** Where an entry's hit alone scores below reviewScore, and so holds and refuses nothing. */

@@ -14,6 +14,12 @@ const connectors = () => import('../../app/merchants/connector.ts');
 export const sub = (program: Command, name: string, description: string): Command =>
   program.commands.find((c) => c.name() === name) ?? program.command(name).description(description);
 
+/** An ISO 4217 code, as the fee and rate commands take it (a fee of no currency would be none to set or remove). */
+export function currencyCode(option: string, code: string): string {
+  if (!isCurrency(code)) throw usageError(`${option} ${code} is not an ISO 4217 currency code`);
+  return code;
+}
+
 export function percentToBps(text: string): number {
   if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(text) || Number(text) > 100) throw usageError(`--percent ${text} is a percentage from 0 to 100 with at most two decimals`);
   return Math.round(Number(text) * 100);
@@ -61,7 +67,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     .option('--fixed <amount>', 'fixed part per capture, e.g. 0.30', '0')
     .option('--percent <p>', 'percentage of the captured amount, e.g. 2.9', '0')
     .action(async (opts: { merchantId: string; accountId: string; currency: string; fixed: string; percent: string; json?: boolean }) => {
-      if (!isCurrency(opts.currency)) throw usageError(`--currency ${opts.currency} is not an ISO 4217 currency code`);
+      currencyCode('--currency', opts.currency);
       const parsed = /^0+(\.0+)?$/.test(opts.fixed) ? { minor: 0 } : parseAmount(opts.fixed, opts.currency);
       if ('problem' in parsed) throw usageError(`--fixed ${opts.fixed} is not an amount in ${opts.currency}`);
       const fee = { fixed: parsed.minor, bps: percentToBps(opts.percent) };
@@ -71,11 +77,12 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's fee: it pays the account's default percentage again")
-    .requiredOption('--currency <code>')
+    .requiredOption('--currency <code>', 'ISO 4217 currency code')
     .action(async (opts: { merchantId: string; accountId: string; currency: string; json?: boolean }) => {
+      const code = currencyCode('--currency', opts.currency);
       const deps = await ctx.deps();
       const { setCurrencyFee } = await settings();
-      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, null);
+      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, code, null);
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
 

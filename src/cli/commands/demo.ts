@@ -1,5 +1,5 @@
 // demo: the sandbox demo merchant's credentials, created if the database has none yet.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { shellExports, usageError, type CommandContext } from '../io.ts';
 
 // What the command runs, loaded when it is chosen (help needs only the options).
@@ -9,7 +9,8 @@ export function demoCommands(program: Command, ctx: CommandContext): void {
   program
     .command('demo')
     .description("print the sandbox demo merchant's credentials (created if there is none); refused in live mode")
-    .option('--json', 'print JSON')
+    // Two ways to print the credentials: one at a time (a script asking for JSON gets JSON).
+    .addOption(new Option('--json', 'print JSON').conflicts('env'))
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval')
     .action(async (opts: { json?: boolean; env?: boolean }) => {
       const deps = await ctx.deps();

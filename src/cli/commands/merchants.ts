@@ -40,7 +40,8 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     .option('--rate-limit <n>', 'requests per second for the account', intBetween('--rate-limit', 1, MAX_RATE_LIMIT))
     .option('--fee-bps <n>', 'fee on captured amounts, in basis points', intBetween('--fee-bps', 0, 10_000))
     .option('--connector <name>', 'the connector that processes its payments (default: the sandbox simulator, refused in live mode)')
-    .option('--json', 'print JSON')
+    // Two ways to print the credentials: one at a time (a script asking for JSON gets JSON).
+    .addOption(new Option('--json', 'print JSON').conflicts('env'))
     .option('--env', 'print shell exports (ACQUIRO_MERCHANT_ID, ACQUIRO_ACCOUNT_ID, ACQUIRO_SECRET_KEY) for eval, as acquiro sign and call read them')
     .action(async (opts: { name: string; captureMode: 'auto' | 'manual'; rateLimit?: number; feeBps?: number; connector?: string; json?: boolean; env?: boolean }) => {
       const deps = await ctx.deps();
@@ -118,7 +119,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
       show(ctx, Boolean(opts.json), revoked, () => `${revoked.revoked} previous key(s) revoked`);
     });
 
-  const ips = program.command('ips').description('IP addresses allowed to call the query operation');
+  const ips = program.command('ips').description('IP addresses allowed to call the query and refund search operations');
   const ipCommand = (name: string, description: string) =>
     ips.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
   ipCommand('add', 'register an address or CIDR block')

@@ -94,7 +94,9 @@ export function paymentCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: ListOptions) => {
       if (opts.from && opts.to && opts.from > opts.to) throw usageError('--from must not be after --to');
       const deps = await ctx.deps();
-      const [{ listPayments }, { maskedCard }] = await Promise.all([listing(), events()]);
+      const [{ requireNamed }, { listPayments }, { maskedCard }] = await Promise.all([import('../account.ts'), listing(), events()]);
+      // A filter naming no merchant or account (or another merchant's) is refused, never listed as nothing (exit 1).
+      await requireNamed(deps, { merchantId: opts.merchantId, accountId: opts.accountId });
       const rows = (await listPayments(deps.database.db, { ...opts })).map((payment) => summary(payment, maskedCard(payment)));
       show(ctx, Boolean(opts.json), rows, () =>
         table(rows.map(({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }) => ({ transaction_id, account_id, order_no, status, amount, currency, card, created_at }))),

@@ -3,12 +3,12 @@
 // account's payout fees. docs/payouts.md.
 import type { Command } from 'commander';
 import type { PayoutFeesView } from '../../app/payouts/settings.ts';
-import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
+import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { parseRate } from '../../domain/payouts/amounts.ts';
 import { awaitsRail, PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
 import { accountDeps, listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
-import { percentToBps, sub } from './account-settings.ts';
+import { currencyCode as currency, percentToBps, sub } from './account-settings.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const operator = () => import('../../app/payouts/operator.ts');
@@ -19,11 +19,6 @@ interface AccountOpts {
   merchantId: string;
   accountId: string;
   json?: boolean;
-}
-
-function currency(option: string, code: string): string {
-  if (!isCurrency(code)) throw usageError(`${option} ${code} is not an ISO 4217 currency code`);
-  return code;
 }
 
 function minorOf(option: string, text: string, code: string): number {
@@ -148,11 +143,12 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's payout fee: it pays the sandbox default again")
-    .requiredOption('--currency <code>')
+    .requiredOption('--currency <code>', 'ISO 4217 currency code')
     .action(async (opts: AccountOpts & { currency: string }) => {
+      const code = currency('--currency', opts.currency);
       const deps = await accountDeps(ctx, opts);
       const { setPayoutFee } = await settings();
-      const view = await setPayoutFee(deps, opts.accountId, opts.currency, null);
+      const view = await setPayoutFee(deps, opts.accountId, code, null);
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
 }

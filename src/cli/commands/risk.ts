@@ -97,6 +97,13 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     .option('--note <text>', 'why')
     .action(async (opts: EntryOpts) => {
       const entry = toEntry(opts);
+      // A value no payment can carry is a bad argument, refused before the database is opened (a
+      // card is named by a payment, which only the database knows).
+      if (entry.kind !== 'card') {
+        const { blockValue } = await import('../../domain/blocklist.ts');
+        const checked = blockValue(entry.kind, entry.value);
+        if ('problem' in checked) throw usageError(checked.problem);
+      }
       const deps = await ctx.deps();
       const { addToBlocklist } = await settings();
       const added = await addToBlocklist(deps, entry);
@@ -122,7 +129,9 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { accountId?: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listBlocklist } = await settings();
+      const [{ requireNamed }, { listBlocklist }] = await Promise.all([import('../account.ts'), settings()]);
+      // An account that does not exist is refused (exit 1): its list would be the gateway-wide entries alone.
+      await requireNamed(deps, { accountId: opts.accountId });
       const rows = await listBlocklist(deps, opts.accountId);
       show(ctx, Boolean(opts.json), rows, () => table(rows));
     });

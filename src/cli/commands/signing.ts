@@ -78,7 +78,8 @@ export function signingCommands(program: Command, io: Output): void {
       'sign a request body read on standard input (JSON, XML or form) with ACQUIRO_SECRET_KEY and print it with its encryption_data; ' +
         'merchant_id and account_id are filled in from ACQUIRO_MERCHANT_ID and ACQUIRO_ACCOUNT_ID when the body lacks them',
     )
-    .option('--signature-only', 'print only the encryption_data (64 hex characters)')
+    // One thing to print: given both, --signature-only won and --canonical was ignored.
+    .addOption(new Option('--signature-only', 'print only the encryption_data (64 hex characters)').conflicts('canonical'))
     .option('--canonical', 'print only the canonical string the signature is over (it holds the card number: do not log it)')
     .option('--path <path>', 'the operation the body is for (e.g. /v1/capture), so a one-entry XML list reads as a list')
     .action(async (opts: { signatureOnly?: boolean; canonical?: boolean; path?: string }) => {

@@ -38,9 +38,17 @@ export function storefrontCommands(program: Command, ctx: CommandContext): void 
     .action(async (opts: { merchantId: string; accountId: string; domain: string; json?: boolean }) => {
       const domain = domainOf(opts.domain);
       const deps = await accountDeps(ctx, opts);
-      const { changeStorefront } = await access();
-      await changeStorefront(deps, opts.merchantId, opts.accountId, 'remove', domain);
-      show(ctx, Boolean(opts.json), { account_id: opts.accountId, storefront_domains: await domains(deps, opts.accountId) }, () => `removed ${domain}`);
+      // A site not on the list (https://shop.example added, shop.example named) is said to be so,
+      // with what may still frame the page: "removed" would leave the operator thinking it stopped.
+      const removed = (await domains(deps, opts.accountId)).includes(domain);
+      if (removed) {
+        const { changeStorefront } = await access();
+        await changeStorefront(deps, opts.merchantId, opts.accountId, 'remove', domain);
+      }
+      const left = await domains(deps, opts.accountId);
+      show(ctx, Boolean(opts.json), { account_id: opts.accountId, removed, storefront_domains: left }, () =>
+        removed ? `removed ${domain}` : `${domain} was not on the list: ${left.length > 0 ? `${left.join(', ')} may frame the page` : 'no storefront may frame the page'}`,
+      );
     });
   command('list', 'list the sites').action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
     const deps = await accountDeps(ctx, opts);

@@ -54,7 +54,10 @@ export function subscriptionCommands(program: Command, ctx: CommandContext): voi
       const deps = await ctx.deps();
       const { cancelAccountSubscription } = await manage();
       const outcome = await cancelAccountSubscription(deps, opts.merchantId, opts.accountId, opts.recurringId);
-      if (outcome.status === 'refused') throw usageError(codeText(outcome.code), 1);
+      if (outcome.status === 'refused') {
+        // Not found names what the operator gave, as `show` does; the other refusals keep the API's words.
+        throw usageError(outcome.code === 'subscription_not_found' ? `no subscription ${opts.recurringId} on account ${opts.accountId}` : codeText(outcome.code), 1);
+      }
       show(ctx, Boolean(opts.json), { recurring_id: outcome.subscription.id, status: outcome.subscription.status }, () => `subscription ${outcome.subscription.id} ${outcome.subscription.status}`);
     });
 

@@ -2,7 +2,7 @@
 // password (there is no mail server: the operator hands it over), or with --password-stdin sets
 // the password read from standard input. `reset` prints a new link; `disable` ends the member's
 // sessions for good. And `audit verify`: the audit log's hash chain, checked from the first row.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { KeptHead } from '../../app/portal/audit.ts';
 import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
 import type { PortalUserRow } from '../../db/schema.ts';
@@ -33,12 +33,32 @@ function keptHead(text: string): KeptHead {
   return { seq: Number(match[1]), hash: match[2]!.toLowerCase() };
 }
 
-/** A refusal of the use case, printed as the CLI's own: exit 1 (2 for bad input). */
-async function refusals<T>(work: () => Promise<T>): Promise<T> {
+/** What the command line gave for the fields a refusal may be about. */
+interface Given {
+  readonly email?: string | undefined;
+  readonly role?: string | undefined;
+}
+
+/** The option a refusal's field came from, as the refusal's prefix (the portal shows it beside the field instead). */
+function optionOf(field: string | undefined, given: Given): string {
+  switch (field) {
+    case 'email':
+      return `--email ${given.email ?? ''}: `;
+    case 'role':
+      return `--role ${given.role ?? ''}: `;
+    case 'password':
+      return '--password-stdin: '; // never the password
+    default:
+      return '';
+  }
+}
+
+/** A refusal of the use case, printed as the CLI's own, naming its option: exit 1 (2 for bad input). */
+async function refusals<T>(work: () => Promise<T>, given: Given = {}): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    if (error instanceof PortalRefusal) throw usageError(error.message, error.status === 400 ? 2 : 1);
+    if (error instanceof PortalRefusal) throw usageError(`${optionOf(error.field, given)}${error.message}`, error.status === 400 ? 2 : 1);
     throw error;
   }
 }
@@ -48,13 +68,26 @@ async function namedMember(ctx: CommandContext, opts: { userId?: string; email?:
   if (!opts.userId && !opts.email) throw usageError('name the member with --user-id or --email');
   const deps = await ctx.deps();
   const { findMember } = await members();
-  const found = await refusals(() => findMember(deps, { ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.email ? { email: opts.email } : {}) }));
+  const named = opts.userId ? `--user-id ${opts.userId}` : `--email ${opts.email}`;
+  const found = await refusals(async () => {
+    try {
+      return await findMember(deps, { ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.email ? { email: opts.email } : {}) });
+    } catch (error) {
+      if (error instanceof PortalRefusal && error.status === 404) throw new PortalRefusal(`no member with ${named}`, { status: 404 });
+      throw error;
+    }
+  });
   return { deps, found };
 }
 
 export function userCommands(program: Command, ctx: CommandContext): void {
   const users = program.command('users').description('staff members of the merchant portal (/portal)');
-  const which = (command: Command) => command.option('--user-id <id>').option('--email <address>').option('--json', 'print JSON');
+  // One way to name the member: given both, --user-id was used and --email ignored, whoever it named.
+  const which = (command: Command) =>
+    command
+      .addOption(new Option('--user-id <id>').conflicts('email'))
+      .option('--email <address>')
+      .option('--json', 'print JSON');
 
   users
     .command('create')
@@ -72,8 +105,9 @@ export function userCommands(program: Command, ctx: CommandContext): void {
       }
       const deps = await ctx.deps();
       const { createMember } = await members();
-      const created = await refusals(() =>
-        createMember(deps, { merchantId: opts.merchantId, email: opts.email, role: opts.role, ...(password !== undefined ? { password } : {}), actor: CLI_ACTOR }),
+      const created = await refusals(
+        () => createMember(deps, { merchantId: opts.merchantId, email: opts.email, role: opts.role, ...(password !== undefined ? { password } : {}), actor: CLI_ACTOR }),
+        opts,
       );
       show(ctx, Boolean(opts.json), { ...listed(created.member), set_password_url: created.link ?? null }, () =>
         created.link
@@ -89,7 +123,9 @@ export function userCommands(program: Command, ctx: CommandContext): void {
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; json?: boolean }) => {
       const deps = await ctx.deps();
-      const { listMembers } = await members();
+      const [{ requireNamed }, { listMembers }] = await Promise.all([import('../account.ts'), members()]);
+      // A merchant that does not exist is refused (exit 1), not listed as one with no member.
+      await requireNamed(deps, { merchantId: opts.merchantId });
       const rows = (await listMembers(deps, opts.merchantId)).map(listed);
       show(ctx, Boolean(opts.json), { members: rows }, () => table(rows));
     });
@@ -115,7 +151,7 @@ export function userCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: { userId?: string; email?: string; role: string; json?: boolean }) => {
       const { deps, found } = await namedMember(ctx, opts);
       const { changeRole } = await members();
-      await refusals(() => changeRole(deps, { merchantId: found.merchantId, userId: found.id, role: opts.role, actor: CLI_ACTOR }));
+      await refusals(() => changeRole(deps, { merchantId: found.merchantId, userId: found.id, role: opts.role, actor: CLI_ACTOR }), { role: opts.role });
       show(ctx, Boolean(opts.json), { user_id: found.id, role: opts.role }, () => `${found.email} is now ${opts.role}`);
     });
 
