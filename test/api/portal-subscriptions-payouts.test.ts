@@ -148,6 +148,35 @@ describe('portal payouts', () => {
     await expectLedgerBalanced(gw);
   });
 
+  it('pages an account’s payouts, newest first, so that none is out of reach past the first 200', async () => {
+    const many = await gw.merchant();
+    await topUp(gw, many, 'USD', '1000.00');
+    const reader = await signIn(gw, await createMember(gw, many.ids.merchant_id, 'viewer'), { clock: wall });
+    for (let batch = 0; batch < 21; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => many.post('/v1/payout', payoutBody(many, { payment_amount: '1.00', payment_date: '2026-11-30' }))));
+      for (const answer of answers) expect(answer.body).toMatchObject({ status: 'SCHEDULED' });
+    }
+    const newestFirst = (
+      await gw.database.query<{ id: string }>('SELECT id FROM payouts WHERE account_id = $1 ORDER BY created_at DESC, id DESC', [many.ids.account_id])
+    ).map((row) => row.id);
+    expect(newestFirst).toHaveLength(210);
+    const seen: string[] = [];
+    let path = '/portal/payouts';
+    let pages = 0;
+    for (; path && pages < 20; pages++) {
+      const page = await reader.get(path);
+      expect(page.status).toBe(200);
+      const rows = [...page.body.matchAll(/<td><a href="\/portal\/payouts\/[^/"]+\/(PO[0-9A-Z]{26})">/g)].map((match) => match[1]!);
+      expect(rows.length).toBeLessThanOrEqual(50);
+      seen.push(...rows);
+      if (pages > 0) expect(page.body).toContain('rel="prev"');
+      const next = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      path = next ? next[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(pages).toBe(5);
+    expect(seen).toEqual(newestFirst);
+  });
+
   it('another merchant’s payout is not found, and stays scheduled', async () => {
     const created = await other.post('/v1/payout', payoutBody(other, { payment_date: '2026-11-30' }));
     const id = created.body.transaction_id as string;

@@ -14,6 +14,7 @@ import { queryOf } from '../forms.ts';
 import { portalAction, portalPage } from '../guard.ts';
 import { csrfField } from '../layout.ts';
 import { may } from '../permissions.ts';
+import { pageNumber, pageOf, pager } from '../paging.ts';
 
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
@@ -37,12 +38,12 @@ export function subscriptionsRoutes(app: FastifyInstance, deps: Deps): void {
     async render(context, request) {
       // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
       const query = queryOf(request);
-      const page = /^[1-9][0-9]{0,3}$/.test(query.page ?? '') ? Number(query.page) : 1;
+      const page = pageNumber(query);
       const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
       const lists = await Promise.all(
         accounts.map(async (account) => {
           const rows = await listAccountSubscriptions(deps, context.member.merchantId, account.id, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE);
-          return { account, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
+          return { account, ...pageOf(rows, PAGE_SIZE) };
         }),
       );
       const pageLink = (accountId: string, n: number) => `${SUBSCRIPTIONS}?account=${encodeURIComponent(accountId)}&page=${n}`;
@@ -56,11 +57,7 @@ ${
 ${rows.map(
   (s) => html`<tr><td><a href="${pathOf(account.id, s.recurring_id)}">${s.recurring_id}</a></td><td>${s.status}</td><td>${s.contract_name}</td><td class="num">${s.contract_amount} ${s.currency}</td><td>${s.period}</td><td class="num">${s.cycles_paid}</td><td>${s.next_charge_at}</td></tr>`,
 )}</tbody></table></div>`
-}${
-  page > 1 || hasNext
-    ? html`<nav class="pager" aria-label="Pages of ${account.id}">${page > 1 ? html`<a rel="prev" href="${pageLink(account.id, page - 1)}">Previous</a>` : ''}<span>Page ${page}</span>${hasNext ? html`<a rel="next" href="${pageLink(account.id, page + 1)}">Next</a>` : ''}</nav>`
-    : ''
-}</section>`,
+}${pager(`Pages of ${account.id}`, page, hasNext, (n) => pageLink(account.id, n))}</section>`,
 )}`;
     },
   });
