@@ -114,6 +114,29 @@ describe('portal subscriptions', () => {
     expect(seen.toSorted()).toEqual(all.toSorted());
   });
 
+  it('pages a subscription’s charge attempts, newest first, so that a long daily contract’s page stays short', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    const { recurringId } = await subscribe(shop, subscribing(shop, { interval: 'day' }));
+    business.set('2027-01-21T10:15:00Z');
+    await runBilling(gw.gateway.deps);
+    const newestFirst = (await chargesOf(gw.gateway.deps, recurringId)).toReversed();
+    expect(newestFirst).toHaveLength(60);
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    const pages: { cycle: number; attempt: number }[][] = [];
+    let next = path;
+    for (let n = 0; next && n < 10; n++) {
+      const page = await viewer.get(next);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<dt>Paid cycles</dt><dd>61</dd>');
+      pages.push([...page.body.matchAll(/<tr><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td>/g)].map((m) => ({ cycle: Number(m[1]), attempt: Number(m[2]) })));
+      if (n > 0) expect(page.body).toContain(`<a rel="prev" href="${path}?page=${n}">`);
+      const link = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      next = link ? link[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(pages.map((rows) => rows.length)).toEqual([50, 10]);
+    expect(pages.flat()).toEqual(newestFirst.map(({ cycle, attempt }) => ({ cycle, attempt })));
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {

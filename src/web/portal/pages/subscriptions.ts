@@ -21,6 +21,8 @@ type Params = { Params: { accountId: string; recurringId: string } };
 const CANCELLABLE: ReadonlySet<string> = new Set(['Active', 'Unpaid']);
 /** Subscriptions a page shows of each account. */
 const PAGE_SIZE = 50;
+/** Charge attempts a subscription's page shows. */
+const CHARGES_PAGE_SIZE = 50;
 
 /** What each charge takes: the payment's amount for the promotion's charges (the first payment's among them), contract_amount after. */
 function amountText(s: Pick<SubscriptionView, 'first_amount' | 'contract_amount' | 'currency' | 'period' | 'promotion_cycle'>): string {
@@ -69,8 +71,12 @@ ${rows.map(
     nav: SUBSCRIPTIONS,
     async render(context, request) {
       const { accountId, recurringId } = request.params;
-      const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId));
-      const cancelled = queryOf(request).done === 'cancel';
+      const query = queryOf(request);
+      // Charge attempts newest first, a page at a time (`?page=N`): a daily contract makes thousands.
+      const page = pageNumber(query);
+      const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId, { limit: CHARGES_PAGE_SIZE + 1, offset: (page - 1) * CHARGES_PAGE_SIZE }));
+      const charges = pageOf(s.charges, CHARGES_PAGE_SIZE);
+      const cancelled = query.done === 'cancel';
       // What the cancel takes (src/app/subscriptions/cancel.ts): an Active subscription, or an
       // Unpaid one, ended for good (docs/subscriptions.md).
       const canCancel = CANCELLABLE.has(s.status) && may(context.member.role, 'subscriptions.cancel');
@@ -86,13 +92,13 @@ ${cancelled ? html`<div class="notice" role="status"><p>The subscription is canc
 ${canCancel ? html`<form method="post" action="${pathOf(accountId, recurringId)}/cancel" data-confirm="Cancel this subscription? It is never charged again.">${csrfField(context.csrfToken)}<button class="button small danger" type="submit">Cancel subscription</button></form>` : ''}
 <h2>Charges</h2>
 ${
-  s.charges.length === 0
-    ? html`<p class="empty">No charges yet.</p>`
+  charges.rows.length === 0
+    ? html`<p class="empty">${page === 1 ? 'No charges yet.' : 'No charges on this page.'}</p>`
     : html`<div class="table-wrap"><table class="data"><thead><tr><th>Cycle</th><th>Attempt</th><th>Status</th><th>Due</th><th>Amount</th><th>Transaction</th><th>Result</th></tr></thead><tbody>
-${s.charges.map(
+${charges.rows.map(
   (c) => html`<tr><td class="num">${c.cycle}</td><td class="num">${c.attempt}</td><td>${c.status}</td><td>${c.due_at}</td><td class="num">${c.amount}</td><td>${c.transaction_id ? html`<a href="/portal/transactions/${encodeURIComponent(c.transaction_id)}">${c.transaction_id}</a>` : ''}</td><td>${c.result_info}</td></tr>`,
 )}</tbody></table></div>`
-}`;
+}${pager('Pages of charges', page, charges.hasNext, (n) => `${pathOf(accountId, recurringId)}?page=${n}`)}`;
     },
   });
 
