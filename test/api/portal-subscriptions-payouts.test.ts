@@ -114,6 +114,29 @@ describe('portal subscriptions', () => {
     expect(seen.toSorted()).toEqual(all.toSorted());
   });
 
+  it('pages a subscription’s charge attempts, newest first, so that a long daily contract’s page stays short', async () => {
+    business.set('2026-11-22T10:15:00Z');
+    const { recurringId } = await subscribe(shop, subscribing(shop, { interval: 'day' }));
+    business.set('2027-01-21T10:15:00Z');
+    await runBilling(gw.gateway.deps);
+    const newestFirst = (await chargesOf(gw.gateway.deps, recurringId)).toReversed();
+    expect(newestFirst).toHaveLength(60);
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    const pages: { cycle: number; attempt: number }[][] = [];
+    let next = path;
+    for (let n = 0; next && n < 10; n++) {
+      const page = await viewer.get(next);
+      expect(page.status).toBe(200);
+      expect(page.body).toContain('<dt>Paid cycles</dt><dd>61</dd>');
+      pages.push([...page.body.matchAll(/<tr><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td>/g)].map((m) => ({ cycle: Number(m[1]), attempt: Number(m[2]) })));
+      if (n > 0) expect(page.body).toContain(`<a rel="prev" href="${path}?page=${n}">`);
+      const link = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      next = link ? link[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(pages.map((rows) => rows.length)).toEqual([50, 10]);
+    expect(pages.flat()).toEqual(newestFirst.map(({ cycle, attempt }) => ({ cycle, attempt })));
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {
@@ -146,6 +169,35 @@ describe('portal payouts', () => {
     expect(again.status).toBe(409);
     expect(again.body).toContain('5060');
     await expectLedgerBalanced(gw);
+  });
+
+  it('pages an account’s payouts, newest first, so that none is out of reach past the first 200', async () => {
+    const many = await gw.merchant();
+    await topUp(gw, many, 'USD', '1000.00');
+    const reader = await signIn(gw, await createMember(gw, many.ids.merchant_id, 'viewer'), { clock: wall });
+    for (let batch = 0; batch < 21; batch++) {
+      const answers = await Promise.all(Array.from({ length: 10 }, () => many.post('/v1/payout', payoutBody(many, { payment_amount: '1.00', payment_date: '2026-11-30' }))));
+      for (const answer of answers) expect(answer.body).toMatchObject({ status: 'SCHEDULED' });
+    }
+    const newestFirst = (
+      await gw.database.query<{ id: string }>('SELECT id FROM payouts WHERE account_id = $1 ORDER BY created_at DESC, id DESC', [many.ids.account_id])
+    ).map((row) => row.id);
+    expect(newestFirst).toHaveLength(210);
+    const seen: string[] = [];
+    let path = '/portal/payouts';
+    let pages = 0;
+    for (; path && pages < 20; pages++) {
+      const page = await reader.get(path);
+      expect(page.status).toBe(200);
+      const rows = [...page.body.matchAll(/<td><a href="\/portal\/payouts\/[^/"]+\/(PO[0-9A-Z]{26})">/g)].map((match) => match[1]!);
+      expect(rows.length).toBeLessThanOrEqual(50);
+      seen.push(...rows);
+      if (pages > 0) expect(page.body).toContain('rel="prev"');
+      const next = /<a rel="next" href="([^"]+)"/.exec(page.body);
+      path = next ? next[1]!.replaceAll('&amp;', '&') : '';
+    }
+    expect(pages).toBe(5);
+    expect(seen).toEqual(newestFirst);
   });
 
   it('another merchant’s payout is not found, and stays scheduled', async () => {

@@ -113,7 +113,9 @@ describe('monthly charges', () => {
   it('authorises the charges of a manual-capture account, for it to capture', async () => {
     at(START);
     const manual = await gw.merchant({ captureMode: 'manual' });
-    const { recurringId } = await subscribe(manual, subscribing(manual));
+    const { recurringId, transactionId, orderNo } = await subscribe(manual, subscribing(manual));
+    // The merchant captures the first payment (left uncaptured, its authorisation would expire and end the subscription).
+    expect((await single(manual, 'capture_orders', { transaction_id: transactionId, order_no: orderNo, currency: 'USD', amount: '10.00' })).capture_status).toBe('1');
     at('2026-03-01T00:00:00Z');
     await runBilling(deps());
     const [charge] = await chargesOf(deps(), recurringId);

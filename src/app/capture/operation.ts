@@ -32,6 +32,7 @@ import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval, subscriptionOfPayment } from '../subscriptions/open.ts';
+import { cancelledEvent, endWithFirstPayment } from '../subscriptions/cancel.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
 export type OperationKind = PaymentOperationRow['kind'];
@@ -184,7 +185,7 @@ interface OperationChange extends OperationRows {
 }
 
 /** An operation as recorded, with the subscription its payment began (as it stands) when the payment moved: its event reports it. */
-type RecordedOperation = OperationResult & { readonly subscription?: SubscriptionRow | null };
+type RecordedOperation = OperationResult & { readonly subscription?: SubscriptionRow | null; readonly ended?: SubscriptionRow | null };
 
 /** Records the processor's answer as one unit of work (src/db/unit-of-work.ts). */
 async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer: Answer): Promise<OperationResult> {
@@ -206,14 +207,17 @@ async function recordOperation(deps: Deps, claimed: PaymentOperationRow, answer:
       const { payment, subscription } = change.paymentMove
         ? await openOnApproval(tx, now, change.paymentMove, await transitionPayment(tx, change.payment.id, change.paymentMove, checkTimes(deps, now), change.paymentChanges))
         : { payment: change.payment, subscription: null };
-      return { status: change.status, payment, operation, subscription };
+      // A voided first payment (/v1/cancel, the portal, its authorisation expired) ends the subscription it began.
+      const ended = change.paymentMove?.to === 'cancelled' ? await endWithFirstPayment(tx, now, payment) : null;
+      return { status: change.status, payment, operation, subscription: ended ?? subscription, ended };
     },
     journal: (change) => (change.status === 'succeeded' ? operationJournals(change, now) : []),
     event(change, written) {
       if (change.status === 'failed') return refusalEvent(change.account, written);
       if (change.status !== 'succeeded') return undefined;
       const type = change.operation.kind === 'capture' ? 'payment.captured' : 'payment.cancelled';
-      return { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment, written.subscription ?? null), notifyUrl: written.payment.notifyUrl };
+      const event = { accountId: change.account.id, type, paymentId: written.payment.id, payload: paymentEventPayload(type, written.payment, written.subscription ?? null), notifyUrl: written.payment.notifyUrl };
+      return written.ended ? [event, cancelledEvent(written.ended, change.operation.origin === 'expiry' ? 'first_payment_expired' : 'first_payment_cancelled')] : event;
     },
   });
 }

@@ -11,7 +11,10 @@
 //              subscription is Active: a cancel committed first leaves it unsent, failed (5017);
 //              and only while the account and its merchant are enabled: an attempt that falls due
 //              while `acquiro merchants disable` holds is never sent, failed (4410), and its cycle
-//              is skipped (recordCharge), so enabling again charges nothing for the cycles missed.
+//              is skipped (recordCharge), so enabling again charges nothing for the cycles missed;
+//              and not while the first payment is being voided (a void of it at the processor, or
+//              its authorisation expired uncaptured): it waits for the void, whose record ends the
+//              subscription (endWithFirstPayment, cancel.ts), and is then never sent (5017).
 // A cycle missed while the gateway was stopped (or the clock jumped) is due at once, and the next
 // one only after it is paid: every missed cycle is taken, in order. A charge that risk holds for
 // review keeps its attempt pending (the money is held: no other attempt is made) until /v1/review
@@ -20,12 +23,13 @@
 // rejects the hold itself (expireReview, 3003) and the cycle is lost (recordCharge). An approval
 // that comes after the window's close, before this task has run, is refused as if it had
 // (review-window.ts): the cycle is not paid behind the task's back.
-import { AppError } from '../../domain/errors.ts';
+import { AppError, CODES } from '../../domain/errors.ts';
 import { amountOfCycle, dueAt } from '../../domain/subscriptions/schedule.ts';
 import { CHARGE_MACHINE, chargeOrderNo, planOf, SUBSCRIPTION_MACHINE } from '../../domain/subscriptions/subscription.ts';
 import { newId } from '../../domain/ids.ts';
 import { accountById } from '../../db/repositories/checkout.ts';
-import { findPaymentByOrderNo } from '../../db/repositories/payments.ts';
+import { liveOperation } from '../../db/repositories/operations.ts';
+import { findPayment, findPaymentByOrderNo } from '../../db/repositories/payments.ts';
 import {
   claimCharge,
   findSubscription,
@@ -36,13 +40,16 @@ import {
   transitionCharge,
   transitionSubscription,
 } from '../../db/repositories/subscriptions.ts';
+import type { Tx } from '../../db/client.ts';
 import type { AccountRow, PaymentRow, SubscriptionChargeRow, SubscriptionRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import { authoriseCard } from '../authorise/authorise-card.ts';
+import { statusOnceExpired } from '../capture/hold-expiry.ts';
 import type { Deps } from '../context.ts';
 import { merchantInitiatedCharge } from '../payments/command.ts';
 import { expireReview } from '../review/review.ts';
+import { cancelledEvent, inactivate, type CancelReason } from './cancel.ts';
 import { recordCharge, type ChargeResult } from './record-charge.ts';
 import { windowClosed } from './review-window.ts';
 
@@ -112,7 +119,8 @@ export async function chargeOnce(deps: Deps, charge: SubscriptionChargeRow) {
   const subscription = await findSubscription(deps.database.db, charge.accountId, charge.subscriptionId);
   const account = await accountById(deps.database.db, charge.accountId);
   if (!subscription || !account) return null;
-  return recordCharge(deps, charge, await paymentOf(deps, account, subscription, charge));
+  const result = await paymentOf(deps, account, subscription, charge);
+  return result ? recordCharge(deps, charge, result) : null;
 }
 
 /**
@@ -133,6 +141,25 @@ async function releaseLateReview(deps: Deps, account: AccountRow, subscription: 
 
 /** Why an attempt with no payment yet is not sent: the refusal it is recorded with (recordCharge). */
 type NotSent = 'subscription_cancelled' | 'account_disabled';
+/** An attempt not sent yet, left pending for the next round: the first payment is being voided (below). */
+const NOT_NOW = 'not_now';
+
+/**
+ * What became of the subscription's first payment, for its next attempt: `ending` while it is
+ * being voided (a void of it claimed, at the processor, its answer not yet recorded; or its
+ * authorisation expired uncaptured, the expiry round yet to void it: hold-expiry.ts), the attempt
+ * then waiting: recorded, the void ends the subscription (endWithFirstPayment), so none is sent
+ * once the void has begun. The reason the subscription ends for, when the first payment is
+ * cancelled already but its subscription was not ended with it (a void recorded before the gateway
+ * did so). Null: it stands. Read under the subscription's lock, which the void's record takes.
+ */
+async function firstPayment(tx: Tx, deps: Pick<Deps, 'clock' | 'connectors'>, subscription: SubscriptionRow): Promise<'ending' | CancelReason | null> {
+  const first = await findPayment(tx, subscription.accountId, subscription.firstPaymentId);
+  if (first?.status === 'cancelled') return first.resultCode === CODES.authorisation_expired.code ? 'first_payment_expired' : 'first_payment_cancelled';
+  if (first?.status !== 'authorised') return null;
+  if (statusOnceExpired(deps, first) === 'cancelled') return 'ending';
+  return (await liveOperation(tx, first.id))?.kind === 'void' ? 'ending' : null;
+}
 
 /**
  * Marks the attempt as being sent, under the subscription's lock (the lock a cancel takes), if the
@@ -145,27 +172,37 @@ type NotSent = 'subscription_cancelled' | 'account_disabled';
  * A worker killed after the mark and before its payment's claim sent nothing: the next one to
  * take the attempt up (its lease run out) decides again, here.
  */
-async function markSent(deps: Pick<Deps, 'database' | 'wallClock'>, claimed: SubscriptionChargeRow): Promise<NotSent | null> {
-  type Locked = { subscription: SubscriptionRow | null; charge: SubscriptionChargeRow | null; enabled: boolean };
-  return runUnitOfWork<Locked, SubscriptionChargeRow, NotSent | null>(deps.database, {
+async function markSent(deps: Pick<Deps, 'database' | 'wallClock' | 'clock' | 'connectors'>, claimed: SubscriptionChargeRow): Promise<NotSent | typeof NOT_NOW | null> {
+  type Locked = { subscription: SubscriptionRow | null; charge: SubscriptionChargeRow | null; enabled: boolean; first: 'ending' | CancelReason | null };
+  type Mark = { subscription: SubscriptionRow; charge: SubscriptionChargeRow; first: 'ending' | CancelReason | null };
+  type Marked = { answer: NotSent | typeof NOT_NOW | null; ended?: SubscriptionRow };
+  const marked = await runUnitOfWork<Locked, Mark, Marked>(deps.database, {
     async lock(tx) {
       const subscription = await lockSubscription(tx, claimed.accountId, claimed.subscriptionId);
       const charge = await lockCharge(tx, claimed.id);
-      return { subscription, charge, enabled: await accountEnabled(tx, claimed.accountId) };
+      const first = subscription?.status === 'Active' ? await firstPayment(tx, deps, subscription) : null;
+      return { subscription, charge, enabled: await accountEnabled(tx, claimed.accountId), first };
     },
-    check({ subscription, charge, enabled }) {
-      if (!subscription || subscription.status !== 'Active' || !charge || charge.status !== 'pending') return { answer: 'subscription_cancelled' };
-      if (!enabled) return { answer: 'account_disabled' };
-      return { change: charge };
+    check({ subscription, charge, enabled, first }) {
+      if (!subscription || subscription.status !== 'Active' || !charge || charge.status !== 'pending') return { answer: { answer: 'subscription_cancelled' } };
+      if (!enabled && !first) return { answer: { answer: 'account_disabled' } };
+      return { change: { subscription, charge, first } };
     },
-    async change(tx, charge) {
-      await transitionCharge(tx, charge.id, CHARGE_MACHINE.stay('pending'), { sentAt: deps.wallClock.now() });
-      return null;
+    async change(tx, { subscription, charge, first }) {
+      // The first payment cancelled, its subscription not ended with it: ended now, the attempt never sent (5017).
+      if (first && first !== 'ending') return { answer: 'subscription_cancelled', ended: await inactivate(tx, subscription, deps.clock.now()) };
+      // Not now: due again at the next round, when the void is recorded (the subscription then ended: 5017) or refused.
+      const send = first === null;
+      await transitionCharge(tx, charge.id, CHARGE_MACHINE.stay('pending'), send ? { sentAt: deps.wallClock.now() } : { nextCheckAt: deps.wallClock.now() });
+      return { answer: send ? null : NOT_NOW };
     },
+    event: ({ first }, written) => (written.ended && first && first !== 'ending' ? cancelledEvent(written.ended, first) : undefined),
   });
+  return marked.answer;
 }
 
-async function paymentOf(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult> {
+/** The attempt's payment (made now, or by an earlier try), or why none is made; null: not now, the attempt stays pending. */
+async function paymentOf(deps: Deps, account: AccountRow, subscription: SubscriptionRow, charge: SubscriptionChargeRow): Promise<ChargeResult | null> {
   // A payment made by an earlier try of this attempt (its worker died before recording it) is the
   // attempt's payment: it is never made twice. Still processing, the unknown-payments sweeper asks.
   const earlier: PaymentRow | null = await findPaymentByOrderNo(deps.database.db, account.id, charge.orderNo);
@@ -174,6 +211,7 @@ async function paymentOf(deps: Deps, account: AccountRow, subscription: Subscrip
   // worker killed before sending it, or this worker slower than the merchant), or the account or
   // its merchant disabled now, means it is never sent.
   const notSent = await markSent(deps, charge);
+  if (notSent === NOT_NOW) return null;
   if (notSent) return { refusal: new AppError(notSent) };
   const command = merchantInitiatedCharge({
     merchantId: account.merchantId,

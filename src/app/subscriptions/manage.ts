@@ -6,7 +6,7 @@ import { AppError } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { keepsRetryMinimum, MAX_RETRY_DAYS, nextDeductionAt, RETRY_MINIMUM_RULE, validRetryDays, type DunningSettings } from '../../domain/subscriptions/subscription.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
-import { chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
+import { chargesNewestFirst, chargesOf, findSubscription, listSubscriptions } from '../../db/repositories/subscriptions.ts';
 import { accounts, type AccountRow, type SubscriptionChargeRow, type SubscriptionRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
@@ -64,12 +64,17 @@ export async function listAccountSubscriptions(deps: Db, merchantId: string, acc
   return (await listSubscriptions(deps.database.db, account.id, limit, offset)).map(subscriptionView);
 }
 
-/** One subscription and its history: the first payment, then every attempt at every cycle. */
-export async function showSubscription(deps: Db, merchantId: string, accountId: string, recurringId: string) {
+/**
+ * One subscription and its history: every attempt at every cycle, in order; or, given a `page`,
+ * `limit` attempts from `offset`, newest first (the portal's pages: a long daily contract has
+ * thousands).
+ */
+export async function showSubscription(deps: Db, merchantId: string, accountId: string, recurringId: string, page?: { limit: number; offset: number }) {
   const account = await accountOf(deps, merchantId, accountId);
   const subscription = await findSubscription(deps.database.db, account.id, recurringId);
   if (!subscription) throw new AppError('subscription_not_found', `no subscription ${recurringId} on account ${accountId}`);
-  return { ...subscriptionView(subscription), charges: (await chargesOf(deps.database.db, subscription.id)).map(chargeView) };
+  const charges = page ? await chargesNewestFirst(deps.database.db, subscription.id, page.limit, page.offset) : await chargesOf(deps.database.db, subscription.id);
+  return { ...subscriptionView(subscription), charges: charges.map(chargeView) };
 }
 
 /** An operator's cancel: the same use case as /v1/cancelsubscription, without the contract name. */

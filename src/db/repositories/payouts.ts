@@ -116,14 +116,22 @@ export interface PayoutFilter {
   /** Payouts created before this one (id order is creation order): the next page. */
   readonly before?: string;
   readonly limit: number;
+  /** Rows skipped first (the portal's pages). */
+  readonly offset?: number;
 }
 
-/** An account's payouts, newest first. */
+/** An account's payouts, newest first (ids break ties, so that pages never overlap). */
 export async function listPayouts(db: Executor, accountId: string, filter: PayoutFilter): Promise<PayoutRow[]> {
   const where: SQL[] = [eq(payouts.accountId, accountId)];
   if (filter.status) where.push(eq(payouts.status, filter.status));
   if (filter.before) where.push(lt(payouts.id, filter.before));
-  return db.select().from(payouts).where(and(...where)).orderBy(desc(payouts.id)).limit(filter.limit);
+  return db
+    .select()
+    .from(payouts)
+    .where(and(...where))
+    .orderBy(desc(payouts.createdAt), desc(payouts.id))
+    .limit(filter.limit)
+    .offset(filter.offset ?? 0);
 }
 
 /**

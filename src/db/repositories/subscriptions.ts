@@ -108,6 +108,17 @@ export async function chargesOf(db: Executor, subscriptionId: string): Promise<S
     .orderBy(subscriptionCharges.cycle, subscriptionCharges.attempt);
 }
 
+/** A page of a subscription's history, newest first: the latest cycle's latest attempt, from `offset` (the unique (subscription, cycle, attempt) index serves it). */
+export async function chargesNewestFirst(db: Executor, subscriptionId: string, limit: number, offset: number): Promise<SubscriptionChargeRow[]> {
+  return db
+    .select()
+    .from(subscriptionCharges)
+    .where(eq(subscriptionCharges.subscriptionId, subscriptionId))
+    .orderBy(desc(subscriptionCharges.cycle), desc(subscriptionCharges.attempt))
+    .limit(limit)
+    .offset(offset);
+}
+
 const toSubscription = rowMapper(subscriptions);
 const toCharge = rowMapper(subscriptionCharges);
 

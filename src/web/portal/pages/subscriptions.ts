@@ -14,12 +14,15 @@ import { queryOf } from '../forms.ts';
 import { portalAction, portalPage } from '../guard.ts';
 import { csrfField } from '../layout.ts';
 import { may } from '../permissions.ts';
+import { pageNumber, pageOf, pager } from '../paging.ts';
 
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
 const CANCELLABLE: ReadonlySet<string> = new Set(['Active', 'Unpaid']);
 /** Subscriptions a page shows of each account. */
 const PAGE_SIZE = 50;
+/** Charge attempts a subscription's page shows. */
+const CHARGES_PAGE_SIZE = 50;
 
 /** What each charge takes: the payment's amount for the promotion's charges (the first payment's among them), contract_amount after. */
 function amountText(s: Pick<SubscriptionView, 'first_amount' | 'contract_amount' | 'currency' | 'period' | 'promotion_cycle'>): string {
@@ -37,12 +40,12 @@ export function subscriptionsRoutes(app: FastifyInstance, deps: Deps): void {
     async render(context, request) {
       // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
       const query = queryOf(request);
-      const page = /^[1-9][0-9]{0,3}$/.test(query.page ?? '') ? Number(query.page) : 1;
+      const page = pageNumber(query);
       const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
       const lists = await Promise.all(
         accounts.map(async (account) => {
           const rows = await listAccountSubscriptions(deps, context.member.merchantId, account.id, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE);
-          return { account, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE };
+          return { account, ...pageOf(rows, PAGE_SIZE) };
         }),
       );
       const pageLink = (accountId: string, n: number) => `${SUBSCRIPTIONS}?account=${encodeURIComponent(accountId)}&page=${n}`;
@@ -56,11 +59,7 @@ ${
 ${rows.map(
   (s) => html`<tr><td><a href="${pathOf(account.id, s.recurring_id)}">${s.recurring_id}</a></td><td>${s.status}</td><td>${s.contract_name}</td><td class="num">${s.contract_amount} ${s.currency}</td><td>${s.period}</td><td class="num">${s.cycles_paid}</td><td>${s.next_charge_at}</td></tr>`,
 )}</tbody></table></div>`
-}${
-  page > 1 || hasNext
-    ? html`<nav class="pager" aria-label="Pages of ${account.id}">${page > 1 ? html`<a rel="prev" href="${pageLink(account.id, page - 1)}">Previous</a>` : ''}<span>Page ${page}</span>${hasNext ? html`<a rel="next" href="${pageLink(account.id, page + 1)}">Next</a>` : ''}</nav>`
-    : ''
-}</section>`,
+}${pager(`Pages of ${account.id}`, page, hasNext, (n) => pageLink(account.id, n))}</section>`,
 )}`;
     },
   });
@@ -72,8 +71,12 @@ ${rows.map(
     nav: SUBSCRIPTIONS,
     async render(context, request) {
       const { accountId, recurringId } = request.params;
-      const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId));
-      const cancelled = queryOf(request).done === 'cancel';
+      const query = queryOf(request);
+      // Charge attempts newest first, a page at a time (`?page=N`): a daily contract makes thousands.
+      const page = pageNumber(query);
+      const s = await asRefusal(() => showSubscription(deps, context.member.merchantId, accountId, recurringId, { limit: CHARGES_PAGE_SIZE + 1, offset: (page - 1) * CHARGES_PAGE_SIZE }));
+      const charges = pageOf(s.charges, CHARGES_PAGE_SIZE);
+      const cancelled = query.done === 'cancel';
       // What the cancel takes (src/app/subscriptions/cancel.ts): an Active subscription, or an
       // Unpaid one, ended for good (docs/subscriptions.md).
       const canCancel = CANCELLABLE.has(s.status) && may(context.member.role, 'subscriptions.cancel');
@@ -89,13 +92,13 @@ ${cancelled ? html`<div class="notice" role="status"><p>The subscription is canc
 ${canCancel ? html`<form method="post" action="${pathOf(accountId, recurringId)}/cancel" data-confirm="Cancel this subscription? It is never charged again.">${csrfField(context.csrfToken)}<button class="button small danger" type="submit">Cancel subscription</button></form>` : ''}
 <h2>Charges</h2>
 ${
-  s.charges.length === 0
-    ? html`<p class="empty">No charges yet.</p>`
+  charges.rows.length === 0
+    ? html`<p class="empty">${page === 1 ? 'No charges yet.' : 'No charges on this page.'}</p>`
     : html`<div class="table-wrap"><table class="data"><thead><tr><th>Cycle</th><th>Attempt</th><th>Status</th><th>Due</th><th>Amount</th><th>Transaction</th><th>Result</th></tr></thead><tbody>
-${s.charges.map(
+${charges.rows.map(
   (c) => html`<tr><td class="num">${c.cycle}</td><td class="num">${c.attempt}</td><td>${c.status}</td><td>${c.due_at}</td><td class="num">${c.amount}</td><td>${c.transaction_id ? html`<a href="/portal/transactions/${encodeURIComponent(c.transaction_id)}">${c.transaction_id}</a>` : ''}</td><td>${c.result_info}</td></tr>`,
 )}</tbody></table></div>`
-}`;
+}${pager('Pages of charges', page, charges.hasNext, (n) => `${pathOf(accountId, recurringId)}?page=${n}`)}`;
     },
   });
 
