@@ -1,5 +1,6 @@
 // /v1/payout refuses bad input with a 400 naming the field, and stores and reserves nothing; every
 // rail's bank details are accepted in their own formats and named in local_clearing_system.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -204,6 +205,30 @@ describe("each rail's required bank details, as the requirements table names the
     const answer = await shop.post('/v1/payout', { ...body, beneficiary: { ...beneficiary, bank_details: without(beneficiary.bank_details as Body, field) } });
     expect(answer.status, answer.raw).toBe(400);
     expect(answer.body.return_message).toMatch(new RegExp(`^4001:.*beneficiary\\.bank_details\\.${named}`));
+    expect(await payoutCount(gw, shop)).toBe(0);
+  });
+});
+
+// docs/api/payout.md's Refusals table, code → its "when" text: a merchant maps codes from it.
+function documentedRefusals(): Map<string, string> {
+  const text = readFileSync(new URL('../../docs/api/payout.md', import.meta.url), 'utf8');
+  return new Map([...text.matchAll(/^\| 4\d\d \| `(\d{4})` \| (.*) \|$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+describe("/v1/payout's refusal codes are the Refusals table's", () => {
+  it.each([
+    ['a negative amount', { payment_amount: '-1.00' }, 'payment_amount', /an amount's format/],
+    ['an amount in exponent form', { source_amount: '1e3', payment_amount: undefined }, 'source_amount', /an amount's format/],
+    ['both amounts', { source_amount: '10.00' }, 'source_amount', /both `payment_amount` and `source_amount`/],
+    ['a currency in lower case', { payment_currency: 'usd' }, 'payment_currency', /its format/],
+    ['decimals beyond the currency', { payment_amount: '1.001' }, 'payment_amount', /decimals beyond the currency/],
+    ['a zero amount', { payment_amount: '0.00' }, 'payment_amount', /zero/],
+  ])('%s is answered with the code whose row describes it', async (_what, change, field, described) => {
+    const answer = await shop.post('/v1/payout', payoutBody(shop, change));
+    expect(answer.status).toBe(400);
+    const code = String(answer.body.return_message).slice(0, 4);
+    expect(answer.body.return_message).toContain(field);
+    expect(documentedRefusals().get(code), `the row of ${code}`).toMatch(described);
     expect(await payoutCount(gw, shop)).toBe(0);
   });
 });
