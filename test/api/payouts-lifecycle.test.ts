@@ -155,6 +155,35 @@ describe('the sandbox rail', () => {
   });
 });
 
+describe('last_updated_at', () => {
+  it('is when the payout last changed: the rail task asking about it (for its outcome, then for a return) changes nothing', async () => {
+    const shop = await funded();
+    const created = await shop.post('/v1/payout', payoutBody(shop, { notify_url: `${receiver.url}/payouts` }));
+    const id = created.body.transaction_id as string;
+    const start = clock.now().getTime();
+    try {
+      await runFor(30);
+      const completed = await status(shop, id);
+      expect(completed.status).toBe('COMPLETED');
+      const [event] = (await eventsOf(id)).map((e) => e.payload);
+      expect(event!.last_updated_at).toBe(completed.last_updated_at);
+      // The return checks: 30 s after completion, then hourly.
+      for (let hour = 1; hour <= 3; hour++) {
+        clock.set(new Date(start + hour * 3_600_000 + 60_000).toISOString());
+        await drivePayouts(gw.gateway.deps);
+      }
+      const [row] = await gw.database.query<{ attempts: number }>('SELECT attempts FROM payouts WHERE id = $1', [id]);
+      expect(row!.attempts).toBeGreaterThan(4);
+      const later = await status(shop, id);
+      expect(later).toMatchObject({ status: 'COMPLETED', last_updated_at: completed.last_updated_at });
+      const repeat = await shop.post('/v1/payout', payoutBody(shop, { request_id: created.body.request_id, notify_url: `${receiver.url}/payouts`, reference: created.body.reference }));
+      expect(repeat.body.last_updated_at).toBe(completed.last_updated_at);
+    } finally {
+      clock.set('2026-11-22T10:15:00Z');
+    }
+  });
+});
+
 describe('scheduled payouts', () => {
   it('waits for its payment_date on the clock, then is paid', async () => {
     const shop = await funded();
