@@ -139,6 +139,9 @@ const BANK_REFUSALS: [string, (body: Body) => Body, string][] = [
   ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), 'account_number is invalid: expected a valid CLABE (its check digit should be 1)'],
   ['a MX CLABE of no bank', set(local('MX', 'MXN', { account_number: '000010077777777773' })), 'account_number is invalid: expected a valid CLABE (its bank code 000 is no bank\'s)'],
   ['a bank_code another than the CLABE\'s', set(local('MX', 'MXN', { account_number: '002010077777777771', bank_code: '012' })), "bank_code is invalid: expected 002, the CLABE's bank code (or no bank_code)"],
+  ['a GB sort code another than the IBAN\'s', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', bank_code: '40-47-84', account_number: '31926819' })), "bank_code is invalid: expected 601613, the IBAN's sort code (or no bank_code)"],
+  ['a GB bank_code that is no sort code beside an IBAN', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', bank_code: 'hello' })), "bank_code is invalid: expected 601613, the IBAN's sort code (or no bank_code)"],
+  ['a GB account number another than the IBAN\'s', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', account_number: '12345678' })), "account_number is invalid: expected the account number the IBAN carries (or no account_number)"],
   ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), 'bank_country_code is invalid: expected a country LOCAL payouts in JPY are paid to (not JP: use payment_method SWIFT)'],
 ];
 
@@ -146,6 +149,13 @@ describe('/v1/payout says plainly what is wrong with bank details', () => {
   it.each(BANK_REFUSALS)('%s', async (_what, change, message) => {
     const answer = await shop.post('/v1/payout', change(payoutBody(shop)));
     expect([answer.status, answer.body.return_message]).toEqual([400, `4002:beneficiary.bank_details.${message}`]);
+  });
+
+  it("takes a GB IBAN with the sort code and account number it carries", async () => {
+    const fresh = await gw.merchant();
+    const answer = await fresh.post('/v1/payout', payoutBody(fresh, local('GB', 'GBP', { iban: 'GB29 NWBK 6016 1331 9268 19', bank_code: '60-16-13', account_number: '31926819' })));
+    // Unfunded: its bank details passed.
+    expect([answer.status, answer.body.failure_type, answer.body.beneficiary?.bank_details?.local_clearing_system]).toEqual([200, 'INSUFFICIENT_FUNDS', 'FASTER_PAYMENTS']);
   });
 });
 

@@ -82,7 +82,16 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   if (route.rail === 'SEPA') return { clearing: 'SEPA', iban: iban!, ...(swiftCode ? { swiftCode } : {}) };
   // A domestic rail: its country's account number and bank code (a GB IBAN carries both).
   const local = route.local!;
-  if (iban && local.bankCode === 'sort_code') return { clearing: route.rail, iban };
+  if (iban && local.bankCode === 'sort_code') {
+    // The IBAN carries both: a sort code or account number sent beside it is the one it carries,
+    // or the rail (which routes by bank_code) would be told two different accounts.
+    const sortCode = iban.slice(8, 14);
+    if (details.bank_code !== undefined && digitsOnly(details.bank_code) !== sortCode) return problem('bank_code', `${sortCode}, the IBAN's sort code (or no bank_code)`);
+    if (details.account_number !== undefined && digitsOnly(details.account_number) !== iban.slice(14)) {
+      return problem('account_number', 'the account number the IBAN carries (or no account_number)');
+    }
+    return { clearing: route.rail, iban };
+  }
   const checked = checkLocal(local.bankCode, details);
   if ('problem' in checked) return checked;
   return { clearing: route.rail, bankCode: checked.bankCode, ...(swiftCode ? { swiftCode } : {}) };
