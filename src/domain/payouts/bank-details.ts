@@ -8,7 +8,7 @@ import { validate as validateAba } from 'abavalidator';
 import { clabe } from 'clabe-validator';
 import { electronicFormatIBAN, extractBIC, extractIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { routeOf, type ClearingSystem, type LocalBankCode, type PayoutMethod } from './clearing.ts';
-import { missingField } from './requirements.ts';
+import { isBlank, missingField } from './requirements.ts';
 
 export interface BankDetailsInput {
   readonly bank_country_code: string;
@@ -71,7 +71,7 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   // Which fields the rail needs: the one requirements table (requirements.ts).
   const missing = missingField('bank_details', { method: context.method, country, currency: context.paymentCurrency }, (field) => {
     const value = details[field as keyof BankDetailsInput];
-    return value !== undefined && value.trim() !== '';
+    return value !== undefined && !isBlank(value);
   });
   if (missing) return { problem: { field: missing, missing: true, message: `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}` } };
 

@@ -73,6 +73,15 @@ function countryMatches(row: Requirement, context: RequirementContext): boolean 
   }
 }
 
+/**
+ * Text that names nothing: nothing but white space, control characters and invisible format
+ * characters (zero-width spaces and joiners, direction marks: Unicode's Cf). A required field of
+ * such text is missing, as an empty one is.
+ */
+export function isBlank(text: string): boolean {
+  return text.replace(/[\s\p{Cc}\p{Cf}]/gu, '') === '';
+}
+
 /** The first field `party` lacks, as a path relative to it; null when it has them all. */
 export function missingField(party: Requirement['party'], context: RequirementContext, has: (path: string) => boolean): string | null {
   for (const row of REQUIREMENTS) {

@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Money } from '../../domain/money.ts';
 import { checkBankDetails } from '../../domain/payouts/bank-details.ts';
 import { dayOf, isDay } from '../../domain/payouts/dates.ts';
-import { missingField, type EntityType } from '../../domain/payouts/requirements.ts';
+import { isBlank, missingField, type EntityType } from '../../domain/payouts/requirements.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { checkAmount, checkCountry, checkCurrency, compile, CurrencyCode, Decimal, Email, invalid, List, Text, Url } from './validation.ts';
 
@@ -125,8 +125,8 @@ function checkDay(text: string, field: string): string {
   return text;
 }
 
-/** Text of nothing but spaces (a template's placeholder, a name left blank) names nobody: it counts as absent. */
-const blank = (value: unknown) => typeof value === 'string' && value.trim() === '';
+/** Text of nothing but spaces or invisible characters (a template's placeholder, a name left blank) names nobody: it counts as absent. */
+const blank = (value: unknown) => typeof value === 'string' && isBlank(value);
 
 function has(object: Readonly<Record<string, unknown>> | undefined, path: string): boolean {
   let node: unknown = object;
