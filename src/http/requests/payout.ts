@@ -216,6 +216,22 @@ function amountOf(body: PayoutBody, paymentCurrency: string, sourceCurrency: str
   throw new AppError('missing_field', 'payment_amount or source_amount is required', { field: 'payment_amount' });
 }
 
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * The request_id and identities of a body the schema or the checks refused, as payoutCommand
+ * would key it: a retry of a payout recorded before a check was added (or tightened) is the same
+ * request, answered with the payout, not refused as if nothing had been stored. Null without a
+ * request_id of UUID form.
+ */
+export function repeatKey(body: Readonly<Record<string, unknown>>): { readonly requestId: string; readonly identities: readonly string[] } | null {
+  const written = body.request_id;
+  if (typeof written !== 'string' || !UUID.test(written)) return null;
+  const requestId = written.toLowerCase();
+  const typed = body as unknown as PayoutBody;
+  return { requestId, identities: [requestIdentity(typed, requestId), ...(written !== requestId ? [requestIdentity(typed, written)] : [])] };
+}
+
 /**
  * Same request_id, same fields: every field but the signature, with `requestId` for the
  * request_id (the UUID in lower case: a repeat may write it in another case, as it is looked up).
