@@ -120,8 +120,6 @@ export interface PayoutFilter {
   /** Payouts created before this one (id order is creation order): the next page. */
   readonly before?: string;
   readonly limit: number;
-  /** Rows skipped from the newest (a portal page); none when absent. */
-  readonly offset?: number;
 }
 
 /** An account's payouts, newest first. */
@@ -129,7 +127,7 @@ export async function listPayouts(db: Executor, accountId: string, filter: Payou
   const where: SQL[] = [eq(payouts.accountId, accountId)];
   if (filter.status) where.push(eq(payouts.status, filter.status));
   if (filter.before) where.push(lt(payouts.id, filter.before));
-  return db.select().from(payouts).where(and(...where)).orderBy(desc(payouts.id)).limit(filter.limit).offset(filter.offset ?? 0);
+  return db.select().from(payouts).where(and(...where)).orderBy(desc(payouts.id)).limit(filter.limit);
 }
 
 /**

@@ -20,8 +20,6 @@ import { may } from '../permissions.ts';
 
 const PAYOUTS = '/portal/payouts';
 type Params = { Params: { accountId: string; payoutId: string } };
-/** Payouts a page shows of each account. */
-const PAGE_SIZE = 50;
 
 const pathOf = (accountId: string, payoutId: string) => `${PAYOUTS}/${encodeURIComponent(accountId)}/${encodeURIComponent(payoutId)}`;
 
@@ -46,21 +44,14 @@ export function payoutsRoutes(app: FastifyInstance, deps: Deps): void {
     path: '/payouts',
     permission: 'payouts.view',
     title: 'Payouts',
-    async render(context, request) {
-      // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
-      const query = queryOf(request);
-      const page = /^[1-9][0-9]{0,3}$/.test(query.page ?? '') ? Number(query.page) : 1;
-      const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
+    async render(context) {
+      const accounts = await merchantAccounts(deps.database.db, context.member.merchantId);
       const lists = await Promise.all(
-        accounts.map(async (account) => {
-          const rows = await payoutsOf(deps, account.id, { limit: PAGE_SIZE + 1, offset: (page - 1) * PAGE_SIZE });
-          return { account, rows: rows.slice(0, PAGE_SIZE), hasNext: rows.length > PAGE_SIZE, held: await payoutsHeld(deps, account.id) };
-        }),
+        accounts.map(async (account) => ({ account, rows: await payoutsOf(deps, account.id, { limit: 200 }), held: await payoutsHeld(deps, account.id) })),
       );
-      const pageLink = (accountId: string, n: number) => `${PAYOUTS}?account=${encodeURIComponent(accountId)}&page=${n}`;
       return html`<h1>Payouts</h1>
 ${lists.map(
-  ({ account, rows, hasNext, held }) => html`<section aria-labelledby="po-${account.id}"><h2 id="po-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
+  ({ account, rows, held }) => html`<section aria-labelledby="po-${account.id}"><h2 id="po-${account.id}">${account.name} <span class="mono">${account.id}</span></h2>
 ${
   rows.length === 0
     ? html`<p class="empty">No payouts.</p>`
@@ -68,10 +59,6 @@ ${
 ${rows.map(
   (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}${held && awaitsRail(p) ? html` <span class="status status-held">held</span>` : ''}</td><td class="num">${moneyText(p.amountPayerPays, p.sourceCurrency)}</td><td class="num">${moneyText(p.amountBeneficiaryReceives, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
 )}</tbody></table></div>`
-}${
-  page > 1 || hasNext
-    ? html`<nav class="pager" aria-label="Pages of ${account.id}">${page > 1 ? html`<a rel="prev" href="${pageLink(account.id, page - 1)}">Previous</a>` : ''}<span>Page ${page}</span>${hasNext ? html`<a rel="next" href="${pageLink(account.id, page + 1)}">Next</a>` : ''}</nav>`
-    : ''
 }</section>`,
 )}`;
     },
