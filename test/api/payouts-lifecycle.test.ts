@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications } from '../../src/app/notifications/deliver.ts';
 import { drivePayouts, PAYOUT_LEASE_MS } from '../../src/app/payouts/rail.ts';
 import { runCommand } from '../../src/cli/commands.ts';
-import { err, type Connector, type PayoutPort } from '../../src/connectors/port.ts';
+import { err, ok, type Connector, type PayoutPort } from '../../src/connectors/port.ts';
 import { createSimulator } from '../../src/connectors/simulator/index.ts';
 import { verify } from '../../src/domain/signature.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -38,8 +38,14 @@ const rail: PayoutPort = {
     loseNextCreate = false;
     return err({ kind: 'timeout', message: 'the answer was lost' });
   },
-  payoutStatus: (request) => simulator.payouts!.payoutStatus(request),
+  async payoutStatus(request) {
+    // A bank that sends a payout back later than the sandbox's "Sandbox Returned" does.
+    const returnsAt = lateReturns.get(request.payoutId);
+    if (returnsAt !== undefined && clock.now().getTime() >= returnsAt) return ok({ status: 'returned', reference: request.reference ?? '', failureReason: 'sent back late' });
+    return simulator.payouts!.payoutStatus(request);
+  },
 };
+const lateReturns = new Map<string, number>();
 const connector: Connector = { ...simulator, payouts: rail };
 // A connector that takes payments but has no payout rail.
 const { payouts: _noRail, ...payments } = simulator;
@@ -152,6 +158,65 @@ describe('the sandbox rail', () => {
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '998.50', reserved: '0.00' });
     expect((await eventsOf(created.body.transaction_id)).map((e) => e.type)).toEqual(['payout.completed', 'payout.returned']);
     await expectLedgerBalanced(gw);
+  });
+});
+
+describe('last_updated_at', () => {
+  it('is when the payout last changed: the rail task asking about it (for its outcome, then for a return) changes nothing', async () => {
+    const shop = await funded();
+    const created = await shop.post('/v1/payout', payoutBody(shop, { notify_url: `${receiver.url}/payouts` }));
+    const id = created.body.transaction_id as string;
+    const start = clock.now().getTime();
+    try {
+      await runFor(30);
+      const completed = await status(shop, id);
+      expect(completed.status).toBe('COMPLETED');
+      const [event] = (await eventsOf(id)).map((e) => e.payload);
+      expect(event!.last_updated_at).toBe(completed.last_updated_at);
+      // The return checks: 30 s after completion, then hourly.
+      for (let hour = 1; hour <= 3; hour++) {
+        clock.set(new Date(start + hour * 3_600_000 + 60_000).toISOString());
+        await drivePayouts(gw.gateway.deps);
+      }
+      const [row] = await gw.database.query<{ attempts: number }>('SELECT attempts FROM payouts WHERE id = $1', [id]);
+      expect(row!.attempts).toBeGreaterThan(4);
+      const later = await status(shop, id);
+      expect(later).toMatchObject({ status: 'COMPLETED', last_updated_at: completed.last_updated_at });
+      const repeat = await shop.post('/v1/payout', payoutBody(shop, { request_id: created.body.request_id, notify_url: `${receiver.url}/payouts`, reference: created.body.reference }));
+      expect(repeat.body.last_updated_at).toBe(completed.last_updated_at);
+    } finally {
+      clock.set('2026-11-22T10:15:00Z');
+    }
+  });
+});
+
+describe('returns', () => {
+  it('are watched for 5 days after completion when a payout is paid after its payment_date (held while its merchant was disabled)', async () => {
+    const shop = await funded();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const created = await shop.post('/v1/payout', payoutBody(shop));
+    const id = created.body.transaction_id as string;
+    try {
+      expect((await acquiro('merchants', 'disable', ...ids)).exitCode).toBe(0);
+      await runFor(10);
+      expect((await status(shop, id)).status).toBe('PROCESSING');
+      clock.set('2026-11-29T10:15:00Z');
+      expect((await acquiro('merchants', 'enable', ...ids)).exitCode).toBe(0);
+      await runFor(15);
+      expect((await status(shop, id)).status).toBe('COMPLETED');
+      // Its bank sends it back two hours after it was paid, a week after its payment_date.
+      lateReturns.set(id, clock.now().getTime() + 2 * 3_600_000);
+      await runFor(60);
+      for (let hour = 1; hour <= 3; hour++) {
+        clock.advance(3_600_000);
+        await drivePayouts(gw.gateway.deps);
+      }
+      expect(await status(shop, id)).toMatchObject({ status: 'RETURNED', failure_type: 'RETURNED_BY_BANK' });
+      expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '998.50', reserved: '0.00' });
+      await expectLedgerBalanced(gw);
+    } finally {
+      clock.set('2026-11-22T10:15:00Z');
+    }
   });
 });
 

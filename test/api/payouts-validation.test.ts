@@ -1,5 +1,6 @@
 // /v1/payout refuses bad input with a 400 naming the field, and stores and reserves nothing; every
 // rail's bank details are accepted in their own formats and named in local_clearing_system.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
@@ -64,6 +65,9 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['a COMPANY payer whose company_name is blank', set({ payer: { entity_type: 'COMPANY', company_name: '\t ' } }), '4001', 'payer.company_name'],
   ['a blank reason', set({ reason: '  ' }), '4001', 'reason'],
   ['a blank reference', set({ reference: ' ' }), '4001', 'reference'],
+  ['a first_name of nothing but invisible characters', set({ beneficiary: { ...ACH_BENEFICIARY, first_name: '\u200B\u200D' } }), '4001', 'beneficiary.first_name'],
+  ['an account_name of nothing but invisible characters', set({ beneficiary: bank({ account_name: '\u200B \u2060' }) }), '4001', 'beneficiary.bank_details.account_name'],
+  ['a reason of nothing but invisible characters', set({ reason: '\u200E' }), '4001', 'reason'],
   ['no bank_details', set({ beneficiary: without(ACH_BENEFICIARY, 'bank_details') }), '4001', 'beneficiary.bank_details'],
   ['no account_name', set({ beneficiary: withoutBank('account_name') }), '4001', 'beneficiary.bank_details.account_name'],
   ['no bank_country_code', set({ beneficiary: withoutBank('bank_country_code') }), '4001', 'beneficiary.bank_details.bank_country_code'],
@@ -138,6 +142,9 @@ const BANK_REFUSALS: [string, (body: Body) => Body, string][] = [
   ['a MX CLABE with a wrong check digit', set(local('MX', 'MXN', { account_number: '002010077777777772' })), 'account_number is invalid: expected a valid CLABE (its check digit should be 1)'],
   ['a MX CLABE of no bank', set(local('MX', 'MXN', { account_number: '000010077777777773' })), 'account_number is invalid: expected a valid CLABE (its bank code 000 is no bank\'s)'],
   ['a bank_code another than the CLABE\'s', set(local('MX', 'MXN', { account_number: '002010077777777771', bank_code: '012' })), "bank_code is invalid: expected 002, the CLABE's bank code (or no bank_code)"],
+  ['a GB sort code another than the IBAN\'s', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', bank_code: '40-47-84', account_number: '31926819' })), "bank_code is invalid: expected 601613, the IBAN's sort code (or no bank_code)"],
+  ['a GB bank_code that is no sort code beside an IBAN', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', bank_code: 'hello' })), "bank_code is invalid: expected 601613, the IBAN's sort code (or no bank_code)"],
+  ['a GB account number another than the IBAN\'s', set(local('GB', 'GBP', { iban: 'GB29NWBK60161331926819', account_number: '12345678' })), "account_number is invalid: expected the account number the IBAN carries (or no account_number)"],
   ['a LOCAL payout where no local rail runs', set(local('JP', 'JPY', { account_number: '1234567', bank_code: '0001' })), 'bank_country_code is invalid: expected a country LOCAL payouts in JPY are paid to (not JP: use payment_method SWIFT)'],
 ];
 
@@ -145,6 +152,13 @@ describe('/v1/payout says plainly what is wrong with bank details', () => {
   it.each(BANK_REFUSALS)('%s', async (_what, change, message) => {
     const answer = await shop.post('/v1/payout', change(payoutBody(shop)));
     expect([answer.status, answer.body.return_message]).toEqual([400, `4002:beneficiary.bank_details.${message}`]);
+  });
+
+  it("takes a GB IBAN with the sort code and account number it carries", async () => {
+    const fresh = await gw.merchant();
+    const answer = await fresh.post('/v1/payout', payoutBody(fresh, local('GB', 'GBP', { iban: 'GB29 NWBK 6016 1331 9268 19', bank_code: '60-16-13', account_number: '31926819' })));
+    // Unfunded: its bank details passed.
+    expect([answer.status, answer.body.failure_type, answer.body.beneficiary?.bank_details?.local_clearing_system]).toEqual([200, 'INSUFFICIENT_FUNDS', 'FASTER_PAYMENTS']);
   });
 });
 
@@ -204,6 +218,30 @@ describe("each rail's required bank details, as the requirements table names the
     const answer = await shop.post('/v1/payout', { ...body, beneficiary: { ...beneficiary, bank_details: without(beneficiary.bank_details as Body, field) } });
     expect(answer.status, answer.raw).toBe(400);
     expect(answer.body.return_message).toMatch(new RegExp(`^4001:.*beneficiary\\.bank_details\\.${named}`));
+    expect(await payoutCount(gw, shop)).toBe(0);
+  });
+});
+
+// docs/api/payout.md's Refusals table, code → its "when" text: a merchant maps codes from it.
+function documentedRefusals(): Map<string, string> {
+  const text = readFileSync(new URL('../../docs/api/payout.md', import.meta.url), 'utf8');
+  return new Map([...text.matchAll(/^\| 4\d\d \| `(\d{4})` \| (.*) \|$/gm)].map((m) => [m[1]!, m[2]!]));
+}
+
+describe("/v1/payout's refusal codes are the Refusals table's", () => {
+  it.each([
+    ['a negative amount', { payment_amount: '-1.00' }, 'payment_amount', /an amount's format/],
+    ['an amount in exponent form', { source_amount: '1e3', payment_amount: undefined }, 'source_amount', /an amount's format/],
+    ['both amounts', { source_amount: '10.00' }, 'source_amount', /both `payment_amount` and `source_amount`/],
+    ['a currency in lower case', { payment_currency: 'usd' }, 'payment_currency', /its format/],
+    ['decimals beyond the currency', { payment_amount: '1.001' }, 'payment_amount', /decimals beyond the currency/],
+    ['a zero amount', { payment_amount: '0.00' }, 'payment_amount', /zero/],
+  ])('%s is answered with the code whose row describes it', async (_what, change, field, described) => {
+    const answer = await shop.post('/v1/payout', payoutBody(shop, change));
+    expect(answer.status).toBe(400);
+    const code = String(answer.body.return_message).slice(0, 4);
+    expect(answer.body.return_message).toContain(field);
+    expect(documentedRefusals().get(code), `the row of ${code}`).toMatch(described);
     expect(await payoutCount(gw, shop)).toBe(0);
   });
 });

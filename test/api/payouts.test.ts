@@ -5,6 +5,7 @@ import { createPayout } from '../../src/app/payouts/create.ts';
 import { accountById } from '../../src/db/repositories/checkout.ts';
 import { payoutCommand, payoutRequest } from '../../src/http/requests/payout.ts';
 import type { Clock } from '../../src/app/context.ts';
+import { canonicalString, type SignedBody } from '../../src/domain/signature.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { ACH_BENEFICIARY, balanceOf, driveRail, payoutBody, payoutCount, SEPA_BENEFICIARY, topUp } from '../support/payouts.ts';
@@ -180,6 +181,30 @@ describe('/v1/payout', () => {
     const late = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-23' }));
     expect(late.status).toBe(400);
     expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) on');
+    expect(await payoutCount(gw, shop)).toBe(1);
+    expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
+  });
+
+  it('answers a retry of a payout recorded before a check that now refuses its fields with the payout; other requests are still refused', async () => {
+    const shop = await gw.merchant();
+    await topUp(gw, shop, 'USD', '1000.00');
+    const accepted = payoutBody(shop);
+    const answer = await shop.post('/v1/payout', accepted);
+    expect(answer.body.status).toBe('PROCESSING');
+    // As an earlier gateway recorded it: a beneficiary named by a zero-width space, refused (4001) since.
+    const earlier = { ...accepted, beneficiary: { ...ACH_BENEFICIARY, first_name: '\u200B' } };
+    const fingerprint = gw.gateway.deps.vault.fingerprint(canonicalString(earlier as SignedBody));
+    await gw.database.query(`UPDATE payouts SET request = jsonb_set(request, '{beneficiary,first_name}', to_jsonb($2::text)), request_fingerprint = $3 WHERE id = $1`, [answer.body.transaction_id, '\u200B', fingerprint]);
+
+    const retry = await shop.post('/v1/payout', earlier);
+    expect(retry.status, retry.raw).toBe(200);
+    expect(retry.body).toMatchObject({ transaction_id: answer.body.transaction_id, status: 'PROCESSING' });
+    expect(retry.body.beneficiary.first_name).toBe('\u200B');
+    // The same request_id with other refused fields, or a new request_id: refused as before.
+    const changed = await shop.post('/v1/payout', { ...earlier, reason: '\u200B' });
+    expect([changed.status, changed.body.return_message]).toEqual([400, '4001:reason is required']);
+    const fresh = await shop.post('/v1/payout', { ...earlier, request_id: crypto.randomUUID() });
+    expect([fresh.status, fresh.body.return_message]).toEqual([400, '4001:beneficiary.first_name is required']);
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
   });

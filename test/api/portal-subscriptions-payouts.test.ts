@@ -200,6 +200,18 @@ describe('portal payouts', () => {
     expect(seen).toEqual(newestFirst);
   });
 
+  it('lists what the balance pays (fee included) and what the beneficiary receives (less the fee when it pays it), as the answer says', async () => {
+    const payer = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-30' }));
+    const beneficiary = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-30', fee_paid_by: 'BENEFICIARY' }));
+    expect([payer.body.amount_payer_pays, payer.body.amount_beneficiary_receives]).toEqual([10_150, 10_000]);
+    expect([beneficiary.body.amount_payer_pays, beneficiary.body.amount_beneficiary_receives]).toEqual([10_000, 9_850]);
+    const list = (await viewer.get('/portal/payouts')).body;
+    const rowOf = (id: string) => list.slice(list.indexOf(`>${id}</a>`), list.indexOf('</tr>', list.indexOf(`>${id}</a>`)));
+    expect(rowOf(payer.body.transaction_id)).toMatch(/101\.50 USD<\/td><td class="num">100\.00 USD/);
+    expect(rowOf(beneficiary.body.transaction_id)).toMatch(/100\.00 USD<\/td><td class="num">98\.50 USD/);
+    for (const created of [payer, beneficiary]) await runCommand(['payouts', 'cancel', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--transaction-id', created.body.transaction_id], gw.gateway.deps);
+  });
+
   it('another merchant’s payout is not found, and stays scheduled', async () => {
     const created = await other.post('/v1/payout', payoutBody(other, { payment_date: '2026-11-30' }));
     const id = created.body.transaction_id as string;

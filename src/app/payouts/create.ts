@@ -99,6 +99,18 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
 }
 
 /**
+ * The payout a refused request repeats, when one was recorded for the same fields
+ * (`identities`: what they may have been keyed as): the request's adapter refused it by a check
+ * added since, and a retry of a recorded payout is answered with it, as a repeat sent after its
+ * payment_date is. Null when there is none, and the refusal stands.
+ */
+export async function recordedRepeat(deps: Deps, account: AccountRow, requestId: string, identities: readonly string[]): Promise<PayoutRow | null> {
+  const existing = await payoutByRequestId(deps.database.query, account.id, requestId);
+  if (!existing) return null;
+  return identities.some((identity) => deps.vault.fingerprint(identity) === existing.requestFingerprint) ? existing : null;
+}
+
+/**
  * A new payout is dated from today on. Checked here, after the repeat lookup, not by the adapter:
  * the retry of a payout whose answer was lost may come after its payment_date, and is answered
  * with the payout, never refused as if nothing had been stored. Today is the request's (the

@@ -24,7 +24,7 @@ import { payoutEventPayload, railBeneficiary, type PayoutEventType } from './vie
 export const PAYOUT_LEASE_MS = 30_000;
 /** The rail is asked again this soon about a payout it is still processing. */
 export const POLL_MS = 5_000;
-/** A completed payout is watched for a return this long after its payment date, asked hourly (first after 30 s). */
+/** A completed payout is watched for a return this long after its payment date (or its completion, when later), asked hourly (first after 30 s). */
 export const RETURN_WINDOW_DAYS = 5;
 const FIRST_RETURN_CHECK_MS = 30_000;
 const RETURN_POLL_MS = 3_600_000;
@@ -191,7 +191,9 @@ function decide(payout: PayoutRow, answer: PayoutOutcome, at: Date): Decision<Ra
         },
       };
     }
-    const watchEnds = utcDay(payout.paymentDate).getTime() + RETURN_WINDOW_DAYS * 86_400_000;
+    // From its payment date, or from its completion (updatedAt: a stay leaves it) when it was paid
+    // later than that (held while disabled, or long at the rail): a return is watched for as long.
+    const watchEnds = Math.max(utcDay(payout.paymentDate).getTime(), payout.updatedAt.getTime()) + RETURN_WINDOW_DAYS * 86_400_000;
     const next = at.getTime() + RETURN_POLL_MS;
     return { change: { move: PAYOUT_MACHINE.stay('COMPLETED'), changes: { nextCheckAt: next < watchEnds ? new Date(next) : null, at } } };
   }

@@ -66,11 +66,15 @@ export interface PayoutChanges {
 }
 
 const MOVE_PAYOUT_SQL = `UPDATE payouts SET status = $3, failure_type = coalesce($4, failure_type), failure_reason = coalesce($5, failure_reason),
-    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = $8,
+    rail_reference = coalesce($6, rail_reference), next_check_at = $7, updated_at = CASE WHEN $2 <> $3 THEN $8::timestamptz ELSE updated_at END,
     leased_until = CASE WHEN $9::boolean THEN leased_until END
   WHERE id = $1 AND status = $2 RETURNING *`;
 
-/** Writes a Transition of a locked payout; throws when the row is no longer in its `from` state. */
+/**
+ * Writes a Transition of a locked payout; throws when the row is no longer in its `from` state.
+ * updated_at (the answer's last_updated_at) moves with the status only: a stay (the rail asked
+ * again, a return check) changes nothing the merchant sees.
+ */
 export async function movePayout(query: RawQuery, id: string, move: Transition<PayoutStatus>, changes: PayoutChanges): Promise<PayoutRow> {
   const [row] = await query<Record<string, unknown>>(
     MOVE_PAYOUT_SQL,

@@ -8,7 +8,7 @@ import { validate as validateAba } from 'abavalidator';
 import { clabe } from 'clabe-validator';
 import { electronicFormatIBAN, extractBIC, extractIBAN, isValidBIC, isValidIBAN } from 'ibantools';
 import { routeOf, type ClearingSystem, type LocalBankCode, type PayoutMethod } from './clearing.ts';
-import { missingField } from './requirements.ts';
+import { isBlank, missingField } from './requirements.ts';
 
 export interface BankDetailsInput {
   readonly bank_country_code: string;
@@ -71,7 +71,7 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   // Which fields the rail needs: the one requirements table (requirements.ts).
   const missing = missingField('bank_details', { method: context.method, country, currency: context.paymentCurrency }, (field) => {
     const value = details[field as keyof BankDetailsInput];
-    return value !== undefined && value.trim() !== '';
+    return value !== undefined && !isBlank(value);
   });
   if (missing) return { problem: { field: missing, missing: true, message: `is required for ${context.method} payouts to ${country}${route.rail === 'SWIFT' ? '' : ` in ${context.paymentCurrency}`}` } };
 
@@ -82,7 +82,16 @@ export function checkBankDetails(details: BankDetailsInput, context: BankDetails
   if (route.rail === 'SEPA') return { clearing: 'SEPA', iban: iban!, ...(swiftCode ? { swiftCode } : {}) };
   // A domestic rail: its country's account number and bank code (a GB IBAN carries both).
   const local = route.local!;
-  if (iban && local.bankCode === 'sort_code') return { clearing: route.rail, iban };
+  if (iban && local.bankCode === 'sort_code') {
+    // The IBAN carries both: a sort code or account number sent beside it is the one it carries,
+    // or the rail (which routes by bank_code) would be told two different accounts.
+    const sortCode = iban.slice(8, 14);
+    if (details.bank_code !== undefined && digitsOnly(details.bank_code) !== sortCode) return problem('bank_code', `${sortCode}, the IBAN's sort code (or no bank_code)`);
+    if (details.account_number !== undefined && digitsOnly(details.account_number) !== iban.slice(14)) {
+      return problem('account_number', 'the account number the IBAN carries (or no account_number)');
+    }
+    return { clearing: route.rail, iban };
+  }
   const checked = checkLocal(local.bankCode, details);
   if ('problem' in checked) return checked;
   return { clearing: route.rail, bankCode: checked.bankCode, ...(swiftCode ? { swiftCode } : {}) };

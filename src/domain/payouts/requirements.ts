@@ -40,7 +40,7 @@ export const REQUIREMENTS: readonly Requirement[] = [
   { party: 'bank_details', method: 'SWIFT', country: 'other countries', fields: ['swift_code'], oneOf: [['account_number'], ['iban']], checked: 'BIC structure and country; `account_number` up to 34 letters and digits, or an IBAN of `bank_country_code` where the country has a format' },
   { party: 'bank_details', method: 'LOCAL', country: 'SEPA countries', currency: 'EUR', fields: ['iban'], checked: 'IBAN structure, check digits and country' },
   { party: 'bank_details', method: 'LOCAL', country: 'US', currency: 'USD', fields: ['account_number', 'bank_code'], checked: '`account_number` 4–17 digits; `bank_code` the ABA routing number: 9 digits and its check digit' },
-  { party: 'bank_details', method: 'LOCAL', country: 'GB', currency: 'GBP', fields: [], oneOf: [['account_number', 'bank_code'], ['iban']], checked: '`account_number` 8 digits; `bank_code` the 6-digit sort code (`40-47-84`); or the IBAN' },
+  { party: 'bank_details', method: 'LOCAL', country: 'GB', currency: 'GBP', fields: [], oneOf: [['account_number', 'bank_code'], ['iban']], checked: '`account_number` 8 digits; `bank_code` the 6-digit sort code (`40-47-84`); or the IBAN (a `bank_code` or `account_number` beside it the one it carries)' },
   { party: 'bank_details', method: 'LOCAL', country: 'AU', currency: 'AUD', fields: ['account_number', 'bank_code'], checked: '`account_number` 5–9 digits; `bank_code` the 6-digit BSB (`062-000`)' },
   { party: 'bank_details', method: 'LOCAL', country: 'CA', currency: 'CAD', fields: ['account_number', 'bank_code'], checked: '`account_number` 7–12 digits; `bank_code` institution and transit, 8 or 9 digits (`000312345`)' },
   { party: 'bank_details', method: 'LOCAL', country: 'IN', currency: 'INR', fields: ['account_number', 'bank_code'], checked: '`account_number` 9–18 digits; `bank_code` the IFSC: 4 letters, `0`, 6 letters or digits (`HDFC0000123`)' },
@@ -71,6 +71,15 @@ function countryMatches(row: Requirement, context: RequirementContext): boolean 
     default:
       return row.country === country;
   }
+}
+
+/**
+ * Text that names nothing: nothing but white space, control characters and invisible format
+ * characters (zero-width spaces and joiners, direction marks: Unicode's Cf). A required field of
+ * such text is missing, as an empty one is.
+ */
+export function isBlank(text: string): boolean {
+  return text.replace(/[\s\p{Cc}\p{Cf}]/gu, '') === '';
 }
 
 /** The first field `party` lacks, as a path relative to it; null when it has them all. */

@@ -8,7 +8,7 @@ import { AppError } from '../../domain/errors.ts';
 import type { Money } from '../../domain/money.ts';
 import { checkBankDetails } from '../../domain/payouts/bank-details.ts';
 import { dayOf, isDay } from '../../domain/payouts/dates.ts';
-import { missingField, type EntityType } from '../../domain/payouts/requirements.ts';
+import { isBlank, missingField, type EntityType } from '../../domain/payouts/requirements.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { checkAmount, checkCountry, checkCurrency, compile, CurrencyCode, Decimal, Email, invalid, List, Text, Url } from './validation.ts';
 
@@ -125,8 +125,8 @@ function checkDay(text: string, field: string): string {
   return text;
 }
 
-/** Text of nothing but spaces (a template's placeholder, a name left blank) names nobody: it counts as absent. */
-const blank = (value: unknown) => typeof value === 'string' && value.trim() === '';
+/** Text of nothing but spaces or invisible characters (a template's placeholder, a name left blank) names nobody: it counts as absent. */
+const blank = (value: unknown) => typeof value === 'string' && isBlank(value);
 
 function has(object: Readonly<Record<string, unknown>> | undefined, path: string): boolean {
   let node: unknown = object;
@@ -214,6 +214,22 @@ function amountOf(body: PayoutBody, paymentCurrency: string, sourceCurrency: str
   if (body.payment_amount !== undefined) return { payment: { minor: checkAmount(body.payment_amount, paymentCurrency, 'payment_amount'), currency: paymentCurrency } };
   if (body.source_amount !== undefined) return { source: { minor: checkAmount(body.source_amount, sourceCurrency, 'source_amount'), currency: sourceCurrency } };
   throw new AppError('missing_field', 'payment_amount or source_amount is required', { field: 'payment_amount' });
+}
+
+const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+/**
+ * The request_id and identities of a body the schema or the checks refused, as payoutCommand
+ * would key it: a retry of a payout recorded before a check was added (or tightened) is the same
+ * request, answered with the payout, not refused as if nothing had been stored. Null without a
+ * request_id of UUID form.
+ */
+export function repeatKey(body: Readonly<Record<string, unknown>>): { readonly requestId: string; readonly identities: readonly string[] } | null {
+  const written = body.request_id;
+  if (typeof written !== 'string' || !UUID.test(written)) return null;
+  const requestId = written.toLowerCase();
+  const typed = body as unknown as PayoutBody;
+  return { requestId, identities: [requestIdentity(typed, requestId), ...(written !== requestId ? [requestIdentity(typed, written)] : [])] };
 }
 
 /**

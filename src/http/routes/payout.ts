@@ -2,11 +2,11 @@
 // (docs/api/payout.md, docs/payouts.md). Parse, run the use case, answer the payout as recorded.
 import type { FastifyInstance } from 'fastify';
 import type { Deps } from '../../app/context.ts';
-import { createPayout } from '../../app/payouts/create.ts';
+import { createPayout, recordedRepeat } from '../../app/payouts/create.ts';
 import type { AppError } from '../../domain/errors.ts';
 import { payoutAnswer } from '../encoders/payout.ts';
 import { sendAnswer, signingOf, textField, type Operation } from '../operation.ts';
-import { PayoutRequest, payoutCommand, payoutRequest } from '../requests/payout.ts';
+import { PayoutRequest, payoutCommand, payoutRequest, repeatKey } from '../requests/payout.ts';
 
 export const payoutOperation: Operation = {
   name: 'payout',
@@ -25,7 +25,16 @@ export const payoutOperation: Operation = {
 export function payoutRoutes(app: FastifyInstance, deps: Deps): void {
   app.post('/v1/payout', { config: { operation: payoutOperation } }, async (request, reply) => {
     const { account } = signingOf(request);
-    const command = payoutCommand(payoutRequest.parse(request.body), deps.clock.now());
+    let command;
+    try {
+      command = payoutCommand(payoutRequest.parse(request.body), deps.clock.now());
+    } catch (error) {
+      // A retry of a payout recorded before a check refusing it was added: answered with the payout.
+      const key = repeatKey(request.body as Record<string, unknown>);
+      const recorded = key && (await recordedRepeat(deps, account, key.requestId, key.identities));
+      if (recorded) return sendAnswer(reply, 200, payoutAnswer(recorded));
+      throw error;
+    }
     return sendAnswer(reply, 200, payoutAnswer(await createPayout(deps, account, command)));
   });
 }

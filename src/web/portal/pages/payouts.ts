@@ -67,7 +67,7 @@ ${
     ? html`<p class="empty">No payouts.</p>`
     : html`<div class="table-wrap"><table class="data"><thead><tr><th>Payout</th><th>Status</th><th>Paid from balance</th><th>Beneficiary gets</th><th>Created</th></tr></thead><tbody>
 ${rows.map(
-  (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}${held && awaitsRail(p) ? html` <span class="status status-held">held</span>` : ''}</td><td class="num">${moneyText(p.transferSource, p.sourceCurrency)}</td><td class="num">${moneyText(p.transferPayment, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
+  (p) => html`<tr><td><a href="${pathOf(account.id, p.id)}">${p.id}</a></td><td>${p.status}${held && awaitsRail(p) ? html` <span class="status status-held">held</span>` : ''}</td><td class="num">${moneyText(p.amountPayerPays, p.sourceCurrency)}</td><td class="num">${moneyText(p.amountBeneficiaryReceives, p.paymentCurrency)}</td><td>${timeText(p.createdAt)}</td></tr>`,
 )}</tbody></table></div>`
 }${pager(`Pages of ${account.id}`, page, hasNext, (n) => pageLink(account.id, n))}</section>`,
 )}`;
