@@ -1,5 +1,6 @@
 // Notifications to notify_url (docs/notifications.md), through a real receiver on loopback: the signed
 // body, acknowledgement, retries on the documented schedule with a fake clock, replay, leases.
+import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
@@ -90,6 +91,25 @@ describe('delivery', () => {
 
     await deliver();
     expect(receivedFor(notifyId)).toHaveLength(1);
+  });
+
+  it('sends exactly the fields docs/notifications.md shows for payment.captured and payment.failed, each as text but notify_time', async () => {
+    // The examples are what a merchant builds its receiver from: the subscription fields, sent on
+    // every payment event (empty unless the payment began a subscription), were missing from them.
+    const docs = readFileSync(new URL('../../docs/notifications.md', import.meta.url), 'utf8');
+    const example = (type: string) => JSON.parse(new RegExp(`### ${type.replace('.', '\\.')}\\n[\\s\\S]*?\`\`\`json\\n([\\s\\S]*?)\`\`\``).exec(docs)![1]!) as Record<string, unknown>;
+    for (const [type, overrides] of [
+      ['payment.captured', {}],
+      ['payment.failed', { card: '4000000000000002' }],
+    ] as const) {
+      const { notifyId } = await pay(receiver.url, overrides);
+      await deliver();
+      const [got] = receivedFor(notifyId);
+      expect(got!.body.notify_type).toBe(type);
+      expect([type, Object.keys(got!.body).sort()]).toEqual([type, Object.keys(example(type)).sort()]);
+      for (const [field, value] of Object.entries(got!.body)) expect([field, typeof value]).toEqual([field, field === 'notify_time' ? 'number' : 'string']);
+      expect(verify(example(type) as never, 'sk_test_4f3c2b1a')).toBe(true);
+    }
   });
 
   it('takes any 2xx as an acknowledgement, with or without a body', async () => {
