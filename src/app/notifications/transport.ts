@@ -3,7 +3,7 @@
 // DNS answer that changes between the check and the connect cannot slip an internal address in.
 // No redirect is followed (a 3xx is not an acknowledgement), no connection is reused, the whole
 // attempt (the name's resolution included) has a deadline and at most RESPONSE_CAP bytes of the
-// answer are read.
+// answer are read. The status line, once come, is the answer (docs/notifications.md, Acknowledging).
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -114,34 +114,44 @@ function post(target: PinnedTarget, body: string, options: { timeoutMs: number }
       agent: false,
       ...(target.addresses.length ? { lookup: pinnedLookup(target.addresses) } : {}),
     });
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    // Once the status line has come it is the answer, whatever happens to the rest: a body that
+    // stalls until the deadline, or a connection reset after it, ends the attempt with that status
+    // (as a body cut by a close or read up to the cap does); before it, either is no answer.
+    let response: http.IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let read = 0;
     let settled = false;
-    const finish = (outcome: () => void) => {
+    const answered = () => {
+      if (settled || !response) return;
+      settled = true;
+      clearTimeout(deadline);
+      const status = response.statusCode ?? 0;
+      response.destroy();
+      request.destroy();
+      // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
+      // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
+      const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
+      resolve({ status, excerpt });
+    };
+    const failed = (error: Error) => {
+      if (response) return answered();
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      outcome();
+      reject(error);
     };
-    request.on('error', (error) => finish(() => reject(error)));
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let read = 0;
-      const done = () => {
-        response.destroy();
-        request.destroy();
-        // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
-        // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
-        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
-        finish(() => resolve({ status: response.statusCode ?? 0, excerpt }));
-      };
-      response.on('data', (chunk: Buffer) => {
+    const deadline = setTimeout(() => (response ? answered() : request.destroy(new Error(`no answer within ${options.timeoutMs} ms`))), options.timeoutMs);
+    request.on('error', failed);
+    request.on('response', (answer) => {
+      response = answer;
+      answer.on('data', (chunk: Buffer) => {
         if (read < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - read));
         read += chunk.length;
-        if (read >= RESPONSE_CAP) done();
+        if (read >= RESPONSE_CAP) answered();
       });
-      response.on('end', done);
-      // The status is what counts: an answer cut short after it still acknowledges (or not).
-      response.on('error', done);
+      answer.on('end', answered);
+      answer.on('error', answered);
+      answer.on('close', answered);
     });
     request.end(body);
   });
