@@ -37,13 +37,20 @@ export interface Transport {
 
 export type Sent =
   | { readonly kind: 'answered'; readonly answer: HttpAnswer; readonly latencyMs: number }
-  | { readonly kind: 'refused'; readonly reason: string; readonly permanent: boolean }
+  | {
+      readonly kind: 'refused';
+      /** For the delivery log (operators): the addresses a name resolved to included. */
+      readonly reason: string;
+      /** For a merchant (the portal's URL check): no address the gateway's resolver gave away. */
+      readonly shown: string;
+      readonly permanent: boolean;
+    }
   | { readonly kind: 'error'; readonly error: string; readonly latencyMs: number };
 
 /** Checks the target for `mode`, resolves and checks its addresses, then posts `body` to them. */
 export async function sendNotification(transport: Transport, mode: Mode, notifyUrl: string, body: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<Sent> {
   const verdict = checkUrl(mode, notifyUrl);
-  if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, permanent: true };
+  if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, shown: `notify_url must be ${verdict.reason}`, permanent: true };
   const url = new URL(notifyUrl);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -58,7 +65,11 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
     // One internal address among public ones is enough to refuse: the connection could pick it.
     for (const { address } of addresses) {
       const check = checkAddress(mode, address);
-      if (!check.ok) return { kind: 'refused', reason: `${url.hostname} resolves to ${check.reason}`, permanent: false };
+      if (!check.ok) {
+        // The resolver answers from inside the operator's network: what it said is not the merchant's to see.
+        const shown = `${url.hostname} resolves to an address notifications may not go to (${check.what ?? 'an internal address'})`;
+        return { kind: 'refused', reason: `${url.hostname} resolves to ${check.reason}`, shown, permanent: false };
+      }
     }
   }
   try {
