@@ -1,5 +1,7 @@
 // Notifications to notify_url (docs/notifications.md), through a real receiver on loopback: the signed
 // body, acknowledgement, retries on the documented schedule with a fake clock, replay, leases.
+import { readFileSync } from 'node:fs';
+import net from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deliverDueNotifications, LEASE_MS, replayNotification, type DeliveryOptions } from '../../src/app/notifications/deliver.ts';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/app/notifications/schedule.ts';
@@ -90,6 +92,25 @@ describe('delivery', () => {
 
     await deliver();
     expect(receivedFor(notifyId)).toHaveLength(1);
+  });
+
+  it('sends exactly the fields docs/notifications.md shows for payment.captured and payment.failed, each as text but notify_time', async () => {
+    // The examples are what a merchant builds its receiver from: the subscription fields, sent on
+    // every payment event (empty unless the payment began a subscription), were missing from them.
+    const docs = readFileSync(new URL('../../docs/notifications.md', import.meta.url), 'utf8');
+    const example = (type: string) => JSON.parse(new RegExp(`### ${type.replace('.', '\\.')}\\n[\\s\\S]*?\`\`\`json\\n([\\s\\S]*?)\`\`\``).exec(docs)![1]!) as Record<string, unknown>;
+    for (const [type, overrides] of [
+      ['payment.captured', {}],
+      ['payment.failed', { card: '4000000000000002' }],
+    ] as const) {
+      const { notifyId } = await pay(receiver.url, overrides);
+      await deliver();
+      const [got] = receivedFor(notifyId);
+      expect(got!.body.notify_type).toBe(type);
+      expect([type, Object.keys(got!.body).sort()]).toEqual([type, Object.keys(example(type)).sort()]);
+      for (const [field, value] of Object.entries(got!.body)) expect([field, typeof value]).toEqual([field, field === 'notify_time' ? 'number' : 'string']);
+      expect(verify(example(type) as never, 'sk_test_4f3c2b1a')).toBe(true);
+    }
   });
 
   it('takes any 2xx as an acknowledgement, with or without a body', async () => {
@@ -200,6 +221,44 @@ describe('delivery', () => {
     clock.advance(LEASE_MS);
     await deliver();
     expect(receivedFor(notifyId)).toHaveLength(1);
+  });
+
+  it('takes the status line as the answer: a 2xx whose body stalls or whose connection is reset acknowledges', async () => {
+    // A raw receiver: what it does after the status line is up to each case. A 200 whose body then
+    // stalled (or was cut by a reset) was logged a failure and sent again, while one cut by a plain
+    // close, or one too long to read, acknowledged: the body is not read for meaning.
+    let after: (socket: net.Socket) => void = () => {};
+    const raw = net.createServer((socket) =>
+      socket.once('data', () => {
+        socket.on('error', () => {});
+        if (after === resetAtOnce) return resetAtOnce(socket);
+        socket.write('HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\ncontent-length: 100\r\n\r\nok');
+        after(socket);
+      }),
+    );
+    const resetAtOnce = (socket: net.Socket) => void socket.resetAndDestroy();
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(raw.address() as net.AddressInfo).port}/notify`;
+    try {
+      for (const [name, then] of [
+        ['stalls', () => {}],
+        ['reset', (socket: net.Socket) => void setTimeout(() => socket.resetAndDestroy(), 20)],
+      ] as const) {
+        after = then;
+        const { notifyId } = await pay(url);
+        await deliver({ timeoutMs: 300 });
+        expect([name, await eventRow(notifyId)]).toMatchObject([name, { delivery_status: 'delivered', attempts: 1 }]);
+        expect([name, (await attemptsOf(notifyId))[0]]).toMatchObject([name, { outcome: 'delivered', http_status: 200, response_excerpt: 'ok', error: null }]);
+      }
+      // A reset before any status is no answer.
+      after = resetAtOnce;
+      const { notifyId } = await pay(url);
+      await deliver({ timeoutMs: 300 });
+      expect(await eventRow(notifyId)).toMatchObject({ delivery_status: 'pending', failures: 1 });
+      expect((await attemptsOf(notifyId))[0]).toMatchObject({ outcome: 'failed', http_status: null });
+    } finally {
+      raw.close();
+    }
   });
 
   it('stops reading an answer at the cap, and gives up on a receiver that never answers', async () => {

@@ -1,7 +1,8 @@
 // Settings over HTTP: key rotation (re-authentication; the new secret shown once and working at
 // once), query IPs, storefront domains, the notification URL check; roles refused; another
 // merchant's accounts not found; a disabled account's settings refused as its API requests are (4410).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { networkTransport } from '../../src/app/notifications/transport.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { verify } from '../../src/domain/signature.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -169,6 +170,27 @@ describe('portal notification URL check', () => {
     expect(verify(received.body, latestSecret)).toBe(true);
   });
 
+  it('refuses a name that resolves to an internal address without showing the address', async () => {
+    // The check resolves the name from inside the operator's network: the member was shown
+    // "db.internal.example resolves to 10.1.2.3 is a private address", an oracle of the internal DNS.
+    // The resolver is a spy (no internal name resolves on the test machine); the page is the portal's.
+    const resolve = vi.spyOn(networkTransport, 'resolve').mockResolvedValue([
+      { address: '93.184.216.34', family: 4 },
+      { address: '64:ff9b::a01:203', family: 6 },
+    ]);
+    try {
+      await staff.get('/portal/settings');
+      const received = receiver.received.length;
+      const answer = await staff.post(`${account()}/notify-url/check`, { notify_url: 'https://db.internal.example/notify' });
+      expect(resolve).toHaveBeenCalledWith('db.internal.example');
+      expect(answer.body).toContain('Not reached: db.internal.example resolves to an address notifications may not go to (a NAT64 address)');
+      for (const address of ['64:ff9b::a01:203', '10.1.2.3', '93.184.216.34']) expect(answer.body).not.toContain(address);
+      expect(receiver.received).toHaveLength(received);
+    } finally {
+      resolve.mockRestore();
+    }
+  });
+
   it('says when the receiver does not acknowledge', async () => {
     receiver.reply(() => 500);
     await staff.get('/portal/settings');
@@ -184,7 +206,7 @@ describe('portal settings of a disabled account', () => {
     const client = await signIn(gw, frozenAdmin, { clock: wall });
     const path = `/portal/settings/accounts/${frozen.ids.account_id}`;
     await client.get('/portal/settings');
-    expect((await client.post(`${path}/query-ips/add`, { cidr: '198.51.100.7' })).status).toBe(303);
+    expect((await client.post(`${path}/query-ips/add`, { cidr: '93.184.216.34' })).status).toBe(303);
     expect((await client.post(`${path}/storefronts/add`, { domain: 'https://frozen.example' })).status).toBe(303);
     const disabled = await runCommand(['merchants', 'disable', '--merchant-id', frozen.ids.merchant_id, '--account-id', frozen.ids.account_id], gw.gateway.deps);
     expect(disabled.exitCode).toBe(0);
@@ -194,7 +216,7 @@ describe('portal settings of a disabled account', () => {
     const changes = [
       ['rotate-key', { _reauth_password: frozenAdmin.password, _reauth_code: nextCode(frozenAdmin, wall) }],
       ['query-ips/add', { cidr: '198.51.100.8' }],
-      ['query-ips/remove', { cidr: '198.51.100.7' }],
+      ['query-ips/remove', { cidr: '93.184.216.34' }],
       ['storefronts/add', { domain: 'https://other.example' }],
       ['storefronts/remove', { domain: 'https://frozen.example' }],
       ['notify-url/check', { notify_url: receiver.url }],
@@ -210,7 +232,7 @@ describe('portal settings of a disabled account', () => {
     const [row] = await gw.database.query<{ domains: string[] }>('SELECT storefront_domains AS domains FROM accounts WHERE id = $1', [frozen.ids.account_id]);
     expect(row!.domains).toEqual(['https://frozen.example']);
     const ips = await gw.database.query<{ cidr: string }>('SELECT cidr::text AS cidr FROM account_ips WHERE account_id = $1', [frozen.ids.account_id]);
-    expect(ips.map((ip) => ip.cidr)).toEqual(['198.51.100.7/32']);
+    expect(ips.map((ip) => ip.cidr)).toEqual(['93.184.216.34/32']);
     expect(receiver.received).toHaveLength(heard);
     const audit = await gw.database.query<{ action: string; outcome: string; detail: unknown }>(
       "SELECT action, outcome, detail FROM portal_audit_log WHERE merchant_id = $1 AND action LIKE 'settings.%' AND outcome = 'refused' ORDER BY seq",

@@ -92,5 +92,5 @@ export async function checkNotifyUrl(
   const body = { notify_type: 'url_check', merchant_id: merchantId, account_id: accountId, notify_time: Math.floor(deps.wallClock.now().getTime() / 1000) };
   const sent = await sendNotification(transport, deps.config.mode, url, JSON.stringify({ ...body, encryption_data: sign(body as SignedBody, secret) }));
   if (sent.kind === 'answered') return { reached: true, httpStatus: sent.answer.status, latencyMs: sent.latencyMs };
-  return { reached: false, reason: sent.kind === 'refused' ? sent.reason : sent.error };
+  return { reached: false, reason: sent.kind === 'refused' ? sent.shown : sent.error };
 }

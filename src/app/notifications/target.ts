@@ -10,10 +10,11 @@ import { AppError } from '../../domain/errors.ts';
 
 export type Mode = Config['mode'];
 
-export type Verdict = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+/** `what`: the kind of address refused ("a private address"), without the address, for a checked name's. */
+export type Verdict = { readonly ok: true } | { readonly ok: false; readonly reason: string; readonly what?: string };
 
 const OK: Verdict = { ok: true };
-const refuse = (reason: string): Verdict => ({ ok: false, reason });
+const refuse = (reason: string, what?: string): Verdict => ({ ok: false, reason, ...(what ? { what } : {}) });
 
 /** IPv6 ranges that carry an IPv4 address inside: a connection to them may reach that IPv4 host. */
 const EMBEDDING: Record<string, (parts: readonly number[]) => number[]> = {
@@ -64,7 +65,7 @@ export function checkAddress(mode: Mode, address: string): Verdict {
   if (range === 'unicast' || (mode === 'sandbox' && range === 'loopback')) return OK;
   // A translated form is refused in any case; it is named by the address it leads to when that one is internal.
   const inside = embedded && embedded.range !== 'unicast' ? ` for ${embedded.address}, ${aName(embedded.range)}` : '';
-  return refuse(`${address} is ${aName(range)}${inside}`);
+  return refuse(`${address} is ${aName(range)}${inside}`, aName(range));
 }
 
 /** The host part of a URL as an IP address, or undefined when it is a name. */

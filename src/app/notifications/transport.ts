@@ -3,7 +3,7 @@
 // DNS answer that changes between the check and the connect cannot slip an internal address in.
 // No redirect is followed (a 3xx is not an acknowledgement), no connection is reused, the whole
 // attempt (the name's resolution included) has a deadline and at most RESPONSE_CAP bytes of the
-// answer are read.
+// answer are read. The status line, once come, is the answer (docs/notifications.md, Acknowledging).
 import type { LookupAddress } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
@@ -37,13 +37,20 @@ export interface Transport {
 
 export type Sent =
   | { readonly kind: 'answered'; readonly answer: HttpAnswer; readonly latencyMs: number }
-  | { readonly kind: 'refused'; readonly reason: string; readonly permanent: boolean }
+  | {
+      readonly kind: 'refused';
+      /** For the delivery log (operators): the addresses a name resolved to included. */
+      readonly reason: string;
+      /** For a merchant (the portal's URL check): no address the gateway's resolver gave away. */
+      readonly shown: string;
+      readonly permanent: boolean;
+    }
   | { readonly kind: 'error'; readonly error: string; readonly latencyMs: number };
 
 /** Checks the target for `mode`, resolves and checks its addresses, then posts `body` to them. */
 export async function sendNotification(transport: Transport, mode: Mode, notifyUrl: string, body: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<Sent> {
   const verdict = checkUrl(mode, notifyUrl);
-  if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, permanent: true };
+  if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, shown: `notify_url must be ${verdict.reason}`, permanent: true };
   const url = new URL(notifyUrl);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -58,7 +65,11 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
     // One internal address among public ones is enough to refuse: the connection could pick it.
     for (const { address } of addresses) {
       const check = checkAddress(mode, address);
-      if (!check.ok) return { kind: 'refused', reason: `${url.hostname} resolves to ${check.reason}`, permanent: false };
+      if (!check.ok) {
+        // The resolver answers from inside the operator's network: what it said is not the merchant's to see.
+        const shown = `${url.hostname} resolves to an address notifications may not go to (${check.what ?? 'an internal address'})`;
+        return { kind: 'refused', reason: `${url.hostname} resolves to ${check.reason}`, shown, permanent: false };
+      }
     }
   }
   try {
@@ -114,34 +125,44 @@ function post(target: PinnedTarget, body: string, options: { timeoutMs: number }
       agent: false,
       ...(target.addresses.length ? { lookup: pinnedLookup(target.addresses) } : {}),
     });
-    const deadline = setTimeout(() => request.destroy(new Error(`no answer within ${options.timeoutMs} ms`)), options.timeoutMs);
+    // Once the status line has come it is the answer, whatever happens to the rest: a body that
+    // stalls until the deadline, or a connection reset after it, ends the attempt with that status
+    // (as a body cut by a close or read up to the cap does); before it, either is no answer.
+    let response: http.IncomingMessage | undefined;
+    const chunks: Buffer[] = [];
+    let read = 0;
     let settled = false;
-    const finish = (outcome: () => void) => {
+    const answered = () => {
+      if (settled || !response) return;
+      settled = true;
+      clearTimeout(deadline);
+      const status = response.statusCode ?? 0;
+      response.destroy();
+      request.destroy();
+      // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
+      // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
+      const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
+      resolve({ status, excerpt });
+    };
+    const failed = (error: Error) => {
+      if (response) return answered();
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      outcome();
+      reject(error);
     };
-    request.on('error', (error) => finish(() => reject(error)));
-    request.on('response', (response) => {
-      const chunks: Buffer[] = [];
-      let read = 0;
-      const done = () => {
-        response.destroy();
-        request.destroy();
-        // U+0000 as U+FFFD, as for any byte that is not text: a PostgreSQL text column refuses
-        // NUL, and an excerpt it refused left an acknowledged event unrecorded, sent again and again.
-        const excerpt = Buffer.concat(chunks).toString('utf8').slice(0, EXCERPT_CHARS).replaceAll('\u0000', '\uFFFD');
-        finish(() => resolve({ status: response.statusCode ?? 0, excerpt }));
-      };
-      response.on('data', (chunk: Buffer) => {
+    const deadline = setTimeout(() => (response ? answered() : request.destroy(new Error(`no answer within ${options.timeoutMs} ms`))), options.timeoutMs);
+    request.on('error', failed);
+    request.on('response', (answer) => {
+      response = answer;
+      answer.on('data', (chunk: Buffer) => {
         if (read < EXCERPT_BYTES) chunks.push(chunk.subarray(0, EXCERPT_BYTES - read));
         read += chunk.length;
-        if (read >= RESPONSE_CAP) done();
+        if (read >= RESPONSE_CAP) answered();
       });
-      response.on('end', done);
-      // The status is what counts: an answer cut short after it still acknowledges (or not).
-      response.on('error', done);
+      answer.on('end', answered);
+      answer.on('error', answered);
+      answer.on('close', answered);
     });
     request.end(body);
   });
