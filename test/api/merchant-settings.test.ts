@@ -161,13 +161,22 @@ describe("the platform's own books", () => {
     [['users', 'create', '--merchant-id', 'platform', '--email', 'books@platform.example', '--role', 'owner'], 'error: no merchant platform\n'],
     [['ips', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--cidr', '203.0.113.7'], 'error: no account platform under merchant platform\n'],
     [['balance', 'topup', '--merchant-id', 'platform', '--account-id', 'platform', '--currency', 'USD', '--amount', '10.00'], 'error: no account platform under merchant platform\n'],
-    [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
-    [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
+    [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
+    [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
     [['accounts', 'dunning', 'set', '--merchant-id', 'platform', '--account-id', 'platform', '--retry-days', '1,3,7'], 'error: no account platform under merchant platform\n'],
     [['blocklist', 'add', '--kind', 'bin', '--value', '411111', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
     [['storefronts', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--domain', 'https://shop.example'], 'error: no account platform under merchant platform\n'],
   ])('refuses acquiro %o', async (argv, stderr) => {
     const run = await acquiro(...argv);
     expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', stderr]);
+  });
+});
+
+describe('acquiro keys rotate|revoke of an account the merchant does not have', () => {
+  // Worded `no account M/A`, where every other command says `no account A under merchant M`.
+  it.each(['rotate', 'revoke'])('says so as every other command does (keys %s)', async (which) => {
+    const [mine, theirs] = [await gw.merchant(), await gw.merchant()];
+    const run = await acquiro('keys', which, '--merchant-id', mine.ids.merchant_id, '--account-id', theirs.ids.account_id);
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', `error: no account ${theirs.ids.account_id} under merchant ${mine.ids.merchant_id}\n`]);
   });
 });
