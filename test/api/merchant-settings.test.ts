@@ -120,7 +120,19 @@ describe('acquiro accounts fees', () => {
     const eur = await pay(shop, { amount: '100.00', currency: 'EUR' });
     expect((await booksOf(gw, eur.transaction_id)).fee_revenue).toBe(-100);
 
-    expect((await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD')).stdout).toBe('other currencies  1.00%\n');
+    expect((await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD')).stdout).toBe('removed the USD fee: it pays the default percentage\nother currencies  1.00%\n');
+  });
+
+  it('says when the currency had no fee to remove, as ips remove and storefronts remove do', async () => {
+    // It printed the fees and exited 0, as for a fee removed: a typo (EUR for USD) left the fee in place unseen.
+    const shop = await gw.merchant();
+    expect((await acquiro('accounts', 'fees', 'set', ...ids(shop), '--currency', 'USD', '--fixed', '0.30', '--percent', '2.9')).exitCode).toBe(0);
+    const none = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'EUR');
+    expect([none.exitCode, none.stdout]).toEqual([0, 'EUR had no fee of its own: nothing removed\nUSD  0.30 + 2.90%\nother currencies  0.00%\n']);
+    const json = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'EUR', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ currency: 'EUR', removed: false, default_bps: 0, currencies: { USD: { fixed: 30, bps: 290 } } });
+    const removed = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD', '--json');
+    expect(JSON.parse(removed.stdout)).toEqual({ currency: 'USD', removed: true, default_bps: 0, currencies: {} });
   });
 
   it.each([
