@@ -7,27 +7,25 @@ resolveStartupModulesFaster();
 const { ConfigError, loadConfig } = await import('./config.ts');
 const { serve, StartError } = await import('./serve.ts');
 const { startFailure } = await import('./startup.ts');
+const { failOneLine, stopOnSignals } = await import('./process-stop.ts');
 const { CONFIG } = await import('./exit-codes.ts');
 
+const verbose = process.argv.includes('--verbose');
 let config: ReturnType<typeof loadConfig> | undefined;
+const where = () => config ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
+// A rejection nothing waited for (a bug): one line, exit 70, as any other unexpected failure.
+process.on('unhandledRejection', (error) => failOneLine(error, where(), { what: 'the gateway', verbose }));
 try {
   config = loadConfig();
   const running = await serve(config);
-  const stop = async (signal: string) => {
-    process.stdout.write(`\n${signal}: stopping\n`);
-    await running.stop();
-    process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
+  stopOnSignals(running, config, { verbose, announce: (signal) => process.stdout.write(`\n${signal}: stopping\n`) });
 } catch (error) {
   if (error instanceof ConfigError || error instanceof StartError) {
     process.stderr.write(`acquiro: ${error.message}\n`);
     process.exit(CONFIG);
   }
   // Past the settings' checks (migrations the database refused, a bug): one line, as `acquiro serve`.
-  const where = config ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
-  const failure = startFailure(error, where, { what: 'the start', verbose: process.argv.includes('--verbose') });
+  const failure = startFailure(error, where(), { what: 'the start', verbose });
   process.stderr.write(failure.stderr);
   process.exit(failure.exitCode);
 }

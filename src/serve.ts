@@ -61,8 +61,11 @@ export async function serve(config: Config, print: (text: string) => void = (tex
     }
     ownership?.serveCommands((argv, stdin) => runCommand(argv, gateway!.deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = config.runWorkers ? startWorkers(gateway.deps, PERIODIC_TASKS) : undefined;
-    gateway.server.readiness.ready = true;
     await warnIfAutovacuumOff(database, log);
+    // Ready last, with nothing awaited after it: the caller sets its signal handlers when this
+    // returns, and a SIGTERM sent once /health said ready found none yet (the process was killed,
+    // not stopped).
+    gateway.server.readiness.ready = true;
     log.info({ url, mode: config.mode, database: database.kind, workers: Boolean(workers) }, 'acquiro is ready');
     const running = gateway;
     return {

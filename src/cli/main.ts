@@ -151,9 +151,7 @@ async function runServer(config: Config, command: 'serve' | 'worker', flags: rea
     command === 'serve'
       ? await (await import('../serve.ts')).serve(flags.includes('--no-worker') ? { ...config, runWorkers: false } : config)
       : await (await import('../jobs/worker.ts')).runWorker(config);
-  const stopped = () => void running.stop().then(() => process.exit(0));
-  process.once('SIGINT', stopped);
-  process.once('SIGTERM', stopped);
+  (await import('../process-stop.ts')).stopOnSignals(running, config, { verbose: flags.includes(VERBOSE) });
 }
 
 async function main(argv: readonly string[]): Promise<void> {
@@ -182,12 +180,16 @@ async function isStartProblem(error: unknown): Promise<boolean> {
 }
 
 const argv = process.argv.slice(2);
+const where = () => configured ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
+// A rejection nothing waited for (a bug, in a command or a running server): one line, exit 70.
+process.on('unhandledRejection', (error) => {
+  void import('../process-stop.ts').then(({ failOneLine }) => failOneLine(error, where(), { what: `acquiro ${argv.find((arg) => arg !== VERBOSE) ?? ''}`.trim(), verbose: argv.includes(VERBOSE) }));
+});
 main(argv).catch(async (error: unknown) => {
   if (error instanceof Error && (await isStartProblem(error))) stop(error.message);
   // Anything else failed a start (a server's, a worker's, a command's opening of the database):
   // migrations the database refused, a bug. One line, exit 70 or 75, as a command's own unexpected
   // failure (runCommand); the error in full only with --verbose.
   const { startFailure } = await import('../startup.ts');
-  const config = configured ?? { databaseUrl: process.env.DATABASE_URL, dataDir: process.env.ACQUIRO_DATA_DIR ?? './data' };
-  finish({ stdout: '', ...startFailure(error, config, { what: starting, verbose: argv.includes(VERBOSE) }) });
+  finish({ stdout: '', ...startFailure(error, where(), { what: starting, verbose: argv.includes(VERBOSE) }) });
 });

@@ -120,7 +120,19 @@ describe('acquiro accounts fees', () => {
     const eur = await pay(shop, { amount: '100.00', currency: 'EUR' });
     expect((await booksOf(gw, eur.transaction_id)).fee_revenue).toBe(-100);
 
-    expect((await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD')).stdout).toBe('other currencies  1.00%\n');
+    expect((await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD')).stdout).toBe('removed the USD fee: it pays the default percentage\nother currencies  1.00%\n');
+  });
+
+  it('says when the currency had no fee to remove, as ips remove and storefronts remove do', async () => {
+    // It printed the fees and exited 0, as for a fee removed: a typo (EUR for USD) left the fee in place unseen.
+    const shop = await gw.merchant();
+    expect((await acquiro('accounts', 'fees', 'set', ...ids(shop), '--currency', 'USD', '--fixed', '0.30', '--percent', '2.9')).exitCode).toBe(0);
+    const none = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'EUR');
+    expect([none.exitCode, none.stdout]).toEqual([0, 'EUR had no fee of its own: nothing removed\nUSD  0.30 + 2.90%\nother currencies  0.00%\n']);
+    const json = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'EUR', '--json');
+    expect(JSON.parse(json.stdout)).toEqual({ currency: 'EUR', removed: false, default_bps: 0, currencies: { USD: { fixed: 30, bps: 290 } } });
+    const removed = await acquiro('accounts', 'fees', 'remove', ...ids(shop), '--currency', 'USD', '--json');
+    expect(JSON.parse(removed.stdout)).toEqual({ currency: 'USD', removed: true, default_bps: 0, currencies: {} });
   });
 
   it.each([
@@ -161,13 +173,22 @@ describe("the platform's own books", () => {
     [['users', 'create', '--merchant-id', 'platform', '--email', 'books@platform.example', '--role', 'owner'], 'error: no merchant platform\n'],
     [['ips', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--cidr', '203.0.113.7'], 'error: no account platform under merchant platform\n'],
     [['balance', 'topup', '--merchant-id', 'platform', '--account-id', 'platform', '--currency', 'USD', '--amount', '10.00'], 'error: no account platform under merchant platform\n'],
-    [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
-    [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform/platform\n'],
+    [['keys', 'rotate', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
+    [['keys', 'revoke', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
     [['accounts', 'dunning', 'set', '--merchant-id', 'platform', '--account-id', 'platform', '--retry-days', '1,3,7'], 'error: no account platform under merchant platform\n'],
     [['blocklist', 'add', '--kind', 'bin', '--value', '411111', '--merchant-id', 'platform', '--account-id', 'platform'], 'error: no account platform under merchant platform\n'],
     [['storefronts', 'add', '--merchant-id', 'platform', '--account-id', 'platform', '--domain', 'https://shop.example'], 'error: no account platform under merchant platform\n'],
   ])('refuses acquiro %o', async (argv, stderr) => {
     const run = await acquiro(...argv);
     expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', stderr]);
+  });
+});
+
+describe('acquiro keys rotate|revoke of an account the merchant does not have', () => {
+  // Worded `no account M/A`, where every other command says `no account A under merchant M`.
+  it.each(['rotate', 'revoke'])('says so as every other command does (keys %s)', async (which) => {
+    const [mine, theirs] = [await gw.merchant(), await gw.merchant()];
+    const run = await acquiro('keys', which, '--merchant-id', mine.ids.merchant_id, '--account-id', theirs.ids.account_id);
+    expect([run.exitCode, run.stdout, run.stderr]).toEqual([1, '', `error: no account ${theirs.ids.account_id} under merchant ${mine.ids.merchant_id}\n`]);
   });
 });

@@ -57,20 +57,36 @@ describe('acquiro risk', () => {
     expect((await cli('risk', 'reset', ...ids)).exitCode).toBe(0);
   });
 
+  // A value refused on its own (its syntax, its range) is a refused argument, exit 2, as docs/operations.md says;
+  // a refusal that depends on the other settings (stored or default) is one by the database's content, exit 1.
   it.each([
-    [['--set', 'velocityCard.limitt=1'], /velocityCard.limitt is not a risk setting/],
-    [['--set', 'velocityCard.limit=-1'], /must be a whole number/],
-    [['--set', 'amountLimits.USD.review=1.001'], /is not an amount in USD/],
-    [['--set', 'reviewScore=90'], /reviewScore must not exceed rejectScore/],
-    [['--set', 'velocityCard.limit=5=50'], /velocityCard.limit must be a whole number/],
-    [['--set', 'amountLimits.USD.reject=50.00=5000.00'], /is not an amount in USD/],
+    [['--set', 'velocityCard.limitt=1'], /velocityCard.limitt is not a risk setting/, 2],
+    [['--set', 'velocityCard.limit=-1'], /must be a whole number/, 2],
+    [['--set', 'velocityCard.limit'], /velocityCard.limit: expected path=value/, 2],
+    [['--set', 'amountLimits.USD.review=1.001'], /is not an amount in USD/, 2],
+    [['--set', 'amountLimits.XYZ.review=10.00'], /XYZ is not a supported currency/, 2],
+    [['--set', 'reviewScore=90'], /reviewScore must not exceed rejectScore/, 1],
+    [['--set', 'velocityCard.limit=5=50'], /velocityCard.limit must be a whole number/, 2],
+    [['--set', 'amountLimits.USD.reject=50.00=5000.00'], /is not an amount in USD/, 2],
     // A window of no seconds counts nothing: every velocity rule would be off without a word.
-    [['--set', 'velocityWindowSeconds=0'], /velocityWindowSeconds must be at least 1/],
-    [['--set', 'velocityWindowSeconds=000'], /velocityWindowSeconds must be at least 1/],
-  ])('refuses %o', async (args, message) => {
+    [['--set', 'velocityWindowSeconds=0'], /velocityWindowSeconds must be at least 1/, 2],
+    [['--set', 'velocityWindowSeconds=000'], /velocityWindowSeconds must be at least 1/, 2],
+  ])('refuses %o', async (args, message, exitCode) => {
     const result = await cli('risk', 'set', ...ids, ...args);
-    expect(result.exitCode).toBe(1);
+    expect(result.exitCode).toBe(exitCode);
     expect(result.stderr).toMatch(message);
+  });
+
+  it.each([
+    [['set', '--set', 'velocityCard.limitt=1']],
+    [['set', '--set', 'rejectScore=101']],
+    [['set', '--set', 'velocityIp.limit=0']],
+    [['set', '--set', 'amountLimits.USD.review=0']],
+    [['unset', 'amountLimits.EUR.rejectt']],
+  ])('refuses a bad value before the database is opened (risk %o)', async (argv) => {
+    const result = await runCommand(['risk', argv[0]!, ...ids, ...argv.slice(1)], async () => Promise.reject(new Error('opened the database')));
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/^error: /);
   });
 
   it.each([
@@ -85,7 +101,7 @@ describe('acquiro risk', () => {
     expect((await cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
     const before = JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout);
     const result = await cli('risk', 'set', ...ids, ...args);
-    expect([result.exitCode, result.stderr]).toEqual([1, `error: ${setting} must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)\n`]);
+    expect([result.exitCode, result.stderr]).toEqual([2, `error: ${setting} must be from 0 to 100 (a risk score is at most 100, so a higher one is never reached)\n`]);
     expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout)).toEqual(before);
     expect((await pay({ shopper_email: email })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
     expect((await cli('blocklist', 'remove', ...ids, '--kind', 'email', '--value', email)).exitCode).toBe(0);
@@ -111,7 +127,7 @@ describe('acquiro risk', () => {
     // address was held for review (at the default weight), whatever came before it.
     const result = await cli('risk', 'set', ...ids, '--set', `${rule}.limit=0`);
     expect([result.exitCode, result.stderr]).toEqual([
-      1,
+      2,
       `error: ${rule}.limit must be at least 1: a limit of 0 hits every payment, whatever came before it (${rule}.score=0 turns the rule off)\n`,
     ]);
     expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
@@ -126,7 +142,7 @@ describe('acquiro risk', () => {
     // "0 is not an amount in USD" read as a typo in the number, not as a limit that must be above zero.
     const result = await cli('risk', 'set', ...ids, '--set', `amountLimits.USD.${level}=${value}`);
     expect([result.exitCode, result.stderr]).toEqual([
-      1,
+      2,
       `error: amountLimits.USD.${level} must be above 0: every payment is above a limit of 0, so every USD payment would be ${effect} (to have no limit, remove it: acquiro risk unset amountLimits.USD.${level})\n`,
     ]);
     expect(JSON.parse((await cli('risk', 'show', ...ids, '--json')).stdout).overrides).toEqual({});
@@ -158,7 +174,7 @@ describe('acquiro risk', () => {
 
     // An unknown setting is refused, as by risk set: nothing changed.
     const typo = await cli('risk', 'unset', ...otherIds, 'amountLimits.EUR.rejectt');
-    expect(typo.exitCode).toBe(1);
+    expect(typo.exitCode).toBe(2);
     expect(typo.stderr).toMatch(/amountLimits.EUR.rejectt is not a risk setting/);
     // A removal that leaves a setting that would not work is refused like the assignment would be.
     expect((await cli('risk', 'set', ...otherIds, '--set', 'rejectScore=95', '--set', 'reviewScore=90')).exitCode).toBe(0);
@@ -422,5 +438,14 @@ describe('acquiro blocklist', () => {
     const theirs = await other.post('/v1/authorise', cardPayment(other.ids, { card: freshCard() }));
     const result = await cli('blocklist', 'add', ...ids, '--kind', 'card', '--value', theirs.body.transaction_id);
     expect([result.exitCode, result.stderr]).toEqual([1, `error: no card payment ${theirs.body.transaction_id} on account ${shop.ids.account_id}\n`]);
+  });
+});
+
+describe('acquiro blocklist add: a card needs its account', () => {
+  it('refuses a card named without an account before the database is opened (exit 2)', async () => {
+    // A card is named by a payment of one account: with no account it can be refused from the
+    // arguments alone. It was refused by the use case, exit 1, a refusal by the database's content.
+    const result = await runCommand(['blocklist', 'add', '--kind', 'card', '--value', 'T1'], async () => Promise.reject(new Error('opened the database')));
+    expect([result.exitCode, result.stderr]).toEqual([2, 'error: blocking a card needs --merchant-id and --account-id with the transaction id\n']);
   });
 });

@@ -109,7 +109,7 @@ export async function rotateKey(
       .from(accounts)
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
-    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
     // A security timer: the grace period runs on the wall clock, whatever the test clock says. A
     // command's wall clock is the database's (src/app/clock/database-clock.ts), not its host's.
     const expiresAt = new Date(deps.wallClock.now().getTime() + deps.config.keyGraceHours * 3_600_000);
@@ -139,7 +139,7 @@ export async function revokePreviousKeys(
       .from(accounts)
       .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
       .for('update');
-    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${merchantId}/${accountId}`);
+    if (!account || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
     const deleted = await tx
       .delete(accountKeys)
       .where(and(eq(accountKeys.accountId, accountId), isNotNull(accountKeys.expiresAt)))

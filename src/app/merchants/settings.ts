@@ -46,14 +46,23 @@ export async function showFees(deps: Db, merchantId: string, accountId: string):
 }
 
 /** Sets (or, with `fee` null, removes) the fee of one currency. */
-export async function setCurrencyFee(deps: Db, merchantId: string, accountId: string, currency: string, fee: CurrencyFee | null): Promise<FeesView> {
+export async function setCurrencyFee(deps: Db, merchantId: string, accountId: string, currency: string, fee: CurrencyFee | null): Promise<FeesView & { had: boolean }> {
   await accountOf(deps, merchantId, accountId);
   return deps.database.db.transaction(async (tx) => {
     const [row] = await tx.select({ fees: accounts.fees, feeBps: accounts.feeBps }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-    const { [currency]: _previous, ...others } = row!.fees;
+    const { [currency]: previous, ...others } = row!.fees;
     const fees: FeeSchedule = fee ? { ...others, [currency]: fee } : others;
-    await tx.update(accounts).set({ fees }).where(eq(accounts.id, accountId));
-    await announceAccountChange(tx);
-    return { default_bps: row!.feeBps, currencies: fees };
+    // Removing a fee there is not changes nothing: nothing to write or announce.
+    if (fee || previous) {
+      await tx.update(accounts).set({ fees }).where(eq(accounts.id, accountId));
+      await announceAccountChange(tx);
+    }
+    return { default_bps: row!.feeBps, currencies: fees, had: previous !== undefined };
   });
+}
+
+/** `accounts fees remove`: the fees left, and whether the currency had a fee of its own to remove. */
+export async function removeCurrencyFee(deps: Db, merchantId: string, accountId: string, currency: string): Promise<FeesView & { currency: string; removed: boolean }> {
+  const { had, ...view } = await setCurrencyFee(deps, merchantId, accountId, currency, null);
+  return { currency, removed: had, ...view };
 }

@@ -69,24 +69,27 @@ export function settingProblems(settings: RiskSettings): SettingProblem[] {
   return problems;
 }
 
+/** One `path=value` of `risk set`, parsed: where it goes in the overrides and the number stored. */
+export interface Assignment {
+  readonly path: string;
+  readonly keys: readonly string[];
+  readonly value: number;
+}
+
 /**
- * Applies `path=value` assignments to an account's overrides; amount limits take decimals. A
- * problem (settingProblems) in a setting assigned is refused; one stored before, elsewhere, is not.
+ * Parses `path=value` assignments (amount limits take decimals), each checked on its own: its
+ * syntax, and its range (a problem of settingProblems naming it alone, with every other setting
+ * at its default). What it refuses needs no stored settings, so the CLI refuses it as an argument
+ * (exit 2) before it opens the database.
  */
-export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
-  type Overrides = Record<string, Record<string, unknown> | number | undefined> & {
-    amountLimits?: Record<string, Record<string, number>>;
-  };
-  const next = structuredClone(overrides) as Overrides;
-  const assigned = new Set<string>();
-  for (const assignment of assignments) {
+export function parseAssignments(assignments: readonly string[]): Assignment[] {
+  return assignments.map((assignment) => {
     // Split at the first '=' only: split('=', 2) dropped whatever followed a second one, so
     // velocityCard.limit=5=50 set 5 without a word.
     const at = assignment.indexOf('=');
     if (at < 0) throw new AppError('invalid_field', `${assignment}: expected path=value`);
     const path = assignment.slice(0, at);
     const value = assignment.slice(at + 1);
-    assigned.add(path);
     const amount = /^amountLimits\.([A-Z]{3})\.(review|reject)$/.exec(path);
     if (amount) {
       const [, currency, level] = amount as unknown as [string, string, string];
@@ -102,17 +105,42 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
         );
       }
       if (!('minor' in parsed)) throw new AppError('invalid_amount', `${path}: ${value} is not an amount in ${currency}`);
-      next.amountLimits = { ...next.amountLimits, [currency]: { ...next.amountLimits?.[currency], [level]: parsed.minor } };
-      continue;
+      return { path, keys: ['amountLimits', currency, level], value: parsed.minor };
     }
     if (!INTEGER_SETTINGS.has(path)) {
       throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject)`);
     }
     if (!/^[0-9]{1,9}$/.test(value)) throw new AppError('invalid_field', `${path} must be a whole number`);
-    const [group, leaf] = path.split('.') as [string, string | undefined];
-    if (leaf) next[group] = { ...(next[group] as Record<string, unknown> | undefined), [leaf]: Number(value) };
-    else next[group] = Number(value);
+    const parsed = { path, keys: path.split('.'), value: Number(value) };
+    const alone = settingProblems(riskSettingsFor(assign({}, [parsed]))).find((problem) => problem.paths.length === 1 && problem.paths[0] === path);
+    if (alone) throw new AppError('invalid_field', alone.message);
+    return parsed;
+  });
+}
+
+/** The overrides with the assignments written in (a copy). */
+function assign(overrides: Record<string, unknown>, assignments: readonly Assignment[]): Record<string, unknown> {
+  const next = structuredClone(overrides);
+  for (const { keys, value } of assignments) {
+    let group = next;
+    for (const key of keys.slice(0, -1)) {
+      const child = group[key];
+      group = group[key] = typeof child === 'object' && child !== null ? { ...(child as Record<string, unknown>) } : {};
+    }
+    group[keys.at(-1)!] = value;
   }
+  return next;
+}
+
+/**
+ * Applies `path=value` assignments (parseAssignments) to an account's overrides. A problem
+ * (settingProblems) the result has in a setting assigned, with the other settings as stored, is
+ * refused; one stored before, elsewhere, is not.
+ */
+export function applyAssignments(overrides: Record<string, unknown>, assignments: readonly string[]): Record<string, unknown> {
+  const parsed = parseAssignments(assignments);
+  const assigned = new Set(parsed.map((assignment) => assignment.path));
+  const next = assign(overrides, parsed);
   const refused = settingProblems(riskSettingsFor(next)).find((problem) => problem.paths.some((path) => assigned.has(path)));
   if (refused) throw new AppError('invalid_field', refused.message);
   return next;
@@ -120,6 +148,15 @@ export function applyAssignments(overrides: Record<string, unknown>, assignments
 
 /** What `risk unset` removes: a setting's path, or `amountLimits.<CUR>` for both of a currency's limits. */
 const UNSET_PATH = /^amountLimits\.([A-Z]{3})(?:\.(review|reject))?$/;
+
+/** Refuses a path `risk unset` cannot name: needs no stored settings (the CLI refuses it as an argument, exit 2). */
+export function checkUnsetPaths(paths: readonly string[]): void {
+  for (const path of paths) {
+    if (!UNSET_PATH.test(path) && !INTEGER_SETTINGS.has(path)) {
+      throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject, amountLimits.<CUR>)`);
+    }
+  }
+}
 
 /**
  * Removes overrides, so that each path named takes its default again (the others are kept); a
@@ -132,11 +169,9 @@ export function removeOverrides(overrides: Record<string, unknown>, paths: reado
   const removed: string[] = [];
   const absent: string[] = [];
   const named = new Set<string>();
+  checkUnsetPaths(paths);
   for (const path of paths) {
     const amount = UNSET_PATH.exec(path);
-    if (!amount && !INTEGER_SETTINGS.has(path)) {
-      throw new AppError('invalid_field', `${path} is not a risk setting (one of ${[...INTEGER_SETTINGS].join(', ')}, amountLimits.<CUR>.review|reject, amountLimits.<CUR>)`);
-    }
     const keys = path.split('.');
     if (amount && !amount[2]) named.add(`${path}.review`).add(`${path}.reject`);
     else named.add(path);

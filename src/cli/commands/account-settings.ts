@@ -73,7 +73,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
       const fee = { fixed: parsed.minor, bps: percentToBps(opts.percent) };
       const deps = await ctx.deps();
       const { setCurrencyFee } = await settings();
-      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, fee);
+      const { had: _had, ...view } = await setCurrencyFee(deps, opts.merchantId, opts.accountId, opts.currency, fee);
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's fee: it pays the account's default percentage again")
@@ -81,9 +81,11 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     .action(async (opts: { merchantId: string; accountId: string; currency: string; json?: boolean }) => {
       const code = currencyCode('--currency', opts.currency);
       const deps = await ctx.deps();
-      const { setCurrencyFee } = await settings();
-      const view = await setCurrencyFee(deps, opts.merchantId, opts.accountId, code, null);
-      show(ctx, Boolean(opts.json), view, () => feesText(view));
+      const { removeCurrencyFee } = await settings();
+      const result = await removeCurrencyFee(deps, opts.merchantId, opts.accountId, code);
+      // As ips remove and storefronts remove: a currency with no fee (a typo) is said, not taken for removed.
+      const said = result.removed ? `removed the ${code} fee: it pays the default percentage` : `${code} had no fee of its own: nothing removed`;
+      show(ctx, Boolean(opts.json), result, () => `${said}\n${feesText(result)}`);
     });
 
   const connector = sub(program, 'accounts', 'accounts of a merchant').command('connector').description("the connector that processes an account's payments, and its credentials");

@@ -22,6 +22,20 @@ function readable<T extends { amountLimits?: unknown }>(values: T): T {
   return { ...values, amountLimits: amounts };
 }
 
+/**
+ * Runs a check that needs no database (a value's syntax or range): what it refuses is a refused
+ * argument, exit 2, before the database is opened. A refusal by the stored settings stays exit 1.
+ */
+async function asArguments(check: (module: Awaited<ReturnType<typeof settings>>) => void): Promise<void> {
+  const [module, { AppError }] = await Promise.all([settings(), import('../../domain/errors.ts')]);
+  try {
+    check(module);
+  } catch (error) {
+    if (error instanceof AppError) throw usageError(error.message);
+    throw error;
+  }
+}
+
 /** Settings that do not work as meant (or an entry they leave without effect): one line each. */
 const warnings = (problems: readonly string[]) => problems.map((problem) => `\nwarning: ${problem}`).join('');
 
@@ -46,6 +60,7 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
   forAccount('set', 'override settings: --set velocityCard.limit=5 --set amountLimits.USD.review=1000.00')
     .requiredOption('--set <path=value...>', 'one or more assignments')
     .action(async (opts: AccountOpts & { set: string[] }) => {
+      await asArguments(({ parseAssignments }) => parseAssignments(opts.set));
       const deps = await ctx.deps();
       const { setRiskSettings, settingProblems } = await settings();
       const effective = await setRiskSettings(deps, opts.merchantId, opts.accountId, opts.set);
@@ -55,6 +70,7 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
   forAccount('unset', 'remove overrides, each back to its default: velocityCard.limit amountLimits.USD.review (amountLimits.USD: both)')
     .argument('<path...>', 'settings, as risk set names them')
     .action(async (paths: string[], opts: AccountOpts) => {
+      await asArguments(({ checkUnsetPaths }) => checkUnsetPaths(paths));
       const deps = await ctx.deps();
       const { unsetRiskSettings, settingProblems } = await settings();
       const { effective, removed, absent } = await unsetRiskSettings(deps, opts.merchantId, opts.accountId, paths);
@@ -85,6 +101,8 @@ export function riskCommands(program: Command, ctx: CommandContext): void {
   // of every merchant's payments, and an account id alone was never checked against its merchant.
   const toEntry = (opts: EntryOpts) => {
     if (Boolean(opts.merchantId) !== Boolean(opts.accountId)) throw usageError('name one account with --merchant-id and --account-id, or neither for every account');
+    // A card is named by a payment of one account: without one, the arguments alone are wrong.
+    if (opts.kind === 'card' && !opts.accountId) throw usageError('blocking a card needs --merchant-id and --account-id with the transaction id');
     return {
       kind: opts.kind,
       value: opts.value,
