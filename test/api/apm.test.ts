@@ -275,6 +275,34 @@ describe('refusals', () => {
 });
 
 describe('unpaid APM payments expire', () => {
+  it('past its deadline, before the task has run, the issuer page charges nothing: abandoned (2009), the page closed', async () => {
+    const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'late@example.com' }));
+    const id = wallet.body.transaction_id as string;
+    const form = await browser.form(wallet.body.issuer_url);
+    expect(form).toBeDefined();
+    clock.advance(16 * 60_000);
+    try {
+      // The page left open in a tab: its form posted after the deadline, the task not run yet.
+      const back = await browser.post(form!.action, [...form!.fields, ['action', 'approve']]);
+      expect(back.status).toBe(303);
+      expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: '2009:Shopper abandoned or let the payment expire' });
+      const [row] = await rows('SELECT status, result_code, captured_amount::int AS captured, completion_sent_at FROM payments WHERE id = $1', [id]);
+      expect(row).toMatchObject({ status: 'failed', result_code: '2009', captured: 0, completion_sent_at: null });
+      expect(await eventsOf(id)).toEqual(['payment.failed']);
+      expect((await browser.get(wallet.body.issuer_url)).status).toBe(404);
+      // Opened (not posted) past its deadline: closed too, never the choices.
+      const other = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'late@example.com' }));
+      clock.advance(16 * 60_000);
+      const page = await browser.get(other.body.issuer_url);
+      expect(page.body).not.toContain('name="action"');
+      const [late] = await rows('SELECT status, result_code FROM payments WHERE id = $1', [other.body.transaction_id]);
+      expect(late).toEqual({ status: 'failed', result_code: '2009' });
+      expect(await eventsOf(other.body.transaction_id)).toEqual(['payment.failed']);
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
   it('fails each method’s unpaid payment after its deadline (2009, payment.failed), and no other', async () => {
     const redirect = await shop.post('/v1/authorise', apm(shop.ids));
     const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'w@example.com' }));
