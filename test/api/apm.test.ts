@@ -3,6 +3,7 @@
 // shopper's return, the merchant's events, expiry of unpaid payments, idempotency and refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -131,6 +132,27 @@ describe('the issuer page', () => {
     expect((await browser.post(`/sandbox/apm/${row!.id}`, { action: 'approve' })).status).toBe(404);
     expect((await browser.get(`/sandbox/apm/${row!.id}`)).status).toBe(404);
     expect((await rows('SELECT status FROM payments WHERE id = $1', [row!.id]))[0]?.status).toBe('requires_redirect');
+  });
+});
+
+describe('an APM payment risk holds for review', () => {
+  it('approved on the issuer page: held for review (1003, payment.review), the shopper back with order_status=3', async () => {
+    const held = await gw.merchant({ name: 'Held Goods' });
+    const set = await runCommand(
+      ['risk', 'set', '--merchant-id', held.ids.merchant_id, '--account-id', held.ids.account_id, '--set', 'amountLimits.USD.review=10.00', '--json'],
+      gw.gateway.deps,
+    );
+    expect(set.exitCode).toBe(0);
+    const answer = await held.post('/v1/authorise', apm(held.ids));
+    expect(answer.body).toMatchObject({ order_status: '2', result_info: '1002:Redirect the shopper to issuer_url' });
+    const id = answer.body.transaction_id as string;
+    const back = await browser.answer(answer.body.issuer_url, { action: 'approve' });
+    expect(back.status).toBe(303);
+    expect(returnedOutcome(back.location!, held.secret).fields).toMatchObject({ transaction_id: id, order_status: '3' });
+    const [row] = await rows('SELECT status, result_code, captured_amount::int AS captured FROM payments WHERE id = $1', [id]);
+    expect(row).toEqual({ status: 'pending_review', result_code: '1003', captured: 0 });
+    expect(await eventsOf(id)).toEqual(['payment.review']);
+    expect((await browser.get(answer.body.issuer_url)).status).toBe(404);
   });
 });
 
