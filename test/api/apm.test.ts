@@ -297,6 +297,22 @@ describe('refusals', () => {
 });
 
 describe('unpaid APM payments expire', () => {
+  it('past a voucher’s due date, "pay later" on a page left open says the payment expired, not that it still waits', async () => {
+    const voucher = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_voucher', currency: 'BRL', billing_country: 'BR', person: VOUCHER_PERSON }));
+    const form = await browser.form(voucher.body.issuer_url);
+    clock.advance(3 * 24 * 60 * 60_000 + 60_000);
+    try {
+      const back = await browser.post(form!.action, [...form!.fields, ['action', 'later']]);
+      expect(back.status).toBe(303);
+      expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: '2009:Shopper abandoned or let the payment expire' });
+      const [row] = await rows('SELECT status, result_code FROM payments WHERE id = $1', [voucher.body.transaction_id]);
+      expect(row).toEqual({ status: 'failed', result_code: '2009' });
+      expect(await eventsOf(voucher.body.transaction_id)).toEqual(['payment.failed']);
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
   it('past its deadline, before the task has run, the issuer page charges nothing: abandoned (2009), the page closed', async () => {
     const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'late@example.com' }));
     const id = wallet.body.transaction_id as string;

@@ -110,7 +110,10 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
     const payment = ofSession(await paymentById(deps.database.db, request.params.payment), body.session);
     if (!payment || payment.kind !== 'apm') return sendPage(reply, closed(request, undefined, 404));
     const action = body.action;
-    const after = ANSWERS.includes(action as IssuerAnswer) ? ((await completeApm(deps, payment.id, action as IssuerAnswer)) ?? payment) : payment;
+    // Any other post ("pay later") leaves the payment waiting, unless its deadline has passed.
+    const after = ANSWERS.includes(action as IssuerAnswer)
+      ? ((await completeApm(deps, payment.id, action as IssuerAnswer)) ?? payment)
+      : await apmAsOpened(deps, payment);
     return goOn(request, reply, after, await returnUrlOf(deps, directory, after));
   });
 
