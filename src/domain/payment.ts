@@ -20,7 +20,8 @@ const NEXT: Record<PaymentStatus, readonly PaymentStatus[]> = {
   processing: ['requires_authentication', 'requires_redirect', 'pending_review', 'authorised', 'captured', 'failed'],
   // → requires_redirect: a hosted page's challenge failed, and the page waits for another card.
   requires_authentication: ['processing', 'requires_redirect', 'pending_review', 'authorised', 'captured', 'failed'],
-  requires_redirect: ['processing', 'authorised', 'captured', 'failed'],
+  // → pending_review: an APM payment risk holds, approved on the issuer page.
+  requires_redirect: ['processing', 'pending_review', 'authorised', 'captured', 'failed'],
   pending_review: ['authorised', 'captured', 'cancelled'],
   authorised: ['captured', 'cancelled'],
   captured: ['partially_refunded', 'refunded'],

@@ -10,7 +10,7 @@ const PAYMENT_MOVES = new Set([
   'processing→captured', 'processing→failed',
   'requires_authentication→processing', 'requires_authentication→requires_redirect', 'requires_authentication→pending_review', 'requires_authentication→authorised',
   'requires_authentication→captured', 'requires_authentication→failed',
-  'requires_redirect→processing', 'requires_redirect→authorised', 'requires_redirect→captured', 'requires_redirect→failed',
+  'requires_redirect→processing', 'requires_redirect→pending_review', 'requires_redirect→authorised', 'requires_redirect→captured', 'requires_redirect→failed',
   'pending_review→authorised', 'pending_review→captured', 'pending_review→cancelled',
   'authorised→captured', 'authorised→cancelled',
   'captured→partially_refunded', 'captured→refunded',

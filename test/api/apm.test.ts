@@ -3,6 +3,7 @@
 // shopper's return, the merchant's events, expiry of unpaid payments, idempotency and refusals.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -131,6 +132,27 @@ describe('the issuer page', () => {
     expect((await browser.post(`/sandbox/apm/${row!.id}`, { action: 'approve' })).status).toBe(404);
     expect((await browser.get(`/sandbox/apm/${row!.id}`)).status).toBe(404);
     expect((await rows('SELECT status FROM payments WHERE id = $1', [row!.id]))[0]?.status).toBe('requires_redirect');
+  });
+});
+
+describe('an APM payment risk holds for review', () => {
+  it('approved on the issuer page: held for review (1003, payment.review), the shopper back with order_status=3', async () => {
+    const held = await gw.merchant({ name: 'Held Goods' });
+    const set = await runCommand(
+      ['risk', 'set', '--merchant-id', held.ids.merchant_id, '--account-id', held.ids.account_id, '--set', 'amountLimits.USD.review=10.00', '--json'],
+      gw.gateway.deps,
+    );
+    expect(set.exitCode).toBe(0);
+    const answer = await held.post('/v1/authorise', apm(held.ids));
+    expect(answer.body).toMatchObject({ order_status: '2', result_info: '1002:Redirect the shopper to issuer_url' });
+    const id = answer.body.transaction_id as string;
+    const back = await browser.answer(answer.body.issuer_url, { action: 'approve' });
+    expect(back.status).toBe(303);
+    expect(returnedOutcome(back.location!, held.secret).fields).toMatchObject({ transaction_id: id, order_status: '3' });
+    const [row] = await rows('SELECT status, result_code, captured_amount::int AS captured FROM payments WHERE id = $1', [id]);
+    expect(row).toEqual({ status: 'pending_review', result_code: '1003', captured: 0 });
+    expect(await eventsOf(id)).toEqual(['payment.review']);
+    expect((await browser.get(answer.body.issuer_url)).status).toBe(404);
   });
 });
 
@@ -275,6 +297,50 @@ describe('refusals', () => {
 });
 
 describe('unpaid APM payments expire', () => {
+  it('past a voucher’s due date, "pay later" on a page left open says the payment expired, not that it still waits', async () => {
+    const voucher = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_voucher', currency: 'BRL', billing_country: 'BR', person: VOUCHER_PERSON }));
+    const form = await browser.form(voucher.body.issuer_url);
+    clock.advance(3 * 24 * 60 * 60_000 + 60_000);
+    try {
+      const back = await browser.post(form!.action, [...form!.fields, ['action', 'later']]);
+      expect(back.status).toBe(303);
+      expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: '2009:Shopper abandoned or let the payment expire' });
+      const [row] = await rows('SELECT status, result_code FROM payments WHERE id = $1', [voucher.body.transaction_id]);
+      expect(row).toEqual({ status: 'failed', result_code: '2009' });
+      expect(await eventsOf(voucher.body.transaction_id)).toEqual(['payment.failed']);
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
+  it('past its deadline, before the task has run, the issuer page charges nothing: abandoned (2009), the page closed', async () => {
+    const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'late@example.com' }));
+    const id = wallet.body.transaction_id as string;
+    const form = await browser.form(wallet.body.issuer_url);
+    expect(form).toBeDefined();
+    clock.advance(16 * 60_000);
+    try {
+      // The page left open in a tab: its form posted after the deadline, the task not run yet.
+      const back = await browser.post(form!.action, [...form!.fields, ['action', 'approve']]);
+      expect(back.status).toBe(303);
+      expect(returnedOutcome(back.location!, shop.secret).fields).toMatchObject({ order_status: '0', result_info: '2009:Shopper abandoned or let the payment expire' });
+      const [row] = await rows('SELECT status, result_code, captured_amount::int AS captured, completion_sent_at FROM payments WHERE id = $1', [id]);
+      expect(row).toMatchObject({ status: 'failed', result_code: '2009', captured: 0, completion_sent_at: null });
+      expect(await eventsOf(id)).toEqual(['payment.failed']);
+      expect((await browser.get(wallet.body.issuer_url)).status).toBe(404);
+      // Opened (not posted) past its deadline: closed too, never the choices.
+      const other = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'late@example.com' }));
+      clock.advance(16 * 60_000);
+      const page = await browser.get(other.body.issuer_url);
+      expect(page.body).not.toContain('name="action"');
+      const [late] = await rows('SELECT status, result_code FROM payments WHERE id = $1', [other.body.transaction_id]);
+      expect(late).toEqual({ status: 'failed', result_code: '2009' });
+      expect(await eventsOf(other.body.transaction_id)).toEqual(['payment.failed']);
+    } finally {
+      clock.set(new Date());
+    }
+  });
+
   it('fails each method’s unpaid payment after its deadline (2009, payment.failed), and no other', async () => {
     const redirect = await shop.post('/v1/authorise', apm(shop.ids));
     const wallet = await shop.post('/v1/authorise', apm(shop.ids, { payment_method: 'sandbox_wallet', shopper_email: 'w@example.com' }));

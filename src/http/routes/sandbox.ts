@@ -8,7 +8,7 @@
 // the token gets the page "not found" and nothing else: no outcome, no URL.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccountDirectory } from '../../app/accounts/directory.ts';
-import { completeApm, type IssuerAnswer } from '../../app/apm/complete.ts';
+import { apmAsOpened, completeApm, type IssuerAnswer } from '../../app/apm/complete.ts';
 import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
 import { returnUrlOf, shopperNextUrl } from '../../app/checkout/return-to-merchant.ts';
 import type { Deps } from '../../app/context.ts';
@@ -74,9 +74,11 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
   });
 
   app.get<SessionParams>('/sandbox/apm/:payment/:session', sessionPage, async (request, reply) => {
-    const payment = ofSession(await paymentById(deps.database.db, request.params.payment), request.params.session);
-    const method = payment?.kind === 'apm' ? sandboxMethod(payment.paymentMethod) : undefined;
-    if (!payment || !method) return sendPage(reply, closed(request, undefined, 404));
+    const found = ofSession(await paymentById(deps.database.db, request.params.payment), request.params.session);
+    const method = found?.kind === 'apm' ? sandboxMethod(found.paymentMethod) : undefined;
+    if (!found || !method) return sendPage(reply, closed(request, undefined, 404));
+    // Past the method's deadline the page is closed, even before expire-abandoned-payments has run.
+    const payment = await apmAsOpened(deps, found);
     if (payment.status !== 'requires_redirect') return sendPage(reply, closed(request, payment));
     const stored = payment.request as Record<string, unknown>;
     const bank = SANDBOX_BANKS.find((candidate) => candidate.code === stored.bank_code);
@@ -108,7 +110,10 @@ export function sandboxRoutes(app: FastifyInstance, deps: Deps, directory: Accou
     const payment = ofSession(await paymentById(deps.database.db, request.params.payment), body.session);
     if (!payment || payment.kind !== 'apm') return sendPage(reply, closed(request, undefined, 404));
     const action = body.action;
-    const after = ANSWERS.includes(action as IssuerAnswer) ? ((await completeApm(deps, payment.id, action as IssuerAnswer)) ?? payment) : payment;
+    // Any other post ("pay later") leaves the payment waiting, unless its deadline has passed.
+    const after = ANSWERS.includes(action as IssuerAnswer)
+      ? ((await completeApm(deps, payment.id, action as IssuerAnswer)) ?? payment)
+      : await apmAsOpened(deps, payment);
     return goOn(request, reply, after, await returnUrlOf(deps, directory, after));
   });
 
