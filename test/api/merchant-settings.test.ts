@@ -162,6 +162,29 @@ describe('acquiro accounts fees|payout-fees remove', () => {
     }
     expect(JSON.parse((await acquiro('accounts', which, 'show', ...ids(shop), '--json')).stdout)).toEqual(before);
   });
+
+  it('payout-fees remove says when the currency had no payout fee of its own, and writes nothing then', async () => {
+    // It printed the fees and exited 0, as for a fee removed, and rewrote the row: a typo (EUR
+    // for USD) left the payout fee in place unseen.
+    const shop = await gw.merchant();
+    expect((await acquiro('accounts', 'payout-fees', 'set', ...ids(shop), '--currency', 'USD', '--fixed', '0.25', '--percent', '1', '--swift', '20.00')).exitCode).toBe(0);
+    const version = async () => (await gw.database.query<{ v: string }>(`SELECT xmin::text AS v FROM accounts WHERE id = $1`, [shop.ids.account_id]))[0]!.v;
+    const written = await version();
+    const fees = 'USD  0.25 + 1.00%, SWIFT charge 20.00\nother currencies  1 unit of the currency + 0.50%, SWIFT charge 15 units (sandbox default)\n';
+    const none = await acquiro('accounts', 'payout-fees', 'remove', ...ids(shop), '--currency', 'EUR');
+    expect([none.exitCode, none.stdout]).toEqual([0, `EUR had no payout fee of its own: nothing removed\n${fees}`]);
+    const json = await acquiro('accounts', 'payout-fees', 'remove', ...ids(shop), '--currency', 'EUR', '--json');
+    const usd = { fixed: 25, bps: 100, swift: 2000 };
+    const sandboxDefault = { fixed: 100, bps: 50, swift: 1500 };
+    expect([json.exitCode, JSON.parse(json.stdout)]).toEqual([0, { currency: 'EUR', removed: false, currencies: { USD: usd }, default: sandboxDefault }]);
+    expect(await version()).toBe(written);
+
+    const removed = await acquiro('accounts', 'payout-fees', 'remove', ...ids(shop), '--currency', 'USD');
+    expect([removed.exitCode, removed.stdout]).toEqual([0, 'removed the USD payout fee: it pays the sandbox default\nother currencies  1 unit of the currency + 0.50%, SWIFT charge 15 units (sandbox default)\n']);
+    expect(await version()).not.toBe(written);
+    const again = await acquiro('accounts', 'payout-fees', 'remove', ...ids(shop), '--currency', 'USD', '--json');
+    expect(JSON.parse(again.stdout)).toEqual({ currency: 'USD', removed: false, currencies: {}, default: sandboxDefault });
+  });
 });
 
 describe("the platform's own books", () => {

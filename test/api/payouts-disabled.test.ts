@@ -110,6 +110,9 @@ describe('a disabled merchant or account', () => {
 
     const cancelled = await acquiro('payouts', 'cancel', ...accountArgs(frozen), '--transaction-id', held[0]!, '--json');
     expect([cancelled.exitCode, JSON.parse(cancelled.stdout).status]).toEqual([0, 'CANCELLED']);
+    // Cancelled past its payment_date, and notified as any cancel is (docs/notifications.md, payout.cancelled).
+    const events = await gw.database.query<{ type: string; payload: Record<string, unknown> }>(`SELECT type, payload FROM events WHERE payload->>'transaction_id' = $1 ORDER BY id`, [held[0]!]);
+    expect(events.map((e) => [e.type, e.payload.status, e.payload.payment_date])).toEqual([['payout.cancelled', 'CANCELLED', '2026-11-23']]);
     // Three reserved at 101.50 each, one released.
     expect(await balanceOf(gw, frozen, 'USD')).toEqual({ available: '797.00', reserved: '203.00' });
     await expectLedgerBalanced(gw);

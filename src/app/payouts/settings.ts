@@ -49,13 +49,22 @@ export async function showPayoutFees(deps: SettingsDeps, accountId: string): Pro
 }
 
 /** Sets (or, with `fee` null, removes) the payout fee of one source currency. */
-export async function setPayoutFee(deps: SettingsDeps, accountId: string, currency: string, fee: PayoutFee | null): Promise<PayoutFeesView> {
+export async function setPayoutFee(deps: SettingsDeps, accountId: string, currency: string, fee: PayoutFee | null): Promise<PayoutFeesView & { had: boolean }> {
   return deps.database.db.transaction(async (tx) => {
     const [row] = await tx.select({ payoutFees: accounts.payoutFees }).from(accounts).where(eq(accounts.id, accountId)).for('update');
-    const { [currency]: _previous, ...others } = row!.payoutFees;
+    const { [currency]: previous, ...others } = row!.payoutFees;
     const payoutFees: PayoutFeeSchedule = fee ? { ...others, [currency]: fee } : others;
-    await tx.update(accounts).set({ payoutFees }).where(eq(accounts.id, accountId));
-    await announceAccountChange(tx);
-    return { currencies: payoutFees, default: defaultPayoutFee('USD') };
+    // Removing a payout fee there is not changes nothing: nothing to write or announce.
+    if (fee || previous) {
+      await tx.update(accounts).set({ payoutFees }).where(eq(accounts.id, accountId));
+      await announceAccountChange(tx);
+    }
+    return { currencies: payoutFees, default: defaultPayoutFee('USD'), had: previous !== undefined };
   });
+}
+
+/** `accounts payout-fees remove`: the fees left, and whether the currency had a payout fee of its own to remove. */
+export async function removePayoutFee(deps: SettingsDeps, accountId: string, currency: string): Promise<PayoutFeesView & { currency: string; removed: boolean }> {
+  const { had, ...view } = await setPayoutFee(deps, accountId, currency, null);
+  return { currency, removed: had, ...view };
 }

@@ -139,7 +139,7 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
       const fee = { fixed: minorOf('--fixed', opts.fixed, code), bps: percentToBps(opts.percent), swift: minorOf('--swift', opts.swift, code) };
       const deps = await accountDeps(ctx, opts);
       const { setPayoutFee } = await settings();
-      const view = await setPayoutFee(deps, opts.accountId, code, fee);
+      const { had: _had, ...view } = await setPayoutFee(deps, opts.accountId, code, fee);
       show(ctx, Boolean(opts.json), view, () => feesText(view));
     });
   feeCommand('remove', "remove one currency's payout fee: it pays the sandbox default again")
@@ -147,8 +147,10 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
     .action(async (opts: AccountOpts & { currency: string }) => {
       const code = currency('--currency', opts.currency);
       const deps = await accountDeps(ctx, opts);
-      const { setPayoutFee } = await settings();
-      const view = await setPayoutFee(deps, opts.accountId, code, null);
-      show(ctx, Boolean(opts.json), view, () => feesText(view));
+      const { removePayoutFee } = await settings();
+      const result = await removePayoutFee(deps, opts.accountId, code);
+      // As accounts fees remove: a currency with no payout fee (a typo) is said, not taken for removed.
+      const said = result.removed ? `removed the ${code} payout fee: it pays the sandbox default` : `${code} had no payout fee of its own: nothing removed`;
+      show(ctx, Boolean(opts.json), result, () => `${said}\n${feesText(result)}`);
     });
 }
