@@ -238,6 +238,26 @@ describe('at submission', () => {
     expect(answer.status).toBe(200);
   });
 
+  it('live mode takes a URL whose scheme is written in capitals (schemes are case-insensitive), keeping it in lower case', async () => {
+    const card = await liveShop.post('/v1/authorise', cardPayment(liveShop.ids, { notify_url: 'HTTPS://hooks.merchant.example/Caps', return_url: 'Https://shop.example/back' }));
+    // Live mode has no processor here: the payment is taken (and declined by it), not refused.
+    expect(card.status).toBe(200);
+    const checkout = await liveShop.post('/v1/checkout', {
+      ...liveShop.ids, order_no: orderNo('CO'), currency: 'USD', amount: '25.00',
+      return_url: 'HTTPS://shop.example/return', cancel_url: 'HTTP://shop.example/cancel', notify_url: 'HTTPS://hooks.merchant.example/Caps',
+    });
+    expect(checkout.status).toBe(200);
+    const payout = await liveShop.post('/v1/payout', { ...payoutBody({ ids: liveShop.ids }), notify_url: 'HTTPS://hooks.merchant.example/Caps' });
+    expect(payout.status).toBe(200);
+    const stored = await liveGw.database.query<{ notify_url: string }>(
+      "SELECT notify_url FROM payments WHERE account_id = $1 AND notify_url ILIKE '%/Caps' UNION ALL SELECT notify_url FROM payouts WHERE account_id = $1",
+      [liveShop.ids.account_id],
+    );
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    // The scheme is lowered; the path, which is case-sensitive, is kept.
+    expect(new Set(stored.map((row) => row.notify_url))).toEqual(new Set(['https://hooks.merchant.example/Caps']));
+  });
+
   it('sandbox takes a loopback http receiver, and refuses link-local ones', async () => {
     const ok = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: 'http://127.0.0.1:9/notify' }));
     const refused = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: 'http://169.254.169.254/latest' }));
