@@ -30,8 +30,8 @@ let hosts = 0;
 const uniqueHost = () => `hooks-${++hosts}.merchant.example`;
 
 /** An event announced to `notifyUrl` (accepted in sandbox, then delivered by a live-mode worker). */
-async function eventFor(notifyUrl: string): Promise<string> {
-  const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { notify_url: notifyUrl }));
+async function eventFor(notifyUrl: string, client: SignedClient = shop): Promise<string> {
+  const answer = await client.post('/v1/authorise', cardPayment(client.ids, { notify_url: notifyUrl }));
   expect(answer.status).toBe(200);
   const [event] = await rows('SELECT id FROM events WHERE payment_id = $1', [answer.body.transaction_id]);
   return event!.id;
@@ -123,13 +123,49 @@ describe('live mode, when sending', () => {
     const host = uniqueHost();
     const id = await eventFor(`https://${host}/notify`);
     const net = spies({});
-    net.resolve.mockImplementation(() => new Promise<never>(() => {}));
+    let answerAtLast: (addresses: LookupAddress[]) => void = () => {};
+    net.resolve.mockImplementation(() => new Promise((resolve) => (answerAtLast = resolve)));
     const round = deliverDueNotifications(live, { transport: net.transport, timeoutMs: 200 });
     const stuck = new Promise<string>((resolve) => setTimeout(() => resolve('still resolving after 5 s'), 5_000).unref());
     expect(await Promise.race([round.then(() => 'ended'), stuck])).toBe('ended');
     expect(net.postedTo(host)).toEqual([]);
     expect(await attemptsOf(id)).toMatchObject([{ outcome: 'failed', http_status: null, error: `cannot resolve ${host}: no answer within 200 ms` }]);
     expect(await statusOf(id)).toBe('pending');
+    // The resolver gives up at last (getaddrinfo does), freeing the process's lookup it held.
+    answerAtLast([]);
+  });
+
+  it('lets one account whose DNS hangs hold one lookup, never the resolver threads nor another account’s delivery', async () => {
+    // getaddrinfo runs on libuv's 4 threads and cannot be cancelled: each attempt that gives up on
+    // a hung name leaves its thread busy. The process resolves at most 2 names at once, one per account.
+    const [slow, other] = [await gw.merchant(), await gw.merchant()];
+    const hungHost = uniqueHost();
+    const okHost = uniqueHost();
+    const hung = await Promise.all([1, 2, 3, 4].map(() => eventFor(`https://${hungHost}/notify`, slow)));
+    const ok = await eventFor(`https://${okHost}/notify`, other);
+    const net = spies({ [okHost]: [{ address: '93.184.216.34', family: 4 }] });
+    const running = new Map<string, number>();
+    const most = new Map<string, number>();
+    const answerHung: Array<() => void> = [];
+    net.resolve.mockImplementation(async (hostname: string) => {
+      running.set(hostname, (running.get(hostname) ?? 0) + 1);
+      running.set('*', (running.get('*') ?? 0) + 1);
+      for (const key of [hostname, '*']) most.set(key, Math.max(most.get(key) ?? 0, running.get(key)!));
+      if (hostname === hungHost) await new Promise<void>((resolve) => answerHung.push(resolve));
+      running.set(hostname, running.get(hostname)! - 1);
+      running.set('*', running.get('*')! - 1);
+      return hostname === okHost ? [{ address: '93.184.216.34', family: 4 }] : [];
+    });
+    try {
+      await deliverDueNotifications(live, { transport: net.transport, timeoutMs: 500, roundMs: 5_000 });
+      expect(most.get(hungHost)).toBe(1);
+      expect(most.get('*')).toBeLessThanOrEqual(2);
+      expect(net.postedTo(okHost)).toHaveLength(1);
+      expect((await attemptsOf(ok))[0]).toMatchObject({ outcome: 'delivered', http_status: 200 });
+      for (const id of hung) expect(await attemptsOf(id)).toMatchObject([{ outcome: 'failed', error: `cannot resolve ${hungHost}: no answer within 500 ms` }]);
+    } finally {
+      for (const answer of answerHung) answer();
+    }
   });
 
   it.each([
@@ -236,6 +272,26 @@ describe('at submission', () => {
   it('live mode takes an https URL on a public name', async () => {
     const answer = await liveShop.post('/v1/authorise', cardPayment(liveShop.ids, { notify_url: 'https://hooks.merchant.example/notify' }));
     expect(answer.status).toBe(200);
+  });
+
+  it('live mode takes a URL whose scheme is written in capitals (schemes are case-insensitive), keeping it in lower case', async () => {
+    const card = await liveShop.post('/v1/authorise', cardPayment(liveShop.ids, { notify_url: 'HTTPS://hooks.merchant.example/Caps', return_url: 'Https://shop.example/back' }));
+    // Live mode has no processor here: the payment is taken (and declined by it), not refused.
+    expect(card.status).toBe(200);
+    const checkout = await liveShop.post('/v1/checkout', {
+      ...liveShop.ids, order_no: orderNo('CO'), currency: 'USD', amount: '25.00',
+      return_url: 'HTTPS://shop.example/return', cancel_url: 'HTTP://shop.example/cancel', notify_url: 'HTTPS://hooks.merchant.example/Caps',
+    });
+    expect(checkout.status).toBe(200);
+    const payout = await liveShop.post('/v1/payout', { ...payoutBody({ ids: liveShop.ids }), notify_url: 'HTTPS://hooks.merchant.example/Caps' });
+    expect(payout.status).toBe(200);
+    const stored = await liveGw.database.query<{ notify_url: string }>(
+      "SELECT notify_url FROM payments WHERE account_id = $1 AND notify_url ILIKE '%/Caps' UNION ALL SELECT notify_url FROM payouts WHERE account_id = $1",
+      [liveShop.ids.account_id],
+    );
+    expect(stored.length).toBeGreaterThanOrEqual(3);
+    // The scheme is lowered; the path, which is case-sensitive, is kept.
+    expect(new Set(stored.map((row) => row.notify_url))).toEqual(new Set(['https://hooks.merchant.example/Caps']));
   });
 
   it('sandbox takes a loopback http receiver, and refuses link-local ones', async () => {

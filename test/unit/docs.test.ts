@@ -57,6 +57,33 @@ describe('signed examples in docs/', () => {
   });
 });
 
+describe('docs/notifications.md example bodies', () => {
+  // "What is sent" says which values are not text: notify_time everywhere, and in payout
+  // notifications the integer amounts and the nested beneficiary. Each example body keeps to it.
+  const page = doc('notifications.md');
+  const whatIsSent = page.slice(page.indexOf('## What is sent'), page.indexOf('## Event types'));
+  const PAYOUT_NON_TEXT = ['amount_beneficiary_receives', 'amount_payer_pays', 'beneficiary', 'fee_amount', 'notify_time'];
+  const bodies = [...page.matchAll(/```json\n([\s\S]*?)```/g)]
+    .map((m) => JSON.parse(m[1]!) as Record<string, unknown>)
+    .filter((body) => typeof body.notify_type === 'string')
+    .map((body) => [body.notify_type as string, body] as const);
+
+  it('finds the examples, payouts among them', () => {
+    expect(bodies.filter(([type]) => type.startsWith('payout.')).length).toBeGreaterThan(0);
+    expect(bodies.filter(([type]) => !type.startsWith('payout.')).length).toBeGreaterThan(10);
+  });
+
+  it.each(bodies)('%s has text values except those the page names', (type, body) => {
+    const nonText = Object.keys(body).filter((key) => typeof body[key] !== 'string').sort();
+    expect(nonText).toEqual(type.startsWith('payout.') ? PAYOUT_NON_TEXT : ['notify_time']);
+  });
+
+  it('names each value that is not text', () => {
+    for (const field of PAYOUT_NON_TEXT) expect(whatIsSent).toContain(`\`${field}\``);
+    expect(whatIsSent).not.toMatch(/^Every value except `notify_time` is text/m);
+  });
+});
+
 describe('the repository stands on its own', () => {
   // Docs and comments cite only what the repository holds: no product-decision sections or
   // specification documents kept elsewhere.

@@ -151,7 +151,7 @@ async function attempt(
   let sent: Sent;
   try {
     const body = notificationBody(claim, await secretOf(claim.accountId));
-    sent = await sendNotification(options.transport ?? networkTransport, deps.config.mode, claim.notifyUrl, JSON.stringify(body), options.timeoutMs ?? ATTEMPT_TIMEOUT_MS);
+    sent = await sendNotification(options.transport ?? networkTransport, deps.config.mode, claim.notifyUrl, JSON.stringify(body), options.timeoutMs ?? ATTEMPT_TIMEOUT_MS, claim.accountId);
   } catch (error) {
     // Not the receiver's fault (a vault key missing, say): logged, and retried on the schedule.
     deps.log?.error({ err: error, notifyId: claim.id }, 'notification could not be prepared');

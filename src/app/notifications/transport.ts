@@ -10,6 +10,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
+import { processLookups } from './lookups.ts';
 import { checkAddress, checkUrl, literalAddress, type Mode } from './target.ts';
 
 export const ATTEMPT_TIMEOUT_MS = 10_000;
@@ -47,8 +48,18 @@ export type Sent =
     }
   | { readonly kind: 'error'; readonly error: string; readonly latencyMs: number };
 
-/** Checks the target for `mode`, resolves and checks its addresses, then posts `body` to them. */
-export async function sendNotification(transport: Transport, mode: Mode, notifyUrl: string, body: string, timeoutMs = ATTEMPT_TIMEOUT_MS): Promise<Sent> {
+/**
+ * Checks the target for `mode`, resolves and checks its addresses, then posts `body` to them.
+ * `lookupKey` (the account) shares out the process's lookups (lookups.ts); the URL's host by default.
+ */
+export async function sendNotification(
+  transport: Transport,
+  mode: Mode,
+  notifyUrl: string,
+  body: string,
+  timeoutMs = ATTEMPT_TIMEOUT_MS,
+  lookupKey?: string,
+): Promise<Sent> {
   const verdict = checkUrl(mode, notifyUrl);
   if (!verdict.ok) return { kind: 'refused', reason: `notify_url must be ${verdict.reason}`, shown: `notify_url must be ${verdict.reason}`, permanent: true };
   const url = new URL(notifyUrl);
@@ -57,7 +68,8 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
   let addresses: readonly LookupAddress[] = [];
   if (!literalAddress(url)) {
     try {
-      addresses = await withinDeadline(transport.resolve(url.hostname), timeoutMs);
+      // Waiting for a lookup slot counts against the deadline too.
+      addresses = await withinDeadline((signal) => processLookups.run(lookupKey ?? url.hostname, () => transport.resolve(url.hostname), signal), timeoutMs);
     } catch (error) {
       return { kind: 'error', error: `cannot resolve ${url.hostname}: ${messageOf(error)}`, latencyMs: elapsed() };
     }
@@ -86,12 +98,17 @@ export async function sendNotification(transport: Transport, mode: Mode, notifyU
  * resolver that never answers would hold the attempt past its lease (another worker would then
  * send the event while this one still waits).
  */
-function withinDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
+function withinDeadline<T>(work: (signal: AbortSignal) => Promise<T>, ms: number): Promise<T> {
+  const deadline = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => {
+      const error = new Error(`no answer within ${ms} ms`);
+      deadline.abort(error);
+      reject(error);
+    }, ms);
   });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+  return Promise.race([work(deadline.signal), late]).finally(() => clearTimeout(timer));
 }
 
 function messageOf(error: unknown): string {

@@ -9,7 +9,7 @@ import type { ApmCommand } from '../../app/apm/authorise-apm.ts';
 import type { OrderDetails, OrderRecord } from '../../app/payments/command.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { checkBirthDate, OrderFields, orderDetails } from './order.ts';
-import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, Text, Url } from './validation.ts';
+import { checkCountry, compile, Country, CurrencyCode, Decimal, Email, invalid, lowerScheme, Text, Url } from './validation.ts';
 
 // Text a person types: scanned for card numbers typed by mistake (docs/security.md).
 const FreeName = Text({ max: 64, freeText: true });
@@ -110,7 +110,7 @@ export function apmCommand(body: Record<string, unknown>, method: ApmMethod, now
     method,
     identity: `apm\n${canonicalString(body as SignedBody)}`,
     record: storedRequest(body) as OrderRecord,
-    returnUrl: parsed.return_url,
+    returnUrl: lowerScheme(parsed.return_url),
     methodData: {
       ...(parsed.bank_code ? { bank_code: parsed.bank_code } : {}),
       ...(parsed.person ? { person: parsed.person } : {}),

@@ -10,7 +10,7 @@ import { storedOrder } from '../../app/payments/command.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import { OrderFields, orderDetails } from './order.ts';
-import { compile, invalid, Text, Url } from './validation.ts';
+import { compile, invalid, lowerScheme, Text, Url } from './validation.ts';
 
 export const LanguageTag = Text({ max: 35, pattern: '^[A-Za-z]{2,3}([_-][A-Za-z0-9]{2,8})*$', hint: 'a language tag such as pt-BR' });
 
@@ -44,8 +44,8 @@ export function checkoutCommand(body: Record<string, unknown>, account: AccountR
     identity: `checkout\n${canonicalString(body as SignedBody)}`,
     // The checkout body's fields as checked (the card group is refused above), and the order.
     record: { ...Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))), order: storedOrder(order) },
-    ...(parsed.return_url ? { returnUrl: parsed.return_url } : {}),
-    ...(parsed.cancel_url ? { cancelUrl: parsed.cancel_url } : {}),
+    ...(parsed.return_url ? { returnUrl: lowerScheme(parsed.return_url) } : {}),
+    ...(parsed.cancel_url ? { cancelUrl: lowerScheme(parsed.cancel_url) } : {}),
     frameAncestors: frameAncestors(account, parsed.storefront_domains, true),
   };
 }

@@ -22,6 +22,7 @@ import {
   Integer,
   invalid,
   List,
+  lowerScheme,
   Text,
   Url,
 } from './validation.ts';
@@ -222,7 +223,7 @@ export function orderDetails(body: OrderBody, now: Date): OrderDetails {
     ...(body.shopper_email ? { shopperEmail: body.shopper_email.toLowerCase() } : {}),
     ...(body.shopper_ip ? { shopperIp: checkIp(body.shopper_ip, 'shopper_ip') } : {}),
     ...(body.billing_country ? { billingCountry: body.billing_country } : {}),
-    ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
+    ...(body.notify_url ? { notifyUrl: lowerScheme(body.notify_url) } : {}),
     requestThreeDS: body.open3d === '1',
     // A subscription charges the card again later: it is kept in the vault whatever token_flag says.
     storeCard: body.token_flag === '1' || subscription !== undefined,

@@ -10,7 +10,7 @@ import { checkBankDetails } from '../../domain/payouts/bank-details.ts';
 import { dayOf, isDay } from '../../domain/payouts/dates.ts';
 import { isBlank, missingField, type EntityType } from '../../domain/payouts/requirements.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
-import { checkAmount, checkCountry, checkCurrency, compile, CurrencyCode, Decimal, Email, invalid, List, Text, Url } from './validation.ts';
+import { checkAmount, checkCountry, checkCurrency, compile, CurrencyCode, Decimal, Email, invalid, List, lowerScheme, Text, Url } from './validation.ts';
 
 const Name = Text({ max: 128, freeText: true });
 const Line = Text({ max: 256, freeText: true });
@@ -192,7 +192,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
     receivedAt: now,
     bank,
     bankCountry,
-    ...(body.notify_url ? { notifyUrl: body.notify_url } : {}),
+    ...(body.notify_url ? { notifyUrl: lowerScheme(body.notify_url) } : {}),
   };
 }
 

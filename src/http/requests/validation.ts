@@ -33,7 +33,8 @@ export const Decimal = Text({ max: 20, pattern: '^(0|[1-9][0-9]*)(\\.[0-9]{1,6})
 export const Integer = Text({ max: 15, pattern: '^[0-9]+$', hint: 'an integer' });
 export const Country = Text({ max: 2, pattern: '^[A-Z]{2}$', hint: 'an ISO 3166 two-letter country code' });
 export const CurrencyCode = Text({ max: 3, pattern: '^[A-Z]{3}$', hint: 'an ISO 4217 three-letter currency code' });
-export const Url = Text({ max: 2048, pattern: '^https?://[^\\s<>"]+$', hint: 'an http(s) URL' });
+// The scheme is case-insensitive (RFC 3986 §3.1): `HTTPS://` is taken, and kept as `https://` (lowerScheme).
+export const Url = Text({ max: 2048, pattern: '^[hH][tT][tT][pP][sS]?://[^\\s<>"]+$', hint: 'an http(s) URL' });
 export const Email = Text({ max: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$', hint: 'an email address' });
 export const Flag = Text({ max: 1, pattern: '^[01]$', hint: '0 or 1' });
 
@@ -96,6 +97,11 @@ function resolvePointer(root: unknown, pointer: string): unknown {
 
 export function invalid(field: string, expected: string): AppError {
   return new AppError('invalid_field', `${field} is invalid: expected ${expected}`, { field });
+}
+
+/** `HTTPS://shop.example/N` → `https://shop.example/N`: only the scheme changes (a Url's is http or https). */
+export function lowerScheme(url: string): string {
+  return url.replace(/^[a-z]+:/i, (scheme) => scheme.toLowerCase());
 }
 
 /**
