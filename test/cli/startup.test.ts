@@ -171,7 +171,7 @@ describe('a start that fails past the checks of its settings', () => {
     },
   );
 
-  it.each([[['--verbose', 'serve']], [['serve', '--verbose']], [['merchants', 'list', '--verbose']]])(
+  it.each([[['--verbose', 'serve']], [['serve', '--verbose']]])(
     'acquiro %j prints the error in full above the same line, exit 70',
     async (args) => {
       const run = await acquiro(args, { ...broken.env, PORT: String(await freePort()) });
