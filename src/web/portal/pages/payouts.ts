@@ -11,13 +11,13 @@ import { awaitsRail } from '../../../domain/payouts/status.ts';
 import { asRefusal } from '../../../app/portal/api-refusal.ts';
 import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
-import { merchantAccount, merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
+import { merchantAccount } from '../../../db/repositories/portal-transactions.ts';
 import { html, type Html } from '../../html.ts';
 import { moneyText, queryOf, timeText } from '../forms.ts';
 import { portalAction, portalPage } from '../guard.ts';
 import { csrfField } from '../layout.ts';
 import { may } from '../permissions.ts';
-import { pageNumber, pageOf, pager } from '../paging.ts';
+import { pagesPerAccount, pager } from '../paging.ts';
 
 const PAYOUTS = '/portal/payouts';
 type Params = { Params: { accountId: string; payoutId: string } };
@@ -49,15 +49,9 @@ export function payoutsRoutes(app: FastifyInstance, deps: Deps): void {
     title: 'Payouts',
     async render(context, request) {
       // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
-      const query = queryOf(request);
-      const page = pageNumber(query);
-      const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
-      const lists = await Promise.all(
-        accounts.map(async (account) => {
-          const rows = await payoutsOf(deps, account.id, { limit: PAGE_SIZE + 1, offset: (page - 1) * PAGE_SIZE });
-          return { account, ...pageOf(rows, PAGE_SIZE), held: await payoutsHeld(deps, account.id) };
-        }),
-      );
+      const paged = await pagesPerAccount(deps, context.member.merchantId, queryOf(request), PAGE_SIZE, (accountId, limit, offset) => payoutsOf(deps, accountId, { limit, offset }));
+      const { page } = paged;
+      const lists = await Promise.all(paged.lists.map(async (list) => ({ ...list, held: await payoutsHeld(deps, list.account.id) })));
       const pageLink = (accountId: string, n: number) => `${PAYOUTS}?account=${encodeURIComponent(accountId)}&page=${n}`;
       return html`<h1>Payouts</h1>
 ${lists.map(

@@ -8,13 +8,12 @@ import { refuseDisabledAccount } from '../../../app/portal/disabled-account.ts';
 import { PortalRefusal } from '../../../app/portal/refusal.ts';
 import { cancelAccountSubscription, listAccountSubscriptions, showSubscription, type SubscriptionView } from '../../../app/subscriptions/manage.ts';
 import { codeText } from '../../../domain/errors.ts';
-import { merchantAccounts } from '../../../db/repositories/portal-transactions.ts';
 import { html } from '../../html.ts';
 import { queryOf } from '../forms.ts';
 import { portalAction, portalPage } from '../guard.ts';
 import { csrfField } from '../layout.ts';
 import { may } from '../permissions.ts';
-import { pageNumber, pageOf, pager } from '../paging.ts';
+import { pageNumber, pageOf, pagesPerAccount, pager } from '../paging.ts';
 
 const SUBSCRIPTIONS = '/portal/subscriptions';
 type Params = { Params: { accountId: string; recurringId: string } };
@@ -39,14 +38,8 @@ export function subscriptionsRoutes(app: FastifyInstance, deps: Deps): void {
     title: 'Subscriptions',
     async render(context, request) {
       // Each account's newest page; `?account=A&page=N` pages through one account's (none is out of reach).
-      const query = queryOf(request);
-      const page = pageNumber(query);
-      const accounts = (await merchantAccounts(deps.database.db, context.member.merchantId)).filter((account) => !query.account || account.id === query.account);
-      const lists = await Promise.all(
-        accounts.map(async (account) => {
-          const rows = await listAccountSubscriptions(deps, context.member.merchantId, account.id, PAGE_SIZE + 1, (page - 1) * PAGE_SIZE);
-          return { account, ...pageOf(rows, PAGE_SIZE) };
-        }),
+      const { page, lists } = await pagesPerAccount(deps, context.member.merchantId, queryOf(request), PAGE_SIZE, (accountId, limit, offset) =>
+        listAccountSubscriptions(deps, context.member.merchantId, accountId, limit, offset),
       );
       const pageLink = (accountId: string, n: number) => `${SUBSCRIPTIONS}?account=${encodeURIComponent(accountId)}&page=${n}`;
       return html`<h1>Subscriptions</h1>
