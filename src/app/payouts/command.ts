@@ -6,9 +6,8 @@ import type { CheckedBankDetails } from '../../domain/payouts/bank-details.ts';
 import type { PayoutMethod } from '../../domain/payouts/clearing.ts';
 import type { Money } from '../../domain/money.ts';
 
-export interface PayoutCommand {
-  /** The merchant's UUID, unique per account: the idempotency key. */
-  readonly requestId: string;
+/** What makes a repeat of a request_id the same request. */
+export interface RequestIdentities {
   /** The canonical text of every request field: a repeat with other fields is refused. */
   readonly identity: string;
   /**
@@ -16,6 +15,11 @@ export interface PayoutCommand {
    * written (when that is not lower case): a repeat of one of those is still the same request.
    */
   readonly earlierIdentity?: string;
+}
+
+export interface PayoutCommand extends RequestIdentities {
+  /** The merchant's UUID, unique per account: the idempotency key. */
+  readonly requestId: string;
   /** The request's fields, defaults filled in: kept, sent to the rail, and echoed less bank_code (view.ts). */
   readonly record: Readonly<Record<string, unknown>>;
   readonly method: PayoutMethod;

@@ -23,14 +23,14 @@ import { runRawUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsMovement } from '../balances/funds.ts';
 import { assertNotifyTarget } from '../notifications/target.ts';
-import type { PayoutCommand } from './command.ts';
+import type { PayoutCommand, RequestIdentities } from './command.ts';
 import { payoutEventPayload } from './view.ts';
 
 /** The payout `account` asked for, as recorded (or as it stands, for a repeat of its request_id). */
 export async function createPayout(deps: Deps, account: AccountRow, command: PayoutCommand): Promise<PayoutRow> {
   assertNotifyTarget(deps.config, command.notifyUrl, 'notify_url');
-  const fingerprint = deps.vault.fingerprint(command.identity);
-  const same = [fingerprint, ...(command.earlierIdentity === undefined ? [] : [deps.vault.fingerprint(command.earlierIdentity)])];
+  const same = fingerprintsOf(deps, command);
+  const fingerprint = same[0]!;
   const existing = await payoutByRequestId(deps.database.query, account.id, command.requestId);
   if (existing) return sameRequest(existing, same);
   // The request's own reading of the clock, never a second one: today is the day it was read on.
@@ -99,15 +99,19 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
 }
 
 /**
- * The payout a refused request repeats, when one was recorded for the same fields
- * (`identities`: what they may have been keyed as): the request's adapter refused it by a check
- * added since, and a retry of a recorded payout is answered with it, as a repeat sent after its
- * payment_date is. Null when there is none, and the refusal stands.
+ * The payout a refused request repeats, when one was recorded under `requestId` for the same
+ * fields: the request's adapter refused it by a check added since, and a retry of a recorded
+ * payout is answered with it, as a repeat sent after its payment_date is. Null when there is none,
+ * and the refusal stands.
  */
-export async function recordedRepeat(deps: Deps, account: AccountRow, requestId: string, identities: readonly string[]): Promise<PayoutRow | null> {
+export async function recordedRepeat(deps: Deps, account: AccountRow, requestId: string, identities: RequestIdentities): Promise<PayoutRow | null> {
   const existing = await payoutByRequestId(deps.database.query, account.id, requestId);
-  if (!existing) return null;
-  return identities.some((identity) => deps.vault.fingerprint(identity) === existing.requestFingerprint) ? existing : null;
+  return existing && fingerprintsOf(deps, identities).includes(existing.requestFingerprint) ? existing : null;
+}
+
+/** The fingerprints a payout of these fields may have been recorded under, its own first. */
+function fingerprintsOf(deps: Deps, { identity, earlierIdentity }: RequestIdentities): string[] {
+  return [identity, ...(earlierIdentity === undefined ? [] : [earlierIdentity])].map((text) => deps.vault.fingerprint(text));
 }
 
 /**

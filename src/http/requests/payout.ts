@@ -3,7 +3,7 @@
 // docs/payouts.md: shapes here, the requirements table (src/domain/payouts/requirements.ts) and
 // the bank details' structure and checksums (src/domain/payouts/bank-details.ts) after.
 import Type, { type Static } from 'typebox';
-import type { PayoutCommand } from '../../app/payouts/command.ts';
+import type { PayoutCommand, RequestIdentities } from '../../app/payouts/command.ts';
 import { AppError } from '../../domain/errors.ts';
 import type { Money } from '../../domain/money.ts';
 import { checkBankDetails } from '../../domain/payouts/bank-details.ts';
@@ -179,8 +179,7 @@ export function payoutCommand(body: PayoutBody, now: Date): PayoutCommand {
   }
   return {
     requestId: body.request_id.toLowerCase(),
-    identity: requestIdentity(body, body.request_id.toLowerCase()),
-    ...(body.request_id !== body.request_id.toLowerCase() ? { earlierIdentity: requestIdentity(body, body.request_id) } : {}),
+    ...identitiesOf(body, body.request_id),
     record: recordOf(body, { source_currency: sourceCurrency, fee_paid_by: body.fee_paid_by ?? 'PAYER', payment_date: paymentDate }),
     method,
     paymentCurrency,
@@ -224,12 +223,20 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
  * request, answered with the payout, not refused as if nothing had been stored. Null without a
  * request_id of UUID form.
  */
-export function repeatKey(body: Readonly<Record<string, unknown>>): { readonly requestId: string; readonly identities: readonly string[] } | null {
+export function repeatKey(body: Readonly<Record<string, unknown>>): (RequestIdentities & { readonly requestId: string }) | null {
   const written = body.request_id;
   if (typeof written !== 'string' || !UUID.test(written)) return null;
+  return { requestId: written.toLowerCase(), ...identitiesOf(body as unknown as PayoutBody, written) };
+}
+
+/**
+ * What makes a repeat of `body` the same request: its identity with the request_id as it is looked
+ * up (lower case), and, when `written` differs, the identity payouts recorded before 24 November
+ * 2026 were keyed by (the request_id as written).
+ */
+function identitiesOf(body: PayoutBody, written: string): RequestIdentities {
   const requestId = written.toLowerCase();
-  const typed = body as unknown as PayoutBody;
-  return { requestId, identities: [requestIdentity(typed, requestId), ...(written !== requestId ? [requestIdentity(typed, written)] : [])] };
+  return { identity: requestIdentity(body, requestId), ...(written !== requestId ? { earlierIdentity: requestIdentity(body, written) } : {}) };
 }
 
 /**

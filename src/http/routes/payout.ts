@@ -31,7 +31,7 @@ export function payoutRoutes(app: FastifyInstance, deps: Deps): void {
     } catch (error) {
       // A retry of a payout recorded before a check refusing it was added: answered with the payout.
       const key = repeatKey(request.body as Record<string, unknown>);
-      const recorded = key && (await recordedRepeat(deps, account, key.requestId, key.identities));
+      const recorded = key && (await recordedRepeat(deps, account, key.requestId, key));
       if (recorded) return sendAnswer(reply, 200, payoutAnswer(recorded));
       throw error;
     }
