@@ -147,6 +147,12 @@ export const payments = pgTable('payments', {
   reviewRequestKey: text('review_request_key'),
   /** 0026: when a 3-D Secure or APM completion was last sent to the processor, wall time (src/app/payments/completion.ts). */
   completionSentAt: time('completion_sent_at'),
+  /**
+   * 0031: when the payment's hold at the processor began, on the injected clock: the move into
+   * authorised or pending_review from outside them (beginsHold), kept by an approval from review.
+   * The connector's authorisation expiry counts from it, not from created_at. Null: never held.
+   */
+  heldSince: time('held_since'),
 }, () => [statusCheck('payments', PAYMENT_MACHINE)]);
 
 export const ledgerEntries = pgTable('ledger_entries', {

@@ -54,9 +54,10 @@ const DAY_MS = 86_400_000;
 
 /**
  * The line holds are judged by (authorised payments and payments held for review, by their
- * created_at): one taken at or before it has expired at `now` on a connector whose authorisation
- * expiry is `expiryDays`, and the processor no longer holds it. The expire-authorisations round
- * leases by this line, and a capture or a review approval judges by it too.
+ * held_since: when the processor authorised them, not when they were created): one taken at or
+ * before it has expired at `now` on a connector whose authorisation expiry is `expiryDays`, and the
+ * processor no longer holds it. The expire-authorisations round leases by this line, and a capture
+ * or a review approval judges by it too.
  */
 export function holdsExpiredBy(now: Date, expiryDays: number): Date {
   return new Date(now.getTime() - expiryDays * DAY_MS);

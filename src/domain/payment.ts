@@ -1,5 +1,5 @@
 // The payment state machine. docs/states.md draws it; src/domain/state-machine.test.ts walks it.
-import { defineStateMachine } from './state-machine.ts';
+import { defineStateMachine, type Transition } from './state-machine.ts';
 
 export const PAYMENT_STATUSES = [
   'processing', // claimed; the processor's answer is not (yet) known: pending, never success
@@ -44,6 +44,20 @@ export function canMove(from: PaymentStatus, to: PaymentStatus): boolean {
 
 export function isFinal(status: PaymentStatus): boolean {
   return PAYMENT_MACHINE.isFinal(status);
+}
+
+/** The states in which the processor holds the payment's authorisation, neither captured nor voided yet. */
+export const HOLD_STATES: readonly PaymentStatus[] = ['pending_review', 'authorised'];
+
+/**
+ * Whether `move` is the one that begins the payment's hold at the processor: the authorisation,
+ * recorded as the payment enters a hold state from outside them (approved by the processor, after a
+ * 3-D Secure challenge, on an APM's issuer page, or at once). Its held_since is stamped then, and
+ * the connector's authorisation expiry counts from it. An approval from review
+ * (pending_review → authorised) asks the processor nothing: the hold is the same one, and keeps its time.
+ */
+export function beginsHold(move: Transition<PaymentStatus>): boolean {
+  return HOLD_STATES.includes(move.to) && !HOLD_STATES.includes(move.from);
 }
 
 /** A 3-D Secure challenge not finished within this is failed as abandoned. */

@@ -1,8 +1,8 @@
 // The lease of the expiring holds (QUEUES.expiringAuthorisations: authorised payments and payments
-// held for review, by connector and age) is served by the partial index whose predicate is the
-// queue's own (payments_holds_age, migration 0022): a partial index is usable only when the
-// statement's predicate implies the index's, so one on `status = 'authorised'` alone would leave
-// the sweeper scanning every payment. Sequential scans are switched off for the EXPLAIN: on a
+// held for review, by connector and when their hold began) is served by the partial index whose
+// predicate is the queue's own (payments_holds_age, migrations 0022 and 0031): a partial index is
+// usable only when the statement's predicate implies the index's, so one on `status = 'authorised'`
+// alone would leave the sweeper scanning every payment. Sequential scans are switched off for the EXPLAIN: on a
 // table this small the planner would rightly prefer one, and the question is whether an index can
 // serve the statement at all. The notification queue's cap per account (src/app/notifications/deliver.ts)
 // reads its due events a second time, to count each account's leases: through the same index.

@@ -1,10 +1,12 @@
 // Holds at the processor that no one ended expire on their connector's schedule
 // (`schedule.authorisationExpiryDays`; the sandbox's seven days, on the injected clock, counted
-// from the payment's created_at, which the clock stamped). An authorisation never captured is
-// voided at the connector like a /v1/cancel: cancelled with 2010. A payment still held for review
-// is an authorisation too, which the card network drops after the same days: the gateway rejects
-// it as its review would (expireReview: a void of origin review_expired, cancelled with 3003). Either
-// way the hold's journal is released and the merchant notified (payment.cancelled). docs/states.md.
+// from the payment's held_since: when the processor authorised it, which the clock stamped, not
+// when the payment was created; an APM voucher paid on day 3 keeps its hold until day 10). An
+// authorisation never captured is voided at the connector like a /v1/cancel: cancelled with 2010.
+// A payment still held for review is an authorisation too, which the card network drops after the
+// same days: the gateway rejects it as its review would (expireReview: a void of origin
+// review_expired, cancelled with 3003). Either way the hold's journal is released and the merchant
+// notified (payment.cancelled). docs/states.md.
 // A capture or a review approval that reaches a due hold before this round does is refused already,
 // with the answer it gets once the round has run (hold-expiry.ts); the round records the expiry.
 //

@@ -125,7 +125,7 @@ export async function recordLaterOutcome(
     },
     async change(tx, { move, next, token }) {
       if (token) await insertCardToken(tx, context.account.id, token);
-      const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, createdAt: _created, updatedAt: _updated, ...columns } = next;
+      const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, heldSince: _held, createdAt: _created, updatedAt: _updated, ...columns } = next;
       return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, checkTimes(deps, now), columns));
     },
     journal: (_change, { payment }) => journalsFor(context.account, payment, now),

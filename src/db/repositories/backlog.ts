@@ -35,7 +35,7 @@ export interface Backlog {
 /**
  * One queue's row: its predicate, due column and lease column as the sweeper leases with them.
  * `$1` is business time now; `$2` what counts as due (now, or now − the shortest authorisation
- * expiry for the expiring authorisations, whose due column is created_at).
+ * expiry for the expiring authorisations, whose due time is when their hold began, HOLD_START).
  */
 function queueSelect(name: QueueName, queue: LeaseQueue): string {
   const dueBy = name === 'expiringAuthorisations' ? '$2::timestamptz' : '$1::timestamptz';

@@ -131,6 +131,9 @@ function groupCap(queue: LeaseQueue, cap: { column: string; limit: number }, due
               WHERE NOT g.leased AND g.place <= ${cap.limit})`;
 }
 
+/** When a payment's hold began (src/app/capture/hold-expiry.ts, holdStart, reads a row the same way). */
+const HOLD_START = 'coalesce(held_since, created_at)';
+
 /**
  * The queues of src/jobs/tasks.ts. Wall time (technical timers): the unknown-outcome and pending
  * checks, pending subscription charges, notification retries. Business time (the contract's dates
@@ -160,14 +163,17 @@ export const QUEUES = {
   /**
    * Holds at the processor that no one ended: authorisations never captured, and payments still
    * held for review (an authorisation too, dropped by the card network after the same days). Due
-   * when older (created_at, business time) than their connector's expiry: the caller leases per
-   * connector with `dueBy` = now − the connector's expiry days. Served by the partial index
-   * payments_holds_age (migration 0022), whose predicate is this one.
+   * when held longer (held_since: since the processor authorised them, business time) than their
+   * connector's expiry: the caller leases per connector with `dueBy` = now − the connector's expiry
+   * days. A hold without a held_since (written by a process still running the code before 0031)
+   * counts from its created_at, as it did then, and is never taken for due at once. Served by the
+   * partial index payments_holds_age (migrations 0022, 0031), on this expression, whose predicate
+   * is this one.
    */
   expiringAuthorisations: {
     table: 'payments',
     holds: `status IN ('authorised', 'pending_review')`,
-    dueColumn: 'created_at',
+    dueColumn: HOLD_START,
     dueOn: 'business',
     leaseColumn: 'leased_until',
     scopeColumn: 'connector',

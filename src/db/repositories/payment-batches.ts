@@ -104,6 +104,7 @@ const OUTCOME_COLUMNS: readonly (readonly [number, string, string])[] = [
   [32, 'next_check_at', 'timestamptz'],
   [33, 'network_transaction_id', 'text'],
   [34, 'booked_at', 'timestamptz'],
+  [35, 'held_since', 'timestamptz'],
 ];
 const JOURNAL = { paymentId: 12, first: 14, count: 4 } as const;
 const journalParam = OUTCOME_COLUMNS.length + 1;
@@ -114,7 +115,8 @@ export const OUTCOMES_SQL = `WITH i AS (SELECT * FROM ${unnest(OUTCOME_COLUMNS.m
     UPDATE payments p SET status = i.status, captured_amount = i.captured_amount, connector_reference = i.connector_reference,
       action_url = i.action_url, result_code = i.result_code, result_message = i.result_message, risk_score = i.risk_score,
       risk_action = i.risk_action, risk_reasons = i.risk_reasons::jsonb, threeds_result = i.threeds_result, token_id = i.token_id,
-      next_check_at = i.next_check_at, network_transaction_id = i.network_transaction_id, version = p.version + 1, updated_at = now()
+      next_check_at = i.next_check_at, network_transaction_id = i.network_transaction_id, held_since = coalesce(i.held_since, p.held_since),
+      version = p.version + 1, updated_at = now()
     FROM i WHERE p.id = i.id AND p.version = i.read_version AND p.status = i.from_status
     RETURNING p.id, p.account_id, p.currency, p.notify_url, p.version, p.updated_at
   ), journal AS (

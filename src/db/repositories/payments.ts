@@ -6,7 +6,7 @@
 // tenth more. Concurrent authorisations share them: `hotPath` sends the claims (and the outcomes)
 // of one turn of the event loop as one statement (payment-batches.ts).
 import { and, asc, eq, isNotNull, isNull, lte, or, sql } from 'drizzle-orm';
-import { nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
+import { beginsHold, nextCheckFor, PAYMENT_MACHINE, type CheckTimes, type PaymentStatus } from '../../domain/payment.ts';
 import type { Transition } from '../../domain/state-machine.ts';
 import type { OrderRecord } from '../../domain/order.ts';
 import type { Database, Executor } from '../client.ts';
@@ -197,6 +197,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     leasedUntil: null,
     reviewRequestKey: null,
     completionSentAt: null,
+    heldSince: null,
     expiresAt: null,
     nextCheckAt: nextCheckFor(CLAIMED, claim, null),
     version: Number(stamps.version),
@@ -209,7 +210,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
 export interface OutcomeWrite {
   /** The state move, made by PAYMENT_MACHINE; `next.status` is ignored. */
   readonly move: Transition<PaymentStatus>;
-  /** The row to write; its next_check_at is set here from the state reached. */
+  /** The row to write; its next_check_at is set here from the state reached, its held_since from the move (beginsHold). */
   readonly next: PaymentRow;
   /** Business time of the write. */
   readonly now: Date;
@@ -239,7 +240,7 @@ export interface OutcomeWrite {
 export const OUTCOME_SQL = `WITH updated AS (
     UPDATE payments SET status = $1, captured_amount = $2, connector_reference = $3, action_url = $4, result_code = $5,
       result_message = $6, risk_score = $7, risk_action = $8, risk_reasons = $9::jsonb, threeds_result = $10, token_id = $11,
-      next_check_at = $32, network_transaction_id = $33, version = version + 1, updated_at = now()
+      next_check_at = $32, network_transaction_id = $33, held_since = coalesce($35, held_since), version = version + 1, updated_at = now()
     WHERE id = $12 AND version = $13 AND status = $31
     RETURNING id, account_id, currency, notify_url, version, updated_at
   ), journal AS (
@@ -301,7 +302,13 @@ export function outcomeParams(write: Omit<OutcomeWrite, 'next'> & { next: Outcom
     nextCheckAt,
     next.networkTransactionId,
     write.now,
+    heldSinceAfter(move, write.now),
   ];
+}
+
+/** held_since to write for `move` at `now` (business time): `now` when it begins the hold, else null (kept as it is). */
+function heldSinceAfter(move: Transition<PaymentStatus>, now: Date): Date | null {
+  return beginsHold(move) ? now : null;
 }
 
 /** Writes an outcome; null when the row moved on since it was read (the caller re-reads and re-decides). */
@@ -309,7 +316,8 @@ export async function writeOutcome(database: Database, write: OutcomeWrite): Pro
   const { next, move } = write;
   const nextCheckAt = nextCheckFor(move.to, write, next.expiresAt);
   const row = await hotPath(database).outcome(outcomeParams(write));
-  return row ? { ...next, status: move.to, nextCheckAt, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
+  const heldSince = heldSinceAfter(move, write.now) ?? next.heldSince;
+  return row ? { ...next, status: move.to, nextCheckAt, heldSince, version: Number(row.version), updatedAt: stamp(payments.updatedAt, row.updated_at) } : null;
 }
 
 /**
@@ -342,8 +350,8 @@ export async function lockPayment(tx: Executor, accountId: string, id: string): 
   return row ?? null;
 }
 
-/** Columns a write may change beside the state; the state only ever changes through a Transition. */
-export type PaymentChanges = Omit<Partial<NewPayment>, 'status' | 'id' | 'accountId' | 'version' | 'nextCheckAt'>;
+/** Columns a write may change beside the state; the state (and held_since, which it stamps) only ever changes through a Transition. */
+export type PaymentChanges = Omit<Partial<NewPayment>, 'status' | 'id' | 'accountId' | 'version' | 'nextCheckAt' | 'heldSince'>;
 
 /** next_check_at for a move to `to` at `now` (a shopper's page keeps its own deadline, expires_at). */
 export function nextCheckColumn(to: PaymentStatus, at: CheckTimes) {
@@ -351,7 +359,8 @@ export function nextCheckColumn(to: PaymentStatus, at: CheckTimes) {
 }
 
 /**
- * Writes a locked payment's state move made by PAYMENT_MACHINE (or a `stay`) and other columns.
+ * Writes a locked payment's state move made by PAYMENT_MACHINE (or a `stay`) and other columns;
+ * a move that begins the payment's hold stamps held_since with the business time `at.now`.
  * Any change through Drizzle bumps the version, so optimistic writers notice it.
  */
 export async function transitionPayment(
@@ -363,7 +372,14 @@ export async function transitionPayment(
 ): Promise<PaymentRow> {
   const [row] = await tx
     .update(payments)
-    .set({ ...changes, status: move.to, nextCheckAt: nextCheckColumn(move.to, at), version: sql`${payments.version} + 1`, updatedAt: sql`now()` })
+    .set({
+      ...changes,
+      status: move.to,
+      nextCheckAt: nextCheckColumn(move.to, at),
+      ...(beginsHold(move) ? { heldSince: at.now } : {}),
+      version: sql`${payments.version} + 1`,
+      updatedAt: sql`now()`,
+    })
     .where(and(eq(payments.id, id), eq(payments.status, move.from)))
     .returning();
   if (!row) throw new Error(`payment ${id} is no longer ${move.from}: lock it before moving it`);
