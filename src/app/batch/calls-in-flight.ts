@@ -114,3 +114,21 @@ export async function callConnector<T>(deps: Pick<Deps, 'config' | 'calls'>, cal
   if (release === null) return err({ kind: 'unavailable', message: `no call slot came free within ${callTimeoutMs} ms: not sent` });
   return withDeadline(call, callTimeoutMs, release);
 }
+
+const LEFT_PENDING = {
+  operation: 'pending operation left pending: no such connector in this process',
+  refund: 'pending refund left pending: no such connector in this process',
+} as const;
+
+/**
+ * Whether this process has `connector`, to ask again about a pending `what` (a capture or void, a
+ * refund) taken on it. One sent before may be done at the processor: a process without the
+ * connector cannot ask, so it does not know. The sweeper leaves it pending (never failed: its
+ * reservation held, its payment as it is) for a process that can, and its lease brings it back;
+ * logged as an error with `ids` (what names the item, never a request's values).
+ */
+export function canAskAgain(deps: Pick<Deps, 'connectors' | 'log'>, connector: string, what: keyof typeof LEFT_PENDING, ids: Record<string, string>): boolean {
+  if (deps.connectors.get(connector)) return true;
+  deps.log.error({ ...ids, connector }, LEFT_PENDING[what]);
+  return false;
+}

@@ -28,7 +28,7 @@ import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow, type SubscriptionRow } from '../../db/schema.ts';
 import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
-import { callConnector } from '../batch/calls-in-flight.ts';
+import { callConnector, canAskAgain } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval, subscriptionOfPayment } from '../subscriptions/open.ts';
@@ -316,12 +316,7 @@ export async function resolvePendingOperations(deps: Deps, limit = 50): Promise<
   for (const operation of leased) {
     const payment = await findPayment(deps.database.db, operation.accountId, operation.paymentId);
     if (!payment) continue;
-    // Sent before, perhaps done: a process without the connector cannot ask, so it does not know. The
-    // operation stays pending (the payment as it is) for one that can; its lease brings it back.
-    if (!deps.connectors.get(payment.connector)) {
-      deps.log.error({ operationId: operation.id, kind: operation.kind, connector: payment.connector }, 'pending operation left pending: no such connector in this process');
-      continue;
-    }
+    if (!canAskAgain(deps, payment.connector, 'operation', { operationId: operation.id, kind: operation.kind })) continue;
     const result = await executeOperation(deps, operation, payment);
     if (result.status !== 'pending') settled += 1;
   }

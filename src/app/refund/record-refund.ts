@@ -18,7 +18,7 @@ import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import { checkTimes } from '../clock/check-times.ts';
-import { callConnector } from '../batch/calls-in-flight.ts';
+import { callConnector, canAskAgain } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 import { refundEventPayload } from './refund-answer.ts';
 
@@ -197,12 +197,7 @@ export async function settlePendingRefunds(deps: Deps, limit = 50): Promise<numb
   for (const refund of leased) {
     const payment = await findPayment(deps.database.db, refund.accountId, refund.paymentId);
     if (!payment) continue;
-    // Sent before, perhaps done: a process without the connector cannot ask, so it does not know. The
-    // refund stays pending (its reservation held) for one that can; its lease brings it back.
-    if (!deps.connectors.get(payment.connector)) {
-      deps.log.error({ refundId: refund.id, connector: payment.connector }, 'pending refund left pending: no such connector in this process');
-      continue;
-    }
+    if (!canAskAgain(deps, payment.connector, 'refund', { refundId: refund.id })) continue;
     const after = await recordRefund(deps, refund, await askRefund(deps, refund, payment.connector, payment.connectorReference));
     if (after.status !== 'pending') settled += 1;
   }
