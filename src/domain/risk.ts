@@ -97,8 +97,12 @@ export function assessRisk(facts: RiskFacts, settings: RiskSettings): RiskDecisi
   if (facts.sandboxCard) rule(facts.sandboxCard.name, true, true, facts.sandboxCard.score);
 
   score = Math.min(MAX_RISK_SCORE, score);
-  const action: RiskAction = score >= settings.rejectScore ? 'reject' : score >= settings.reviewScore ? 'review' : 'accept';
-  return { score, action, reasons };
+  return { score, action: actionFor(score, settings), reasons };
+}
+
+/** What a payment scoring `score` (at most MAX_RISK_SCORE) gets: refused, held for review or accepted. */
+export function actionFor(score: number, settings: Pick<RiskSettings, 'reviewScore' | 'rejectScore'>): RiskAction {
+  return score >= settings.rejectScore ? 'reject' : score >= settings.reviewScore ? 'review' : 'accept';
 }
 
 /** Account overrides merged over the defaults; unknown keys are ignored. */

@@ -400,6 +400,35 @@ describe('acquiro blocklist', () => {
     expect((await cli('risk', 'reset', ...otherIds)).exitCode).toBe(0);
   });
 
+  it('says an entry alone only holds a payment for review where blocklistScore is between reviewScore and rejectScore', async () => {
+    // "blocked" and no warning were answered though a payment with the value alone scored
+    // blocklistScore (60) and was held for review (1003), not refused.
+    const other = await gw.merchant();
+    const otherIds = ['--merchant-id', other.ids.merchant_id, '--account-id', other.ids.account_id];
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'blocklistScore=60')).exitCode).toBe(0);
+    const problem = 'blocklistScore (60) is below rejectScore (80): a payment with this entry alone is held for review, not refused (acquiro risk set --set blocklistScore=80 refuses it)';
+    const add = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'held@example.com');
+    expect([add.exitCode, add.stdout]).toEqual([0, `blocked email held@example.com\nwarning: ${problem}\n`]);
+    const json = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'held2@example.com', '--json');
+    expect(JSON.parse(json.stdout)).toMatchObject({ added: true, problems: [problem] });
+    expect((await other.post('/v1/authorise', cardPayment(other.ids, { shopper_email: 'held@example.com' }))).body).toMatchObject({ risk_action: 'review', order_status: '3' });
+    // Gateway-wide: the accounts where it is so are named, apart from those where it accepts.
+    const weak = await gw.merchant();
+    expect((await cli('risk', 'set', '--merchant-id', weak.ids.merchant_id, '--account-id', weak.ids.account_id, '--set', 'blocklistScore=40')).exitCode).toBe(0);
+    const wide = await cli('blocklist', 'add', '--kind', 'email', '--value', 'held-everywhere@example.com', '--json');
+    expect(JSON.parse(wide.stdout).problems).toEqual([
+      `blocklistScore is below reviewScore on 1 account (${weak.ids.merchant_id}/${weak.ids.account_id}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+      `blocklistScore is below rejectScore on 1 account (${other.ids.merchant_id}/${other.ids.account_id}): a payment there with this entry alone is held for review, not refused`,
+    ]);
+    expect((await cli('blocklist', 'remove', '--kind', 'email', '--value', 'held-everywhere@example.com')).exitCode).toBe(0);
+    // At rejectScore the entry refuses a payment alone: no warning.
+    expect((await cli('risk', 'set', ...otherIds, '--set', 'blocklistScore=80')).exitCode).toBe(0);
+    const refusing = await cli('blocklist', 'add', ...otherIds, '--kind', 'email', '--value', 'refused@example.com', '--json');
+    expect(JSON.parse(refusing.stdout)).toEqual({ added: true, note: null, problems: [] });
+    expect((await other.post('/v1/authorise', cardPayment(other.ids, { shopper_email: 'refused@example.com' }))).body.risk_action).toBe('reject');
+    for (const client of [other, weak]) expect((await cli('risk', 'reset', '--merchant-id', client.ids.merchant_id, '--account-id', client.ids.account_id)).exitCode).toBe(0);
+  });
+
   it('says an entry already existed, replaces its note when a new one is given and keeps it otherwise', async () => {
     // A second add answered "blocked" and {added:true} as for a new entry, and dropped its --note.
     const add = (...more: string[]) => cli('blocklist', 'add', ...ids, '--kind', 'email', '--value', 'again@example.com', ...more);

@@ -5,7 +5,7 @@ import { AppError } from '../../domain/errors.ts';
 import { blockValue, type BlockKind } from '../../domain/blocklist.ts';
 import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
-import { DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskSettings } from '../../domain/risk.ts';
+import { actionFor, DEFAULT_RISK_SETTINGS, MAX_RISK_SCORE, riskSettingsFor, type RiskAction, type RiskSettings } from '../../domain/risk.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, payments, riskBlocklist, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -269,33 +269,53 @@ async function storedValue(deps: Db, entry: BlockEntry): Promise<string> {
   return payment.fingerprint;
 }
 
-/** Where an entry's hit alone scores below reviewScore, and so holds and refuses nothing. */
-const entryAloneAccepted = (settings: RiskSettings) => settings.blocklistScore < settings.reviewScore;
+/** What a payment whose one hit is a blocklist entry gets (its score is blocklistScore): the entry refuses it only at rejectScore. */
+const entryAlone = (settings: RiskSettings): RiskAction => actionFor(Math.min(MAX_RISK_SCORE, settings.blocklistScore), settings);
 
 /**
- * Why the entry, on its own, would not hold or refuse a payment of the account named (or, for a
- * gateway-wide entry, of which accounts): `blocklist add` answered "blocked" all the same.
+ * Why the entry, on its own, would not refuse a payment of the account named (or, for a
+ * gateway-wide entry, of which accounts): it accepts it (blocklistScore below reviewScore), or
+ * only holds it for review (below rejectScore). `blocklist add` answered "blocked" all the same.
  */
 async function blocklistProblems(deps: Db, account: AccountRow | undefined): Promise<string[]> {
   if (account) {
     const settings = riskSettingsFor(account.riskSettings);
-    if (!entryAloneAccepted(settings)) return [];
-    return [
-      `blocklistScore (${settings.blocklistScore}) is below reviewScore (${settings.reviewScore}): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (acquiro risk set --set blocklistScore=${settings.rejectScore} refuses it)`,
-    ];
+    const refuses = `acquiro risk set --set blocklistScore=${settings.rejectScore} refuses it`;
+    switch (entryAlone(settings)) {
+      case 'reject':
+        return [];
+      case 'review':
+        return [`blocklistScore (${settings.blocklistScore}) is below rejectScore (${settings.rejectScore}): a payment with this entry alone is held for review, not refused (${refuses})`];
+      case 'accept':
+        return [
+          `blocklistScore (${settings.blocklistScore}) is below reviewScore (${settings.reviewScore}): a payment with this entry alone is accepted; it is held or refused only if other rules add enough (${refuses})`,
+        ];
+    }
   }
-  // Only accounts overriding one of the two can differ from the defaults (100 against 50).
+  // Only accounts overriding one of the three can differ from the defaults (100 against 50 and 80).
   const overriding = await deps.database.db
     .select({ id: accounts.id, merchantId: accounts.merchantId, riskSettings: accounts.riskSettings })
     .from(accounts)
-    .where(and(ne(accounts.merchantId, PLATFORM_MERCHANT_ID), sql`(${accounts.riskSettings} ? 'blocklistScore' OR ${accounts.riskSettings} ? 'reviewScore')`))
+    .where(
+      and(
+        ne(accounts.merchantId, PLATFORM_MERCHANT_ID),
+        sql`(${accounts.riskSettings} ? 'blocklistScore' OR ${accounts.riskSettings} ? 'reviewScore' OR ${accounts.riskSettings} ? 'rejectScore')`,
+      ),
+    )
     .orderBy(asc(accounts.merchantId), asc(accounts.id));
-  const named = overriding.filter((row) => entryAloneAccepted(riskSettingsFor(row.riskSettings))).map((row) => `${row.merchantId}/${row.id}`);
-  if (named.length === 0) return [];
-  const shown = named.length > 10 ? `${named.slice(0, 10).join(', ')} and ${named.length - 10} more` : named.join(', ');
+  const where = (action: RiskAction) => overriding.filter((row) => entryAlone(riskSettingsFor(row.riskSettings)) === action).map((row) => `${row.merchantId}/${row.id}`);
+  const accepted = where('accept');
+  const held = where('review');
   return [
-    `blocklistScore is below reviewScore on ${named.length} account${named.length === 1 ? '' : 's'} (${shown}): a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`,
+    ...(accepted.length ? [`blocklistScore is below reviewScore on ${accountsNamed(accepted)}: a payment there with this entry alone is accepted; it is held or refused only if other rules add enough`] : []),
+    ...(held.length ? [`blocklistScore is below rejectScore on ${accountsNamed(held)}: a payment there with this entry alone is held for review, not refused`] : []),
   ];
+}
+
+/** `3 accounts (M1/A1, M1/A2, M2/A3)`, the first ten named. */
+function accountsNamed(named: readonly string[]): string {
+  const shown = named.length > 10 ? `${named.slice(0, 10).join(', ')} and ${named.length - 10} more` : named.join(', ');
+  return `${named.length} account${named.length === 1 ? '' : 's'} (${shown})`;
 }
 
 export interface BlocklistAdded {
@@ -305,7 +325,7 @@ export interface BlocklistAdded {
   readonly note: string | null;
   /** The note a new --note replaced on an entry already there. */
   readonly previousNote?: string | null;
-  /** Why the entry alone holds or refuses no payment (blocklistScore below reviewScore), if so. */
+  /** Why the entry alone refuses no payment (blocklistScore below rejectScore: held for review, or below reviewScore: accepted), if so. */
   readonly problems: string[];
 }
 
