@@ -53,6 +53,7 @@ const REFUSALS: [string, (body: Body) => Body, string, string][] = [
   ['swift_charge_option on a LOCAL payout', set({ swift_charge_option: 'PAYER' }), '4002', 'swift_charge_option'],
   ['an unknown swift_charge_option', set({ ...swift({}), swift_charge_option: 'OUR' }), '4002', 'swift_charge_option'],
   ['a payment_date in the past', set({ payment_date: '2026-11-21' }), '4002', 'payment_date'],
+  ['a payment_date more than a year ahead', set({ payment_date: '2027-11-23' }), '4002', 'payment_date'],
   ['a payment_date that is no day', set({ payment_date: '2026-02-30' }), '4002', 'payment_date'],
   ['a payment_date in another format', set({ payment_date: '22/11/2026' }), '4002', 'payment_date'],
   ['no beneficiary', (b) => without(b, 'beneficiary'), '4001', 'beneficiary'],
@@ -121,6 +122,15 @@ describe('/v1/payout refuses bad input, and stores and reserves nothing', () => 
     expect(answer.body.return_message).not.toMatch(/expected (not|does not|LOCAL payouts|the (IBAN|BIC) is)\b/);
     expect(await payoutCount(gw, shop)).toBe(0);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '100000.00', reserved: '0.00' });
+  });
+
+  it('takes a payment_date a year ahead, the last day it may name, and says which day that is past it', async () => {
+    const owner = await gw.merchant();
+    await topUp(gw, owner, 'USD', '1000.00');
+    const scheduled = await owner.post('/v1/payout', payoutBody(owner, { payment_date: '2027-11-22' }));
+    expect([scheduled.status, scheduled.body.status, scheduled.body.payment_date], scheduled.raw).toEqual([200, 'SCHEDULED', '2027-11-22']);
+    const later = await owner.post('/v1/payout', payoutBody(owner, { payment_date: '2027-11-23' }));
+    expect(later.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-22, UTC) to 2027-11-22');
   });
 
   it('refuses a request both invalid and unfundable with a 400', async () => {

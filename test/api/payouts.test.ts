@@ -180,7 +180,7 @@ describe('/v1/payout', () => {
     expect(repeat.body).toMatchObject({ transaction_id: answer.body.transaction_id, payment_date: '2026-11-23' });
     const late = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-23' }));
     expect(late.status).toBe(400);
-    expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) on');
+    expect(late.body.return_message).toBe('4002:payment_date is invalid: expected a date from today (2026-11-24, UTC) to 2027-11-24');
     expect(await payoutCount(gw, shop)).toBe(1);
     expect(await balanceOf(gw, shop, 'USD')).toEqual({ available: '898.50', reserved: '101.50' });
   });

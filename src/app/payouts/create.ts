@@ -11,7 +11,7 @@ import { newId } from '../../domain/ids.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { inverseRate, parseRate, PARITY, payoutAmounts, type FeeSchedule, type PayoutAmounts, type Rate } from '../../domain/payouts/amounts.ts';
 import { routeOf } from '../../domain/payouts/clearing.ts';
-import { dayOf, utcDay } from '../../domain/payouts/dates.ts';
+import { dayOf, daysAfter, SCHEDULE_HORIZON_DAYS, utcDay } from '../../domain/payouts/dates.ts';
 import { payoutFeeFor } from '../../domain/payouts/fees.ts';
 import { FAILURE_TYPES, PAYOUT_MACHINE, type PayoutStatus } from '../../domain/payouts/status.ts';
 import type { Entry } from '../../domain/state-machine.ts';
@@ -35,7 +35,7 @@ export async function createPayout(deps: Deps, account: AccountRow, command: Pay
   if (existing) return sameRequest(existing, same);
   // The request's own reading of the clock, never a second one: today is the day it was read on.
   const now = command.receivedAt;
-  assertNotPast(command.paymentDate, dayOf(now));
+  assertSchedulable(command.paymentDate, dayOf(now));
 
   const fees = payoutFeeFor(await currentPayoutFees(deps.database.query, account.id), command.sourceCurrency);
   const amounts = amountsOf(command, fees, await rateFor(deps, command));
@@ -115,14 +115,15 @@ function fingerprintsOf(deps: Deps, { identity, earlierIdentity }: RequestIdenti
 }
 
 /**
- * A new payout is dated from today on. Checked here, after the repeat lookup, not by the adapter:
- * the retry of a payout whose answer was lost may come after its payment_date, and is answered
- * with the payout, never refused as if nothing had been stored. Today is the request's (the
- * adapter's reading), so the default date, that today, always passes.
+ * A new payout is dated from today to a year ahead (SCHEDULE_HORIZON_DAYS). Checked here, after the
+ * repeat lookup, not by the adapter: the retry of a payout whose answer was lost may come after
+ * its payment_date, and is answered with the payout, never refused as if nothing had been stored.
+ * Today is the request's (the adapter's reading), so the default date, that today, always passes.
  */
-function assertNotPast(paymentDate: string, today: string): void {
-  if (paymentDate < today) {
-    throw new AppError('invalid_field', `payment_date is invalid: expected a date from today (${today}, UTC) on`, { field: 'payment_date' });
+function assertSchedulable(paymentDate: string, today: string): void {
+  const last = daysAfter(today, SCHEDULE_HORIZON_DAYS);
+  if (paymentDate < today || paymentDate > last) {
+    throw new AppError('invalid_field', `payment_date is invalid: expected a date from today (${today}, UTC) to ${last}`, { field: 'payment_date' });
   }
 }
 
