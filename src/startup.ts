@@ -163,12 +163,26 @@ export function startFailure(
   const state = sqlStateOf(failed);
   const kind = state ? `the database refused a statement, SQLSTATE ${state}` : failed instanceof Error ? failed.name : typeof failed;
   if (error instanceof MigrationFailed) {
-    const check = config.databaseUrl
-      ? "check that DATABASE_URL names a database (or schema, by its search_path) that is acquiro's own, whose user may create tables in it"
-      : `check that ACQUIRO_DATA_DIR ${config.dataDir} holds acquiro's own database and nothing else's`;
     const which = error.version ? `migration ${error.version}: ` : '';
-    return { stderr: `${detail}acquiro: the database's migrations failed (${which}${kind}); none was applied: ${check}${more}\n`, exitCode: UNEXPECTED };
+    return { stderr: `${detail}acquiro: the database's migrations failed (${which}${kind}); none was applied: ${migrationAdvice(state, config)}${more}\n`, exitCode: UNEXPECTED };
   }
   const report = options.verbose ? 'report it with the error above' : "run it again with --verbose to print the error in full (it may quote merchants' data), and report it";
   return { stderr: `${detail}acquiro: ${options.what} failed unexpectedly (${kind}) on ${database}: ${report}\n`, exitCode: UNEXPECTED };
+}
+
+/**
+ * What to do about migrations the database refused, by the SQLSTATE's class: most refusals come
+ * from a database that is not acquiro's own (a table of the same name, no right to create one),
+ * but a lock waited on past lock_timeout, a statement cancelled or a server out of resources say
+ * nothing about the schema, and are over once run again at a better moment.
+ */
+function migrationAdvice(state: string | undefined, config: Pick<Config, 'databaseUrl' | 'dataDir'>): string {
+  if (state === '55P03' || state === '40P01') {
+    return 'they waited for a lock another session holds (another process applying them, or a long transaction on these tables) past lock_timeout: run it again once that session has ended';
+  }
+  if (state === '57014') return 'a statement was cancelled (by statement_timeout, or by an operator): run it again, with a longer statement_timeout for this user if it recurs';
+  if (state?.startsWith('53') || state?.startsWith('58')) return 'the database server ran short of resources (disk, memory or connections): free them and run it again';
+  return config.databaseUrl
+    ? "check that DATABASE_URL names a database (or schema, by its search_path) that is acquiro's own, whose user may create tables in it"
+    : `check that ACQUIRO_DATA_DIR ${config.dataDir} holds acquiro's own database and nothing else's`;
 }
