@@ -1,7 +1,7 @@
 // Migrations the database refused for a reason that says nothing about the schema: here the lock
 // that keeps two processes from applying them at once, held by another session past the
 // lock_timeout of the command's user. The line says to run it again once that session has ended,
-// not to check that the database is acquiro's own (docs/operations.md, "When a start fails").
+// not to check that the database is acquiro's own (docs/operations.md, "Start-up").
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
