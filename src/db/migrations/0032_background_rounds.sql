@@ -29,3 +29,10 @@ CREATE INDEX ledger_entries_settlement_pending ON ledger_entries (booked_at)
 -- The latest cutoff any batch settled up to: a worker whose business time lags looks past its own
 -- cutoff only as far as that (a movement booked before it and committed after it).
 CREATE INDEX account_balances_settled_before ON account_balances (settled_before);
+
+-- The notification claim's cap per account (QUEUES.dueNotifications, 4 attempts in flight). It
+-- numbered every due event with a window over its account, which sorted them all every second.
+-- Now it counts each account's leases in one pass over the due events (no sort), and the accounts
+-- whose turn it is take their first free events in order from this index, at most their cap less
+-- their leases: only those are sorted (src/db/repositories/leases.ts, groupCapped).
+CREATE INDEX events_delivery_due_account ON events (account_id, next_attempt_at NULLS FIRST, id) WHERE delivery_status = 'pending';
