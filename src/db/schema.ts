@@ -168,6 +168,8 @@ export const ledgerEntries = pgTable('ledger_entries', {
   /** The injected clock's time of the movement (0010): what settlement compares with its cutoff. */
   bookedAt: time('booked_at').notNull(),
   createdAt: createdAt(),
+  /** 0032: a merchant_balance movement no settlement has counted yet (src/db/repositories/balances.ts, dueSettlements). */
+  settlementPending: boolean('settlement_pending').notNull().default(true),
 });
 
 /** Per account and currency: what payouts may draw on (0009). Pending is derived from the journal. */

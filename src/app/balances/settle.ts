@@ -19,7 +19,7 @@ import type { Deps } from '../context.ts';
 const BATCH = 100;
 const DAY_MS = 86_400_000;
 
-/** One round: settles up to BATCH account-currency pairs per connector; answers how many it settled. */
+/** One round: settles the account-currency pairs of up to BATCH due movements per connector; answers how many it settled. */
 export async function settleBalances(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): Promise<number> {
   return (await settlementRound(deps)).settled;
 }
@@ -37,16 +37,17 @@ export async function settleBalancesTask(deps: Pick<Deps, 'database' | 'clock' |
 }
 
 async function settlementRound(deps: Pick<Deps, 'database' | 'clock' | 'connectors'>): Promise<{ settled: number; full: boolean }> {
-  const connectors = await deps.database.query<{ connector: string }>(`SELECT DISTINCT connector FROM accounts`);
+  // The connectors this process serves (reading them off every account was a scan of the table).
+  const names = deps.connectors.names?.() ?? (await deps.database.query<{ connector: string }>(`SELECT DISTINCT connector FROM accounts`)).map((r) => r.connector);
   let settled = 0;
   let full = false;
-  for (const { connector: name } of connectors) {
+  for (const name of names) {
     const connector = deps.connectors.get(name);
     if (!connector) continue; // not served by this process (a live connector in a sandbox worker, or the reverse)
     const now = deps.clock.now();
     const cutoff = new Date(now.getTime() - scheduleOf(connector).settlementDays * DAY_MS);
-    const dues = await dueSettlements(deps.database.query, name, cutoff, BATCH);
-    if (dues.length === BATCH) full = true;
+    const { dues, full: more } = await dueSettlements(deps.database.query, name, cutoff, BATCH);
+    if (more) full = true;
     for (const due of dues) {
       settled += await deps.database.transaction(async (query) => {
         await lockBalance(query, due.accountId, due.currency);

@@ -93,25 +93,43 @@ export interface DueSettlement {
  * movement committed late is settled by the next batch, and a batch repeated settles nothing. The
  * cutoff is never earlier than the one the account's currency was settled up to (settled_before):
  * a worker whose business time lags another's never takes settled money back.
+ *
+ * Found through the movements no settlement has counted yet (settlement_pending, migration 0032):
+ * the `limit` booked first, in the order of their partial index, and their accounts and
+ * currencies, so a round reads what is due and never the whole book. `full` when there may be more.
+ * A worker behind another also reads those booked before the latest cutoff already settled (found
+ * through its own index), each kept only if its currency was settled past it.
  */
-export async function dueSettlements(query: RawQuery, connector: string, cutoff: Date, limit: number): Promise<DueSettlement[]> {
+export async function dueSettlements(query: RawQuery, connector: string, cutoff: Date, limit: number): Promise<{ readonly dues: DueSettlement[]; readonly full: boolean }> {
+  const [latest] = await query<{ settled_before: Date | string | null }>(`SELECT max(settled_before) AS settled_before FROM account_balances`);
+  const settled = latest?.settled_before ? new Date(latest.settled_before) : null;
+  const upTo = settled && settled > cutoff ? settled : cutoff;
   const rows = await query<{ account_id: string; currency: string }>(
-    `SELECT e.account_id, e.currency FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
-       LEFT JOIN account_balances b ON b.account_id = e.account_id AND b.currency = e.currency
-      WHERE e.book = 'merchant_balance' AND a.connector = $1
-      GROUP BY e.account_id, e.currency, b.settled_before
-     HAVING coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < greatest($2::timestamptz, b.settled_before)), 0)
-          + coalesce(sum(e.amount) FILTER (WHERE e.kind = 'settlement'), 0) <> 0
-      LIMIT $3`,
-    [connector, cutoff, limit],
+    `SELECT e.account_id, e.currency FROM ledger_entries e
+      WHERE e.settlement_pending AND e.book = 'merchant_balance' AND e.kind <> 'settlement' AND e.booked_at < $3::timestamptz
+        AND (e.booked_at < $2::timestamptz
+             OR e.booked_at < (SELECT b.settled_before FROM account_balances b WHERE b.account_id = e.account_id AND b.currency = e.currency))
+        AND (SELECT a.connector FROM accounts a WHERE a.id = e.account_id) = $1
+      ORDER BY e.booked_at
+      LIMIT $4`,
+    [connector, cutoff, upTo, limit],
   );
-  return rows.map((r) => ({ accountId: r.account_id, currency: r.currency }));
+  const dues = new Map(rows.map((r) => [`${r.account_id} ${r.currency}`, { accountId: r.account_id, currency: r.currency }]));
+  return { dues: [...dues.values()], full: rows.length === limit };
 }
 
-/** What settles now for one account and currency, and the cutoff it settles up to (call it under the balance row's lock). */
+/**
+ * What settles now for one account and currency, and the cutoff it settles up to (call it under the balance row's lock).
+ * The same statement clears the mark of the movements it counts (settlement_pending): one snapshot,
+ * so a movement committed meanwhile is neither counted nor cleared, and the next round finds it.
+ */
 export async function settlementDue(query: RawQuery, accountId: string, currency: string, cutoff: Date): Promise<{ readonly amount: number; readonly cutoff: Date }> {
   const [row] = await query<{ due: string; cutoff: Date | string }>(
-    `WITH upto AS (SELECT greatest($3::timestamptz, (SELECT settled_before FROM account_balances WHERE account_id = $1 AND currency = $2)) AS cutoff)
+    `WITH upto AS (SELECT greatest($3::timestamptz, (SELECT settled_before FROM account_balances WHERE account_id = $1 AND currency = $2)) AS cutoff),
+     counted AS (
+       UPDATE ledger_entries e SET settlement_pending = false FROM upto u
+        WHERE e.account_id = $1 AND e.currency = $2 AND e.book = 'merchant_balance' AND e.kind <> 'settlement'
+          AND e.settlement_pending AND e.booked_at < u.cutoff)
      SELECT (-(coalesce(sum(e.amount) FILTER (WHERE e.kind <> 'settlement' AND e.booked_at < u.cutoff), 0)
               + coalesce(sum(e.amount) FILTER (WHERE e.kind = 'settlement'), 0)))::text AS due, u.cutoff
        FROM upto u LEFT JOIN ledger_entries e ON e.account_id = $1 AND e.currency = $2 AND e.book = 'merchant_balance'

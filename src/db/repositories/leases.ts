@@ -102,33 +102,74 @@ export function leaseStatement(queue: LeaseQueue, held: Lease, limit: number, op
   const free = queue.leaseColumn === queue.dueColumn ? sql`` : sql` AND (${leaseColumn} IS NULL OR ${leaseColumn} <= ${now})`;
   const attempts = queue.countsAttempts ? sql`, attempts = t.attempts + 1` : sql``;
   const token = queue.tokenColumn ? sql`, ${sql.raw(queue.tokenColumn)} = ${held.token}` : sql``;
-  const group = options.perGroup ? groupCap(queue, options.perGroup, sql`(${due} IS NULL OR ${due} <= ${dueBy})${scope}`, now) : sql``;
-  return sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
-        FROM (SELECT ${key} FROM ${table}
-              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}${group}
+  const rows = options.perGroup
+    ? groupCapped(queue, options.perGroup, { dueBy, free, scope, now, limit })
+    : sql`SELECT ${key} FROM ${table}
+              WHERE ${sql.raw(queue.holds)} AND (${due} IS NULL OR ${due} <= ${dueBy})${free}${scope}
               ORDER BY ${due} NULLS FIRST, ${key}
               LIMIT ${limit}
-              FOR UPDATE SKIP LOCKED) due
+              FOR UPDATE SKIP LOCKED`;
+  return sql`UPDATE ${table} t SET ${leaseColumn} = ${held.until.toISOString()}::timestamptz${attempts}${token}
+        FROM (${rows}) due
         WHERE t.${key} = due.${key}
         RETURNING t.*`;
 }
 
+/** Groups kept per row to lease (groupCapped, step 2). */
+const GROUPS_PER_ROW = 4;
+
 /**
- * The rows a group may still lease: each group's due rows, those leased first, numbered in the order
- * the queue takes them; a free row whose number is within the cap. A lease does not move the due
- * time (leaseColumn ≠ dueColumn), so a leased row is still among the due ones and one pass over them
- * sees both. In a subquery of its own: a window function cannot sit beside FOR UPDATE, and the outer
- * statement's own predicates are checked again on a row another worker leased meanwhile.
+ * The due rows of a queue capped per group, at most `limit` of them in the queue's order, locked.
+ * A group may hold `cap.limit` leases at once: its due rows, those leased first, are numbered in
+ * the order the queue takes them, and a free row is taken only if its number is within the cap. A
+ * lease does not move the due time (leaseColumn ≠ dueColumn), so a leased row is still among the
+ * due ones.
+ *
+ * Nothing sorts the due rows (numbering them with a window did, every one of them, every round):
+ * 1. One pass over the due rows, through the queue's index, counts each group's leases and notes
+ *    its first free row (a hash aggregate).
+ * 2. The `limit` groups with room whose first free rows come first, ties included, are the only
+ *    ones the answer can draw on: each holds a row at least as early as any row of a group left out.
+ *    Four times as many are kept: a worker whose claim meets another's in flight skips the rows
+ *    that one holds (SKIP LOCKED) and still finds others to take.
+ * 3. Each of them takes its first free due rows, at most the cap less its leases, in order from an
+ *    index on (group, due time, key) whose predicate is the queue's (events_delivery_due_account,
+ *    migration 0032). The rows due at once (NULL) and those due by now are read apart, so that a
+ *    scan stops at the due time instead of reading the group's later rows.
+ * 4. Those rows, at most the cap for each of those groups, are sorted in the queue's order and locked.
+ * The outer statement's predicates are checked again on a row another worker leased meanwhile.
  */
-function groupCap(queue: LeaseQueue, cap: { column: string; limit: number }, due: SQL, now: SQL): SQL {
+function groupCapped(queue: LeaseQueue, cap: { column: string; limit: number }, on: { dueBy: SQL; free: SQL; scope: SQL; now: SQL; limit: number }): SQL {
   if (queue.leaseColumn === queue.dueColumn) throw new Error(`queue of ${queue.table}: a cap per group needs a lease column apart from ${queue.dueColumn}`);
+  const table = sql.raw(queue.table);
   const key = sql.raw(queue.keyColumn ?? 'id');
-  const leased = sql`(${sql.raw(queue.leaseColumn)} IS NOT NULL AND ${sql.raw(queue.leaseColumn)} > ${now})`;
-  return sql` AND ${key} IN (SELECT ${key} FROM (
-                SELECT ${key}, ${leased} AS leased,
-                       row_number() OVER (PARTITION BY ${sql.raw(cap.column)} ORDER BY ${leased} DESC, ${sql.raw(queue.dueColumn)} NULLS FIRST, ${key}) AS place
-                FROM ${sql.raw(queue.table)} WHERE ${sql.raw(queue.holds)} AND ${due}) g
-              WHERE NOT g.leased AND g.place <= ${cap.limit})`;
+  const due = sql.raw(queue.dueColumn);
+  const group = sql.raw(cap.column);
+  const holds = sql.raw(queue.holds);
+  const lease = sql.raw(queue.leaseColumn);
+  const { dueBy, free, scope, now, limit } = on;
+  const isDue = sql`(${due} IS NULL OR ${due} <= ${dueBy})`;
+  const leased = sql`(${lease} IS NOT NULL AND ${lease} > ${now})`;
+  const first = (bound: SQL) => sql`(SELECT ${key} AS g_key, ${due} AS g_due FROM ${table}
+                      WHERE ${holds} AND ${group} = g.g_group AND ${bound}${free}${scope} ORDER BY ${due} NULLS FIRST, ${key} LIMIT ${cap.limit})`;
+  return sql`SELECT ${table}.${key} FROM ${table} JOIN (
+                SELECT c.g_key, c.g_due FROM (
+                  SELECT g_group, g_leased FROM (
+                    SELECT ${group} AS g_group, count(*) FILTER (WHERE ${leased}) AS g_leased,
+                           min(coalesce(${due}, '-infinity'::timestamptz)) FILTER (WHERE NOT ${leased}) AS g_first,
+                           min(${key}) FILTER (WHERE NOT ${leased} AND ${due} IS NULL) AS g_first_key
+                    FROM ${table} WHERE ${holds} AND ${isDue}${scope} GROUP BY ${group}) a
+                  WHERE g_leased < ${cap.limit} AND g_first IS NOT NULL
+                  ORDER BY g_first, g_first_key
+                  FETCH FIRST (${limit * GROUPS_PER_ROW}) ROWS WITH TIES) g
+                CROSS JOIN LATERAL (
+                  SELECT f.g_key, f.g_due FROM (${first(sql`${due} IS NULL`)} UNION ALL ${first(sql`${due} <= ${dueBy}`)}) f
+                  ORDER BY f.g_due NULLS FIRST, f.g_key
+                  LIMIT ${cap.limit} - g.g_leased) c) c ON c.g_key = ${table}.${key}
+              WHERE ${holds} AND ${isDue}${free}${scope}
+              ORDER BY c.g_due NULLS FIRST, c.g_key
+              LIMIT ${limit}
+              FOR UPDATE OF ${table} SKIP LOCKED`;
 }
 
 /** When a payment's hold began (src/app/capture/hold-expiry.ts, holdStart, reads a row the same way). */
