@@ -6,6 +6,7 @@ import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { allowQueriesFrom } from '../support/lifecycle.ts';
 import { refreshTarget, returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
@@ -199,5 +200,22 @@ describe('3-D Secure on the hosted page', () => {
     expect(second).not.toBe(acsUrl);
     expect((await browser.answer(second, { code: '1234', action: 'verify' })).location).toBe(pageUrl);
     expect(await eventsOf(row!.id)).toEqual(['payment.captured']);
+  });
+
+  it('reports no 3-D Secure for a card paid without one after a failed challenge: the return, the notification and the query', async () => {
+    const { body, pageUrl, acsUrl } = await hostedChallenge();
+    await browser.answer(acsUrl, { code: '0000', action: 'verify' });
+    // The next try is a card the issuer lets through without 3-D Secure (open3d not asked).
+    const paid = await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: '4111111111111111', expiry: '12/30', security_code: '123' });
+    expect(paid.location).toBe(pageUrl);
+    const outcome = returnedOutcome((await browser.get(pageUrl)).location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_no: body.order_no, order_status: '1', card: '411111******1111', threeds_result: '' });
+    const [row] = await rows('SELECT id, threeds_result FROM payments WHERE order_no = $1', [body.order_no]);
+    expect(row?.threeds_result).toBeNull();
+    const [event] = await rows('SELECT payload FROM events WHERE payment_id = $1', [row!.id]);
+    expect(event?.payload).toMatchObject({ notify_type: 'payment.captured', threeds_result: '' });
+    await allowQueriesFrom(gw, [shop]);
+    const queried = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: body.order_no }, { format: 'form' });
+    expect(queried.body.orders_list[0]).toMatchObject({ order_no: body.order_no, is3ds: '0' });
   });
 });

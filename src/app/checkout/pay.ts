@@ -47,7 +47,10 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
     await countAttempt(tx, session.id);
-    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), cardColumns(card)) };
+    // A new attempt, with its own card: a 3-D Secure result of an earlier one (a failed challenge)
+    // is not this attempt's, and stays only if this attempt brings one of its own.
+    const columns = { ...cardColumns(card), threedsResult: null };
+    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), columns) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };
