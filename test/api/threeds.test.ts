@@ -150,6 +150,25 @@ describe('the sandbox ACS challenge of a direct payment', () => {
   });
 });
 
+describe('a subscription’s card kept for its challenge', () => {
+  it('leaves the vault when the challenge fails: no token_id in the return or the notification, and none to charge', async () => {
+    const subscription = { contract_name: 'Gold plan', contract_amount: '9.90', interval: 'month' };
+    const answer = await challenged({ subscription });
+    // Kept while the shopper authenticates (docs/subscriptions.md): its number is gone when the challenge ends.
+    const token = answer.token_id!;
+    expect(token).toMatch(/^TK[0-9A-Z]{26}$/);
+    const done = await browser.answer(answer.redirect_url!, { code: '0000', action: 'verify' });
+    const outcome = returnedOutcome(done.location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_status: '0', result_info: '2007:3-D Secure authentication failed', token_id: '', recurring_id: '' });
+    const [event] = await rows('SELECT type, payload FROM events WHERE payment_id = $1', [answer.transaction_id]);
+    expect([event?.type, event?.payload.token_id]).toEqual(['payment.failed', '']);
+    expect(await rows('SELECT id FROM card_tokens WHERE id = $1', [token])).toEqual([]);
+    const { card: _card, expiration_month: _month, expiration_year: _year, security_code: _cvc, ...order } = cardPayment(shop.ids);
+    const charged = await shop.post('/v1/authorise', { ...order, token_id: token });
+    expect([charged.status, charged.body.result_info]).toEqual([400, '4008:token_id is not known for this account']);
+  });
+});
+
 describe('3-D Secure on the hosted page', () => {
   async function hostedChallenge() {
     const body = { ...shop.ids, order_no: orderNo('CO'), currency: 'EUR', amount: '40.00', return_url: 'https://shop.example/return', challenge_window_size: '03' };
