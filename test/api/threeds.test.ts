@@ -170,8 +170,8 @@ describe('a subscription’s card kept for its challenge', () => {
 });
 
 describe('3-D Secure on the hosted page', () => {
-  async function hostedChallenge() {
-    const body = { ...shop.ids, order_no: orderNo('CO'), currency: 'EUR', amount: '40.00', return_url: 'https://shop.example/return', challenge_window_size: '03' };
+  async function hostedChallenge(extra: Record<string, unknown> = {}) {
+    const body = { ...shop.ids, order_no: orderNo('CO'), currency: 'EUR', amount: '40.00', return_url: 'https://shop.example/return', challenge_window_size: '03', ...extra };
     const handOff = await shop.post('/v1/checkout', body);
     const pageUrl = (await browser.handOff(handOff.raw)).location!;
     const paid = await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: CHALLENGE_CARD, expiry: '12/30', security_code: '123' });
@@ -219,6 +219,19 @@ describe('3-D Secure on the hosted page', () => {
     expect(second).not.toBe(acsUrl);
     expect((await browser.answer(second, { code: '1234', action: 'verify' })).location).toBe(pageUrl);
     expect(await eventsOf(row!.id)).toEqual(['payment.captured']);
+  });
+
+  it('keeps only the card that paid for a subscription: the one kept for a failed challenge leaves the vault', async () => {
+    const subscription = { contract_name: 'Gold plan', contract_amount: '9.90', interval: 'month' };
+    const { body, pageUrl, acsUrl } = await hostedChallenge({ subscription });
+    const [kept] = await rows('SELECT token_id FROM payments WHERE order_no = $1', [body.order_no]);
+    expect(kept?.token_id).toMatch(/^TK/);
+    await browser.answer(acsUrl, { code: '0000', action: 'verify' });
+    await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: '4111111111111111', expiry: '12/30', security_code: '123' });
+    const outcome = returnedOutcome((await browser.get(pageUrl)).location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_status: '1', card: '411111******1111', token_id: expect.stringMatching(/^TK/) });
+    expect(outcome.fields.token_id).not.toBe(kept!.token_id);
+    expect(await rows('SELECT last4 FROM card_tokens WHERE id = ANY($1)', [[kept!.token_id, outcome.fields.token_id]])).toEqual([{ last4: '1111' }]);
   });
 
   it('reports no 3-D Secure for a card paid without one after a failed challenge: the return, the notification and the query', async () => {

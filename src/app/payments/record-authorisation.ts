@@ -182,7 +182,7 @@ function decideOutcome(
  * Whether the payment's token is the card it kept itself for the subscription it would begin: a
  * payment that charged a stored card (token_id) names that token in its request instead.
  */
-function keptForSubscription(payment: PaymentRow): boolean {
+export function keptForSubscription(payment: PaymentRow): boolean {
   return payment.tokenId !== null && termsOf(payment) !== undefined && (payment.request as { token_id?: unknown }).token_id !== payment.tokenId;
 }
 
