@@ -796,6 +796,19 @@ describe('the page token', () => {
     expect(gw.logs.text).toContain(pageUrl.split('/')[4]); // the session id stays, to follow a shopper's steps
     expect(gw.logs.text).not.toContain(token);
   });
+
+  it('stays out of the log when the card form’s URL is opened as a page, which leads back to the page', async () => {
+    const { pageUrl } = await openPage();
+    const token = pageUrl.split('/').pop()!;
+    // A refused card form answers at …/pay: the address bar the shopper reloads with Enter, or a restored tab, opens it with GET.
+    const refused = await browser.post(`${pageUrl}/pay`, { ...CARD, expiry: '13 / 30' });
+    expect(refused.status).toBe(400);
+    for (const url of [`${pageUrl}/pay`, `${pageUrl}/cancel`]) expect(await browser.get(url)).toMatchObject({ status: 303, location: pageUrl });
+    expect((await browser.get(pageUrl)).status).toBe(200);
+    // Paths no route matches are logged too, without what follows the session id.
+    for (const url of [`${pageUrl}/`, `${pageUrl}/pay/again`]) expect((await browser.get(url)).status).toBe(404);
+    expect(gw.logs.text).not.toContain(token);
+  });
 });
 
 describe('card data', () => {

@@ -161,4 +161,21 @@ describe('text the database cannot store', () => {
       ['1', ''],
     ]);
   });
+
+  it('refuses a NUL in the transaction_id of one order of a capture, cancel or review batch as that order\'s refusal, and does the others', async () => {
+    const manual = await gw.merchant({ captureMode: 'manual', rateLimitPerSecond: 10_000 });
+    const cases = [
+      { list: 'capture_orders', status: 'capture_status', order: orderOf(await pay(manual)) },
+      { list: 'cancel_orders', status: 'cancel_status', order: orderOf(await pay(manual)) },
+      { list: 'review_orders', status: 'review_status', order: orderOf(await pay(manual, { card: '4000000000004954' }), { review_flag: '1' }) },
+    ] as const;
+    for (const { list, status, order } of cases) {
+      const answer = await batch(manual, list, [{ ...order, transaction_id: `${order.transaction_id}\0` }, order]);
+      expect([list, answer.status]).toEqual([list, 200]);
+      expect(answer.body[list].map((entry: Record<string, string>) => [entry[status], entry.error_message])).toEqual([
+        ['0', `4002:transaction_id ${BAD_TEXT}`],
+        ['1', ''],
+      ]);
+    }
+  });
 });

@@ -1,6 +1,7 @@
 // /v1/retrievalTrans through the HTTP interface: registered IPs only (trusted proxies' forwarded
 // address included), selection by order_no, transaction_id or a paged time window, every field
 // of the documented query record, and nothing of another account.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignedClient } from '../support/client.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -182,6 +183,18 @@ describe('selecting by order_no or transaction_id', () => {
     expect(entry).toMatchObject({ query_result: '1', payment_status: '1002', antifraud_provider: '', fraud_check_result: [] });
     // Once a decision is made the provider is named, whatever it decided (declined by the processor after it).
     expect((await query(shop, { order_no: declined.order_no })).body.orders_list[0]).toMatchObject({ antifraud_provider: 'acquiro' });
+  });
+
+  it('reports a hosted page waiting for the shopper as 1002, as docs/api/query.md and checkout.md say', async () => {
+    const order = `QHW-${Date.now()}`;
+    expect((await shop.post('/v1/checkout', { ...shop.ids, order_no: order, currency: 'USD', amount: '25.00' })).status).toBe(200);
+    const [entry] = (await query(shop, { order_no: order })).body.orders_list;
+    expect(entry).toMatchObject({ query_result: '1', payment_status: '1002' });
+    const doc = (page: string) => readFileSync(new URL(`../../docs/api/${page}.md`, import.meta.url), 'utf8');
+    expect(doc('query').match(/^\| `1002` \| (.*) \|$/m)?.[1]).toContain('hosted payment page');
+    // 1004 is the payment's result while it waits: no query answer carries it (a query record has no result_info).
+    expect(doc('checkout')).not.toMatch(/`1004` while it waits for the shopper \(query answers\)/);
+    expect(doc('checkout')).toMatch(/`payment_status` `1002`/);
   });
 
   it('takes a JSON body too', async () => {

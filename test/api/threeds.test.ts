@@ -6,6 +6,7 @@ import { expireAbandonedPayments } from '../../src/app/apm/expire.ts';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { allowQueriesFrom } from '../support/lifecycle.ts';
 import { refreshTarget, returnedOutcome, shopper, type Shopper } from '../support/shopper.ts';
 
 let gw: TestGateway;
@@ -149,9 +150,28 @@ describe('the sandbox ACS challenge of a direct payment', () => {
   });
 });
 
+describe('a subscription’s card kept for its challenge', () => {
+  it('leaves the vault when the challenge fails: no token_id in the return or the notification, and none to charge', async () => {
+    const subscription = { contract_name: 'Gold plan', contract_amount: '9.90', interval: 'month' };
+    const answer = await challenged({ subscription });
+    // Kept while the shopper authenticates (docs/subscriptions.md): its number is gone when the challenge ends.
+    const token = answer.token_id!;
+    expect(token).toMatch(/^TK[0-9A-Z]{26}$/);
+    const done = await browser.answer(answer.redirect_url!, { code: '0000', action: 'verify' });
+    const outcome = returnedOutcome(done.location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_status: '0', result_info: '2007:3-D Secure authentication failed', token_id: '', recurring_id: '' });
+    const [event] = await rows('SELECT type, payload FROM events WHERE payment_id = $1', [answer.transaction_id]);
+    expect([event?.type, event?.payload.token_id]).toEqual(['payment.failed', '']);
+    expect(await rows('SELECT id FROM card_tokens WHERE id = $1', [token])).toEqual([]);
+    const { card: _card, expiration_month: _month, expiration_year: _year, security_code: _cvc, ...order } = cardPayment(shop.ids);
+    const charged = await shop.post('/v1/authorise', { ...order, token_id: token });
+    expect([charged.status, charged.body.result_info]).toEqual([400, '4008:token_id is not known for this account']);
+  });
+});
+
 describe('3-D Secure on the hosted page', () => {
-  async function hostedChallenge() {
-    const body = { ...shop.ids, order_no: orderNo('CO'), currency: 'EUR', amount: '40.00', return_url: 'https://shop.example/return', challenge_window_size: '03' };
+  async function hostedChallenge(extra: Record<string, unknown> = {}) {
+    const body = { ...shop.ids, order_no: orderNo('CO'), currency: 'EUR', amount: '40.00', return_url: 'https://shop.example/return', challenge_window_size: '03', ...extra };
     const handOff = await shop.post('/v1/checkout', body);
     const pageUrl = (await browser.handOff(handOff.raw)).location!;
     const paid = await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: CHALLENGE_CARD, expiry: '12/30', security_code: '123' });
@@ -199,5 +219,35 @@ describe('3-D Secure on the hosted page', () => {
     expect(second).not.toBe(acsUrl);
     expect((await browser.answer(second, { code: '1234', action: 'verify' })).location).toBe(pageUrl);
     expect(await eventsOf(row!.id)).toEqual(['payment.captured']);
+  });
+
+  it('keeps only the card that paid for a subscription: the one kept for a failed challenge leaves the vault', async () => {
+    const subscription = { contract_name: 'Gold plan', contract_amount: '9.90', interval: 'month' };
+    const { body, pageUrl, acsUrl } = await hostedChallenge({ subscription });
+    const [kept] = await rows('SELECT token_id FROM payments WHERE order_no = $1', [body.order_no]);
+    expect(kept?.token_id).toMatch(/^TK/);
+    await browser.answer(acsUrl, { code: '0000', action: 'verify' });
+    await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: '4111111111111111', expiry: '12/30', security_code: '123' });
+    const outcome = returnedOutcome((await browser.get(pageUrl)).location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_status: '1', card: '411111******1111', token_id: expect.stringMatching(/^TK/) });
+    expect(outcome.fields.token_id).not.toBe(kept!.token_id);
+    expect(await rows('SELECT last4 FROM card_tokens WHERE id = ANY($1)', [[kept!.token_id, outcome.fields.token_id]])).toEqual([{ last4: '1111' }]);
+  });
+
+  it('reports no 3-D Secure for a card paid without one after a failed challenge: the return, the notification and the query', async () => {
+    const { body, pageUrl, acsUrl } = await hostedChallenge();
+    await browser.answer(acsUrl, { code: '0000', action: 'verify' });
+    // The next try is a card the issuer lets through without 3-D Secure (open3d not asked).
+    const paid = await browser.post(`${pageUrl}/pay`, { holder_name: 'Ana Lima', card_number: '4111111111111111', expiry: '12/30', security_code: '123' });
+    expect(paid.location).toBe(pageUrl);
+    const outcome = returnedOutcome((await browser.get(pageUrl)).location!, shop.secret);
+    expect(outcome.fields).toMatchObject({ order_no: body.order_no, order_status: '1', card: '411111******1111', threeds_result: '' });
+    const [row] = await rows('SELECT id, threeds_result FROM payments WHERE order_no = $1', [body.order_no]);
+    expect(row?.threeds_result).toBeNull();
+    const [event] = await rows('SELECT payload FROM events WHERE payment_id = $1', [row!.id]);
+    expect(event?.payload).toMatchObject({ notify_type: 'payment.captured', threeds_result: '' });
+    await allowQueriesFrom(gw, [shop]);
+    const queried = await shop.post('/v1/retrievalTrans', { ...shop.ids, order_no: body.order_no }, { format: 'form' });
+    expect(queried.body.orders_list[0]).toMatchObject({ order_no: body.order_no, is3ds: '0' });
   });
 });

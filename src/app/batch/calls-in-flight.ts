@@ -14,6 +14,7 @@
 // not sent: `unavailable`, its outcome pending like any unknown one, for the sweeper to send.
 import { callLimitOf, err, withDeadline, type Result } from '../../connectors/port.ts';
 import { connectorsOf } from '../../db/repositories/payment-lookup.ts';
+import { isBadText } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 
@@ -51,8 +52,11 @@ export async function batchCallLimit(
   account: Pick<AccountRow, 'id' | 'connector'>,
   transactionIds: readonly string[],
 ): Promise<number> {
-  if (new Set(transactionIds).size < 2) return accountCallLimit(deps, account);
-  const connectors = await connectorsOf(deps.database, account.id, transactionIds);
+  // An id holding text the database cannot take (a NUL) names no payment, and would fail the
+  // statement for the whole batch: its order is refused on its own (src/http/batch/run.ts).
+  const ids = transactionIds.filter((id) => !isBadText(id));
+  if (new Set(ids).size < 2) return accountCallLimit(deps, account);
+  const connectors = await connectorsOf(deps.database, account.id, ids);
   return Math.min(accountCallLimit(deps, account), ...connectors.map((name) => callLimitOf(deps.connectors.get(name))));
 }
 

@@ -10,7 +10,8 @@ import { PAYMENT_MACHINE } from '../../domain/payment.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
-import { recordLaterOutcome } from '../payments/record-authorisation.ts';
+import { keptForSubscription, recordLaterOutcome } from '../payments/record-authorisation.ts';
+import { deleteCardToken } from '../../db/repositories/tokens.ts';
 import { orderOf, settleAttempt } from './attempt.ts';
 import { checkTimes } from '../clock/check-times.ts';
 
@@ -47,7 +48,12 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
     await countAttempt(tx, session.id);
-    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), cardColumns(card)) };
+    // The card an earlier attempt kept for the subscription, refused since: no subscription will charge it.
+    if (keptForSubscription(payment)) await deleteCardToken(tx, payment.accountId, payment.tokenId!);
+    // A new attempt, with its own card: a 3-D Secure result of an earlier one (a failed challenge)
+    // is not this attempt's, and stays only if this attempt brings one of its own.
+    const columns = { ...cardColumns(card), threedsResult: null };
+    return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), columns) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };
   if (claim.state === 'expired') return { kind: 'taken', payment: await abandon(deps, claim.payment) };

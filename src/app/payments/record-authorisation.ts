@@ -16,7 +16,7 @@ import type { Transition } from '../../domain/state-machine.ts';
 import { isHttpUrl } from '../../domain/web-address.ts';
 import { journalRows, type Journal } from '../../db/repositories/ledger.ts';
 import { findPayment, lockPayment, transitionPayment, writeOutcome, type OutcomeWrite } from '../../db/repositories/payments.ts';
-import { insertCardToken } from '../../db/repositories/tokens.ts';
+import { deleteCardToken, insertCardToken } from '../../db/repositories/tokens.ts';
 import { runUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
@@ -123,8 +123,9 @@ export async function recordLaterOutcome(
       const decision = decideOutcome(deps, payment, context, outcome);
       return 'answer' in decision ? { answer: { payment: decision.answer, subscription: null } } : decision;
     },
-    async change(tx, { move, next, token }) {
+    async change(tx, { move, next, token, dropToken }) {
       if (token) await insertCardToken(tx, context.account.id, token);
+      if (dropToken) await deleteCardToken(tx, context.account.id, dropToken);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, heldSince: _held, createdAt: _created, updatedAt: _updated, ...columns } = next;
       return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, checkTimes(deps, now), columns));
     },
@@ -140,6 +141,8 @@ interface OutcomeChange {
   readonly move: Transition<PaymentStatus>;
   readonly next: PaymentRow;
   readonly token?: SealedCard;
+  /** The card token the payment kept for its subscription, to remove from the vault: the payment failed. */
+  readonly dropToken?: string;
   readonly event?: PaymentEventType;
 }
 
@@ -166,8 +169,21 @@ function decideOutcome(
   const keepsCard = outcome.status === 'approved' || (awaitsOutcome && termsOf(payment) !== undefined);
   const token = context.cardToStore && keepsCard && !payment.tokenId ? sealCard(deps, context.cardToStore) : undefined;
   if (token) next.tokenId = token.id;
+  // A card kept for a subscription before its outcome was known, whose payment then failed (the
+  // challenge failed or was abandoned, the processor declined): no subscription will charge it,
+  // so it leaves the vault, and the failure reports no token_id (docs/subscriptions.md).
+  const dropToken = next.status === 'failed' && keptForSubscription(payment) ? payment.tokenId! : undefined;
+  if (dropToken) next.tokenId = null;
   const event = eventFor(next.status as PaymentStatus);
-  return { change: { move, next, ...(token ? { token } : {}), ...(event ? { event } : {}) } };
+  return { change: { move, next, ...(token ? { token } : {}), ...(dropToken ? { dropToken } : {}), ...(event ? { event } : {}) } };
+}
+
+/**
+ * Whether the payment's token is the card it kept itself for the subscription it would begin: a
+ * payment that charged a stored card (token_id) names that token in its request instead.
+ */
+export function keptForSubscription(payment: PaymentRow): boolean {
+  return payment.tokenId !== null && termsOf(payment) !== undefined && (payment.request as { token_id?: unknown }).token_id !== payment.tokenId;
 }
 
 type Change = Partial<PaymentRow> & { status: PaymentStatus };

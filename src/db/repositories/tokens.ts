@@ -28,3 +28,8 @@ export async function insertCardToken(tx: Executor, accountId: string, token: Se
   const { ciphertext, length, ...rest } = token;
   await tx.insert(cardTokens).values({ ...rest, accountId, panCiphertext: ciphertext, panLength: length });
 }
+
+/** Removes a stored card of the account, in the caller's transaction. */
+export async function deleteCardToken(tx: Executor, accountId: string, id: string): Promise<void> {
+  await tx.delete(cardTokens).where(and(eq(cardTokens.accountId, accountId), eq(cardTokens.id, id)));
+}

@@ -94,6 +94,16 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     return show(request, session, reply);
   });
 
+  // The card form's and the cancel button's URLs opened as pages (the address bar after a refused
+  // card form, restored or reloaded with Enter): back to the page, which shows where the payment is.
+  for (const path of ['/checkout/:session/:token/pay', '/checkout/:session/:token/cancel']) {
+    app.get<{ Params: PageParams }>(path, pageRoute, async (request, reply) => {
+      const session = await openSession(request.params);
+      if (!session) return sendPage(reply, notFound(request));
+      return redirect(reply, pageUrlOf(deps, session));
+    });
+  }
+
   app.post<{ Params: PageParams }>('/checkout/:session/:token/pay', pageRoute, async (request, reply) => {
     const session = await openSession(request.params);
     if (!session) return sendPage(reply, notFound(request));
