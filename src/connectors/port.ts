@@ -95,6 +95,12 @@ export type AuthoriseOutcome =
       readonly threeDS?: string;
       /** The card network's id of this payment, quoted by later merchant-initiated charges of a stored card. */
       readonly networkTransactionId?: string;
+      /**
+       * When the processor gave the authorisation, where it says. A status answer or a completion
+       * learned late (a lost answer, asked about at the payment's deadline) may come long after it,
+       * and the hold's expiry counts from it (held_since). Absent: when the answer arrived.
+       */
+      readonly authorisedAt?: Date;
     }
   | { readonly status: 'declined'; readonly reason: DeclineReason; readonly reference?: string; readonly message?: string; readonly threeDS?: string }
   | { readonly status: 'action_required'; readonly action: 'authenticate' | 'redirect'; readonly reference: string; readonly url: string }

@@ -89,11 +89,16 @@ describe('a completion whose answer was lost', () => {
     const lost = await atBank(manual);
     const never = await atBank(manual);
     const back = await browser.answer(lost.issuer_url!, { action: 'approve' });
+    const approvedAt = clock.now();
     expect(returnedOutcome(back.location!, manual.secret).fields).toMatchObject({ order_status: '2' });
     expect((await paymentOf(lost.transaction_id!))?.status).toBe('requires_redirect');
 
     await pastDeadline(61 * 60_000);
     expect(await paymentOf(lost.transaction_id!)).toMatchObject({ status: 'authorised', result_code: '0000', captured: 0 });
+    // Its hold began when the bank approved it, as the processor's answer says, not an hour later
+    // when the gateway learned of it: the connector's expiry days count from then.
+    const [{ held_since: heldSince }] = await rows('SELECT held_since FROM payments WHERE id = $1', [lost.transaction_id]);
+    expect(new Date(heldSince).toISOString()).toBe(approvedAt.toISOString());
     expect(await eventsOf(lost.transaction_id!)).toEqual([['payment.authorised', '1']]);
     expect(await journalsOf(lost.transaction_id!)).toEqual(['authorisation']);
 

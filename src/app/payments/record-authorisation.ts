@@ -127,13 +127,24 @@ export async function recordLaterOutcome(
       if (token) await insertCardToken(tx, context.account.id, token);
       if (dropToken) await deleteCardToken(tx, context.account.id, dropToken);
       const { id: _id, accountId: _account, status: _status, version: _version, nextCheckAt: _next, heldSince: _held, createdAt: _created, updatedAt: _updated, ...columns } = next;
-      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, checkTimes(deps, now), columns));
+      const at = { ...checkTimes(deps, now), heldSince: holdStartOf(outcome, next.createdAt, now) };
+      return openOnApproval(tx, now, move, await transitionPayment(tx, next.id, move, at, columns));
     },
     journal: (_change, { payment }) => journalsFor(context.account, payment, now),
     event: ({ event }, { payment, subscription }) =>
       event ? { accountId: payment.accountId, type: event, paymentId: payment.id, payload: paymentEventPayload(event, payment, subscription), notifyUrl: payment.notifyUrl } : undefined,
   });
   return recorded.payment;
+}
+
+/**
+ * When the hold an approval learned late began: the processor's own time for it where it says
+ * (a lost answer asked about at the payment's deadline comes long after it), never before the
+ * payment was created nor after now (a processor's clock is not ours); now otherwise.
+ */
+function holdStartOf(outcome: AuthorisationDecision, createdAt: Date, now: Date): Date {
+  if (outcome.status !== 'approved' || outcome.authorisedAt === undefined) return now;
+  return new Date(Math.min(now.getTime(), Math.max(createdAt.getTime(), outcome.authorisedAt.getTime())));
 }
 
 /** What an outcome changes on the payment as read, or the payment as it is when there is nothing to record. */

@@ -54,6 +54,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
       authCode: paymentId.slice(-6),
       // The card network's id of this payment, which a later merchant-initiated charge quotes.
       networkTransactionId: `simnt_${paymentId}`,
+      // On the gateway's clock, as the sandbox's other dates: a status answer given later says it.
+      authorisedAt: now(),
       ...(threeDS ? { threeDS } : {}),
     };
   }
@@ -192,12 +194,12 @@ export function createSimulator(options: SimulatorOptions): Connector {
     completeAuthentication: async (request) => {
       const threeDS = typeof request.result.threeDS === 'string' ? request.result.threeDS : '';
       if (request.result.authenticated !== true) return completed(request.paymentId, { status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
-      return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, threeDS });
+      return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, threeDS, authorisedAt: now() });
     },
     // The sandbox issuer page's answer: approve, decline, or leave.
     completeRedirect: async (request) => {
       const answer = request.result.answer;
-      if (answer === 'approve') return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture });
+      if (answer === 'approve') return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, authorisedAt: now() });
       return completed(request.paymentId, { status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
     },
     payouts: simulatedPayouts,

@@ -27,7 +27,7 @@ export function lostAnswersIn(database: Database | undefined): LostAnswers {
     },
     recall: async (paymentId) => {
       const [row] = await database.query<{ outcome: AuthoriseOutcome }>('SELECT outcome FROM simulator_lost_answers WHERE payment_id = $1', [paymentId]);
-      return row?.outcome;
+      return row ? revived(row.outcome) : undefined;
     },
   };
 }
@@ -41,4 +41,9 @@ function lostAnswersInMemory(): LostAnswers {
     },
     recall: async (paymentId) => lost.get(paymentId),
   };
+}
+
+/** An outcome as stored in JSON, its authorisation's time a Date again (JSON keeps it as text). */
+function revived(outcome: AuthoriseOutcome): AuthoriseOutcome {
+  return outcome.status === 'approved' && outcome.authorisedAt !== undefined ? { ...outcome, authorisedAt: new Date(outcome.authorisedAt) } : outcome;
 }

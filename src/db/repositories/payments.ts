@@ -360,14 +360,15 @@ export function nextCheckColumn(to: PaymentStatus, at: CheckTimes) {
 
 /**
  * Writes a locked payment's state move made by PAYMENT_MACHINE (or a `stay`) and other columns;
- * a move that begins the payment's hold stamps held_since with the business time `at.now`.
+ * a move that begins the payment's hold stamps held_since with the business time `at.now`, or
+ * `at.heldSince` when the processor said when it authorised (an answer learned late).
  * Any change through Drizzle bumps the version, so optimistic writers notice it.
  */
 export async function transitionPayment(
   tx: Executor,
   id: string,
   move: Transition<PaymentStatus>,
-  at: CheckTimes,
+  at: CheckTimes & { readonly heldSince?: Date },
   changes: PaymentChanges = {},
 ): Promise<PaymentRow> {
   const [row] = await tx
@@ -376,7 +377,7 @@ export async function transitionPayment(
       ...changes,
       status: move.to,
       nextCheckAt: nextCheckColumn(move.to, at),
-      ...(beginsHold(move) ? { heldSince: at.now } : {}),
+      ...(beginsHold(move) ? { heldSince: at.heldSince ?? at.now } : {}),
       version: sql`${payments.version} + 1`,
       updatedAt: sql`now()`,
     })
