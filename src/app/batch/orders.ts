@@ -50,15 +50,28 @@ export function assertSameAmount(payment: PaymentRow, order: OrderRef): void {
 }
 
 /**
- * What refuses one order, from what its run threw: an AppError is its refusal; any other fault
- * refuses that order alone, logged as `message` with `context`; the database away is the whole
- * request's (answered 503, no later order could be stored either), so it is thrown on.
+ * What refuses one order, from what its run threw: an AppError is its refusal; the database away
+ * refuses it `9503` (`service_unavailable`: nothing of it was stored, its claim never committed;
+ * an order whose processor call was made is answered pending instead, executeOperation and
+ * recordWave); any other fault refuses that order alone, logged as `message` with `context`.
+ * The other orders of the batch are not refused with it: some may be done already (the batch
+ * answers 503 as a whole only when none was, src/http/batch/run.ts).
  */
 export function orderRefusal(error: unknown, log: Deps['log'], message: string, context: Record<string, unknown>): AppError {
   if (error instanceof AppError) return error;
-  if (isDatabaseUnavailable(error)) throw error;
+  if (isDatabaseUnavailable(error)) {
+    // The driver's error stays its cause: a caller of one order (the portal) answers it as the database away.
+    const away = new AppError('service_unavailable');
+    away.cause = error;
+    return away;
+  }
   log.error({ err: error, ...context }, message);
   return new AppError('internal_error');
+}
+
+/** Whether an order was refused because the database was away (orderRefusal). */
+export function metDatabaseAway(refusal: AppError): boolean {
+  return refusal.codeName === 'service_unavailable';
 }
 
 export function refuse(refusal: Refusal | null): void {

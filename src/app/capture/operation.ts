@@ -118,23 +118,34 @@ export function earlierClaim(payment: PaymentRow, earlier: PaymentOperationRow):
  * one is asked about by resolvePendingOperations: asking now could race the first request's call).
  */
 export async function carryOut(deps: Deps, claimed: Claimed): Promise<OperationResult> {
-  return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment);
+  return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment, 'pending');
 }
 
 /**
  * Asks the processor to carry out a claimed operation, and records its answer. Once asked, the
- * processor may have done it: a record that fails (not for want of the database) leaves the
- * operation pending as claimed, answered so, for resolvePendingOperations to send again (its id is
- * the processor's idempotency key) and record; never refused, which would tell the merchant that
- * nothing happened to a payment the processor captured or voided.
+ * processor may have done it: a record that fails leaves the operation pending as claimed, answered
+ * so, for resolvePendingOperations to send again (its id is the processor's idempotency key) and
+ * record; never refused, which would tell the merchant that nothing happened to a payment the
+ * processor captured or voided. The database away is thrown on for a sweeper (`whenAway`
+ * 'throw': its runner waits for the database), and answered pending to a merchant's order
+ * ('pending': a batch's answer says what was done, src/http/batch/run.ts).
  */
-export async function executeOperation(deps: Deps, operation: PaymentOperationRow, payment: PaymentRow): Promise<OperationResult> {
+export async function executeOperation(
+  deps: Deps,
+  operation: PaymentOperationRow,
+  payment: PaymentRow,
+  whenAway: 'throw' | 'pending' = 'throw',
+): Promise<OperationResult> {
   const answer = await askProcessor(deps, operation, payment);
   try {
     return await recordOperation(deps, operation, answer);
   } catch (error) {
-    if (isDatabaseUnavailable(error)) throw error;
-    deps.log.error({ err: error, operationId: operation.id, kind: operation.kind }, 'recording the operation failed: left pending for the sweeper');
+    if (isDatabaseUnavailable(error)) {
+      if (whenAway === 'throw') throw error;
+      deps.log.warn({ code: '9503', operationId: operation.id, kind: operation.kind }, 'database unavailable: operation left pending for the sweeper');
+    } else {
+      deps.log.error({ err: error, operationId: operation.id, kind: operation.kind }, 'recording the operation failed: left pending for the sweeper');
+    }
     return { status: 'pending', payment, operation };
   }
 }

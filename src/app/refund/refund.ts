@@ -15,7 +15,7 @@ import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { callLimitOf } from '../../connectors/port.ts';
 import { batchCallLimit, inFanOut, mapBounded } from '../batch/calls-in-flight.ts';
-import { assertSameAmount, assertSameCurrency, lockOrder, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
+import { assertSameAmount, assertSameCurrency, lockOrder, metDatabaseAway, orderRefusal, refuse, type OrderRef } from '../batch/orders.ts';
 import type { Deps } from '../context.ts';
 import { assertNoLiveOperation } from '../capture/operation.ts';
 import { askRefund, recordRefunds, type RefundToRecord } from './record-refund.ts';
@@ -29,11 +29,12 @@ export interface RefundOrder extends OrderRef {
 
 /**
  * Refunds `order.refundAmount` of one captured payment of `account`; throws the refusal when the
- * order cannot be refunded.
+ * order cannot be refunded, or the database's error when it was away before the refund was claimed.
  */
 export async function refund(deps: Deps, account: AccountRow, order: RefundOrder): Promise<RefundRow> {
   const [result] = await refundWave(deps, account, [order]);
-  if (result instanceof AppError) throw result;
+  // The database away: thrown as it came, so a page answers it as such (503), not as a refusal.
+  if (result instanceof AppError) throw metDatabaseAway(result) && result.cause !== undefined ? result.cause : result;
   return result!;
 }
 
@@ -59,7 +60,17 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   for (let attempt = 0; attempt < 3 && unclaimed.length > 0; attempt++) {
     // A claim's call waits behind those of the claims before it, `limit` at a time.
     const turnOf = (i: number) => Math.floor((claimed.length + i) / limit);
-    const claims = await claimRefunds(deps.database, unclaimed.map((index, i) => claimOf(deps, account, orders[index]!, turnOf(i))));
+    let claims: Awaited<ReturnType<typeof claimRefunds>>;
+    try {
+      claims = await claimRefunds(deps.database, unclaimed.map((index, i) => claimOf(deps, account, orders[index]!, turnOf(i))));
+    } catch (error) {
+      // The database away before any claim: nothing of the wave was stored (thrown on). After some
+      // claims of an earlier try: those go on to the processor; the orders still unclaimed are 9503.
+      if (claimed.length === 0 || !isDatabaseUnavailable(error)) throw error;
+      for (const index of unclaimed) results[index] = orderRefusal(error, deps.log, 'claiming a refund failed', {});
+      unclaimed = [];
+      break;
+    }
     const refusedNow = unclaimed.filter((index, i) => {
       const claim = claims[i];
       // Claimed alone after a key clash, and failed: that order alone is refused; the others' claims stand.
@@ -152,15 +163,21 @@ function claimOf(deps: Deps, account: AccountRow, order: RefundOrder, turn: numb
 }
 
 /**
- * Records the wave's answers in one unit of work. If that fails (not for want of the database),
- * each is recorded on its own, so one refund's failure leaves only that refund as claimed:
- * pending, answered as such, and settled by the sweeper (settlePendingRefunds).
+ * Records the wave's answers in one unit of work. If that fails, each is recorded on its own, so
+ * one refund's failure leaves only that refund as claimed: pending, answered as such, and settled
+ * by the sweeper (settlePendingRefunds). The database away: every refund of the wave is left as
+ * claimed, pending (the processor was asked: it may have refunded; never answered 9503, which
+ * would tell the merchant that nothing was done).
  */
 async function recordWave(deps: Deps, asked: readonly RefundToRecord[]): Promise<RefundRow[]> {
+  const leftPending = () => {
+    deps.log.warn({ code: '9503', refunds: asked.length }, 'database unavailable: refunds asked of the processor left pending for the sweeper');
+    return asked.map((r) => r.claimed);
+  };
   try {
     return await recordRefunds(deps, asked);
   } catch (error) {
-    if (isDatabaseUnavailable(error)) throw error;
+    if (isDatabaseUnavailable(error)) return leftPending();
     deps.log.error({ err: error, refunds: asked.length }, 'recording refunds failed: each is recorded on its own');
   }
   if (asked.length === 1) return asked.map((r) => r.claimed);
@@ -169,8 +186,7 @@ async function recordWave(deps: Deps, asked: readonly RefundToRecord[]): Promise
       recordRefunds(deps, [one]).then(
         ([recorded]) => recorded!,
         (error: unknown) => {
-          if (isDatabaseUnavailable(error)) throw error;
-          deps.log.error({ err: error, refundId: one.claimed.id }, 'recording a refund failed: left pending for the sweeper');
+          if (!isDatabaseUnavailable(error)) deps.log.error({ err: error, refundId: one.claimed.id }, 'recording a refund failed: left pending for the sweeper');
           return one.claimed;
         },
       ),

@@ -103,7 +103,7 @@ async function decide(deps: Deps, account: AccountRow, order: ReviewOrder, rejec
   });
   if (!next.operation) return { status: 'succeeded' };
   if (next.earlier) return outcomeOf({ status: next.operation.status, payment: next.payment, operation: next.operation });
-  return outcomeOf(await executeOperation(deps, next.operation, next.payment));
+  return outcomeOf(await executeOperation(deps, next.operation, next.payment, 'pending'));
 }
 
 /** Whether this keyed order approved the payment before (a manual-capture approval, which claims no operation to find). */

@@ -9,7 +9,6 @@ import type { Database, Db, Executor, RawQuery } from '../client.ts';
 import { lease, leaseDue, QUEUES, type LeaseClocks } from './leases.ts';
 import { rowMapper } from '../rows.ts';
 import { isUniqueViolation } from '../unique.ts';
-import { isDatabaseUnavailable } from '../unavailable.ts';
 import { payments, refunds, subscriptions, type PaymentRow, type RefundRow } from '../schema.ts';
 
 export type NewRefund = typeof refunds.$inferInsert;
@@ -153,10 +152,9 @@ export async function claimRefunds(database: Database, claims: readonly RefundCl
     // claimed here. Alone, that claim is simply not taken; among others, each is claimed again on its own.
     if (!isUniqueViolation(error, 'refunds_request_key')) throw error;
     if (claims.length === 1) return [null];
-    // Each commits on its own: one that fails must not hide the others, claimed and to be sent.
+    // Each commits on its own: one that fails must not hide the others, claimed and to be sent;
+    // the database away included (that one is refused 9503, the others' claims stand and are sent).
     const alone = await Promise.allSettled(claims.map(async (claim) => (await claimRefunds(database, [claim]))[0]!));
-    const away = alone.find((one) => one.status === 'rejected' && isDatabaseUnavailable(one.reason));
-    if (away) throw (away as PromiseRejectedResult).reason;
     return alone.map((one) => (one.status === 'fulfilled' ? one.value : { failure: one.reason }));
   }
   const byId = new Map(rows.map((row) => [String(row.refund.id), row]));

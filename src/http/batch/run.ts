@@ -13,12 +13,20 @@
 // WAVE_SIZE at a time, handed to the use case together (which claims and records them with one
 // statement and one commit each, and keeps the processor calls in between to what the connector
 // accepts at once), then the second order of those that have one, and so on.
+//
+// The database away (restarting, failing over) refuses the order that meets it `9503`, and no
+// order is started after it: each not yet started is answered `9503` too. The orders already
+// under way settle first (one whose processor call was made is answered pending: the gateway
+// asks again once the database is back), and only then is the request answered: 200 with each
+// order's own result when any order was done, or 503 `9503` as a whole when none was (nothing
+// was stored, the same request may be sent again). Nothing of a batch runs after its answer.
 import { mapBounded } from '../../app/batch/calls-in-flight.ts';
-import { orderRefusal } from '../../app/batch/orders.ts';
+import { metDatabaseAway, orderRefusal } from '../../app/batch/orders.ts';
 import { AppError } from '../../domain/errors.ts';
 import { findBadText, quoteName } from '../../domain/text.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../../app/context.ts';
+import { databaseAway } from '../plugins/errors.ts';
 
 export type Fields = Record<string, string>;
 
@@ -80,27 +88,91 @@ export async function runBatch<Order>(
   spec: BatchSpec<Order>,
 ): Promise<BatchAnswer> {
   const orders = ordersOf(body, spec);
-  const entries: Fields[] = new Array(orders.length);
   const lanes = lanesOf(orders);
-  if ('runWave' in spec) await runWaves(deps, spec, orders, lanes, entries);
-  else await runLanes(deps, spec, orders, lanes, entries);
-  return { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: entries };
+  const run = new BatchRun(deps, spec, orders);
+  if ('runWave' in spec) await runWaves(run, spec, lanes);
+  else await runLanes(run, spec, lanes);
+  // Every order has settled. None done and the database away: nothing was stored, 503 as a whole.
+  if (run.away && !run.done) throw databaseAway();
+  const answer = { merchant_id: account.merchantId, account_id: account.id, return_status: '1', return_message: 'OK', [spec.list]: run.entries } as const;
+  if (run.away) unfinished.add(answer);
+  return answer;
 }
 
-async function runLanes<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, orders: Record<string, unknown>[], lanes: number[][], entries: Fields[]) {
+/** Answers of which some order met the database away (`9503`): a keyed request does not keep them. */
+const unfinished = new WeakSet<BatchAnswer>();
+
+/** Whether some order of this batch answer was refused `9503` for want of the database. */
+export function metTheDatabaseAway(answer: BatchAnswer): boolean {
+  return unfinished.has(answer);
+}
+
+/** One batch request's entries as its orders settle, and what it met. */
+class BatchRun<Order> {
+  readonly entries: Fields[];
+  /** Some order met the database away: none is started after it. */
+  away = false;
+  /** Some order was done (its use case answered it: done, pending, or refused by the processor). */
+  done = false;
+  readonly #deps: Pick<Deps, 'log'>;
+  readonly #spec: BatchCommon<Order>;
+  readonly #orders: Record<string, unknown>[];
+
+  constructor(deps: Pick<Deps, 'log'>, spec: BatchCommon<Order>, orders: Record<string, unknown>[]) {
+    this.#deps = deps;
+    this.#spec = spec;
+    this.#orders = orders;
+    this.entries = new Array(orders.length);
+  }
+
+  /** The `index`th order checked: its text, then its fields (throws the order's refusal). */
+  parse(index: number): Order {
+    assertGoodText(this.#orders[index]!);
+    return this.#spec.parse(this.#orders[index]!);
+  }
+
+  /** The order's answer from what its use case answered. */
+  answer(index: number, fields: Fields): void {
+    this.done = true;
+    this.#set(index, fields);
+  }
+
+  /** The orders' answer from their refusal, or from what their run threw (orderRefusal, logged once). */
+  refuse(indices: number | readonly number[], error: unknown): void {
+    const all = typeof indices === 'number' ? [indices] : indices;
+    const refusal = orderRefusal(error, this.#deps.log, 'batch order failed', { list: this.#spec.list, index: all[0] });
+    if (metDatabaseAway(refusal)) this.away = true;
+    for (const index of all) this.#set(index, this.#spec.refused(refusal));
+  }
+
+  /** An order not started because the database was found away: 9503, nothing of it stored. */
+  notStarted(index: number): void {
+    this.#set(index, this.#spec.refused(new AppError('service_unavailable')));
+  }
+
+  #set(index: number, fields: Fields): void {
+    this.entries[index] = { ...echoOf(this.#orders[index]!, this.#spec.echo), ...fields };
+  }
+}
+
+async function runLanes<Order>(run: BatchRun<Order>, spec: LaneSpec<Order>, lanes: number[][]) {
+  // No lane's order throws (each is answered or refused): every lane settles before the answer.
   await mapBounded(lanes, Math.min(BATCH_CONCURRENCY, spec.callLimit), async (lane) => {
-    for (const index of lane) entries[index] = { ...echoOf(orders[index]!, spec.echo), ...(await runOne(deps, spec, orders[index]!, index)) };
+    for (const index of lane) {
+      if (run.away) {
+        run.notStarted(index);
+        continue;
+      }
+      try {
+        run.answer(index, await spec.run(run.parse(index), index));
+      } catch (error) {
+        run.refuse(index, error);
+      }
+    }
   });
 }
 
-async function runWaves<Order>(
-  deps: Pick<Deps, 'log'>,
-  spec: WaveSpec<Order>,
-  orders: Record<string, unknown>[],
-  lanes: number[][],
-  entries: Fields[],
-) {
-  const answer = (index: number, fields: Fields) => (entries[index] = { ...echoOf(orders[index]!, spec.echo), ...fields });
+async function runWaves<Order>(run: BatchRun<Order>, spec: WaveSpec<Order>, lanes: number[][]) {
   for (let round = 0; ; round++) {
     // The round-th order of every transaction that has one: all on different transactions.
     const indices = lanes.flatMap((lane) => (round < lane.length ? [lane[round]!] : []));
@@ -108,11 +180,14 @@ async function runWaves<Order>(
     for (let start = 0; start < indices.length; start += WAVE_SIZE) {
       const valid: { index: number; order: Order }[] = [];
       for (const index of indices.slice(start, start + WAVE_SIZE)) {
+        if (run.away) {
+          run.notStarted(index);
+          continue;
+        }
         try {
-          assertGoodText(orders[index]!);
-          valid.push({ index, order: spec.parse(orders[index]!) });
+          valid.push({ index, order: run.parse(index) });
         } catch (error) {
-          answer(index, refusedOrThrow(deps, spec, error, index));
+          run.refuse(index, error);
         }
       }
       if (valid.length === 0) continue;
@@ -120,12 +195,15 @@ async function runWaves<Order>(
       try {
         results = await spec.runWave(valid.map((v) => v.order), valid.map((v) => v.index));
       } catch (error) {
-        const refused = refusedOrThrow(deps, spec, error, valid[0]!.index);
-        results = valid.map(() => refused);
+        // Thrown by the wave as a whole: none of its orders was done (the database away before
+        // its claims, or a fault), each refused alike.
+        run.refuse(valid.map((v) => v.index), error);
+        continue;
       }
       valid.forEach(({ index }, i) => {
         const result = results[i]!;
-        answer(index, result instanceof AppError ? spec.refused(result) : result);
+        if (result instanceof AppError) run.refuse(index, result);
+        else run.answer(index, result);
       });
     }
   }
@@ -141,20 +219,6 @@ function lanesOf(orders: readonly Record<string, unknown>[]): number[][] {
     else lanes.set(key, [index]);
   });
   return [...lanes.values()];
-}
-
-async function runOne<Order>(deps: Pick<Deps, 'log'>, spec: LaneSpec<Order>, entry: Record<string, unknown>, index: number): Promise<Fields> {
-  try {
-    assertGoodText(entry);
-    return await spec.run(spec.parse(entry), index);
-  } catch (error) {
-    return refusedOrThrow(deps, spec, error, index);
-  }
-}
-
-/** The answer of an order refused by what its run threw (orderRefusal: the database away is thrown on). */
-function refusedOrThrow<Order>(deps: Pick<Deps, 'log'>, spec: BatchCommon<Order>, error: unknown, index: number): Fields {
-  return spec.refused(orderRefusal(error, deps.log, 'batch order failed', { list: spec.list, index }));
 }
 
 /** An order whose text the database cannot store (a NUL, an unpaired surrogate) is refused on its own. */

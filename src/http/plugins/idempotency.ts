@@ -16,6 +16,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { isRunningHere } from '../../app/processes/presence.ts';
 import { AppError } from '../../domain/errors.ts';
+import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { canonicalString, type SignedBody } from '../../domain/signature.ts';
 import {
   claimKey,
@@ -44,6 +45,8 @@ interface HeldKey {
   readonly key: string;
   readonly scope: string;
   readonly renewal: NodeJS.Timeout;
+  /** Its answer is not kept: the key is let go when it is sent (answerNotKept). */
+  readonly letGo?: boolean;
 }
 
 declare module 'fastify' {
@@ -63,6 +66,15 @@ export interface KeyHolder {
  */
 export function orderKeyScope(request: FastifyRequest): string | undefined {
   return request.idempotency?.scope;
+}
+
+/**
+ * This request's answer is not kept under its key, though not a 5xx: a batch some of whose orders
+ * met the database away (`9503`). The key is let go as after a 5xx, so the same request sent again
+ * with the same key finds what this one did and does the orders it did not.
+ */
+export function answerNotKept(request: FastifyRequest): void {
+  if (request.idempotency) request.idempotency = { ...request.idempotency, letGo: true };
 }
 
 function keyOf(request: FastifyRequest): string | undefined {
@@ -148,13 +160,21 @@ export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'datab
     const accountId = request.signing!.account.id;
     // A fault leaves the outcome unclear to us too: the key is let go, and the merchant's retry
     // with the same body takes it over and finds what this request claimed.
-    if (reply.statusCode >= 500) await releaseKey(db, accountId, held.key, self.id);
-    else {
-      await completeKey(db, accountId, held.key, self.id, {
-        httpStatus: reply.statusCode,
-        contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-        answer: String(payload),
-      });
+    try {
+      if (reply.statusCode >= 500 || held.letGo) await releaseKey(db, accountId, held.key, self.id);
+      else {
+        await completeKey(db, accountId, held.key, self.id, {
+          httpStatus: reply.statusCode,
+          contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
+          answer: String(payload),
+        });
+      }
+    } catch (error) {
+      // The database away: the answer is sent as it is (a batch's says what it did; never turned
+      // into a 503 that says nothing was stored). The key stays held until its lease runs out, no
+      // longer renewed: then a retry with it takes it over and finds what this request claimed.
+      if (!isDatabaseUnavailable(error)) throw error;
+      deps.log.warn({ code: '9503', account: accountId }, 'database unavailable: Idempotency-Key free once its lease ends');
     }
     return payload;
   });
