@@ -97,8 +97,8 @@ describe('a completion whose answer was lost', () => {
     expect(await paymentOf(lost.transaction_id!)).toMatchObject({ status: 'authorised', result_code: '0000', captured: 0 });
     // Its hold began when the bank approved it, as the processor's answer says, not an hour later
     // when the gateway learned of it: the connector's expiry days count from then.
-    const [{ held_since: heldSince }] = await rows('SELECT held_since FROM payments WHERE id = $1', [lost.transaction_id]);
-    expect(new Date(heldSince).toISOString()).toBe(approvedAt.toISOString());
+    const [held] = await rows('SELECT held_since FROM payments WHERE id = $1', [lost.transaction_id]);
+    expect(new Date(held!.held_since).toISOString()).toBe(approvedAt.toISOString());
     expect(await eventsOf(lost.transaction_id!)).toEqual([['payment.authorised', '1']]);
     expect(await journalsOf(lost.transaction_id!)).toEqual(['authorisation']);
 
