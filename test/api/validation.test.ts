@@ -84,6 +84,9 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['open3d not a flag', withField({ open3d: 'yes' }), '4002:open3d is invalid: expected 0 or 1'],
   ['token_flag not a flag', withField({ token_flag: '2' }), '4002:token_flag is invalid: expected 0 or 1'],
   ['note too long', withField({ note: 'n'.repeat(501) }), '4002:note is invalid: expected at most 500 characters'],
+  ['shopper_phone with a letter', withField({ shopper_phone: '555-CALL-NOW' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
+  ['shopper_phone without a digit', withField({ shopper_phone: '(  )-' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
+  ['shopper_phone too short', withField({ shopper_phone: '123' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
   // nested objects
   ['subscription not an object', withField({ subscription: 'monthly' }), '4002:subscription is invalid: expected an object'],
   ['subscription interval unknown', withField({ subscription: { interval: 'fortnight' } }), '4002:subscription.interval is invalid: expected day, week, month or year'],
@@ -112,6 +115,15 @@ describe('refusals name the field', () => {
     for (const format of ['form', 'xml'] as const) {
       const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { amount: '10,00' }), { format });
       expect([answer.status, answer.body.result_info]).toEqual([400, '4002:amount is invalid: expected a decimal such as 10.00']);
+    }
+  });
+
+  // docs/api/authorise.md: digits, spaces, `+()-`, 4 to 20 characters. A number written with its
+  // area code in parentheses first was refused: the pattern wanted a digit (or +) first.
+  it.each(['(555) 123-4567', '(11) 98765-4321', '+1 (555) 123-4567', '+(44) 20 7946 0958', '555-0100', '+123'])('takes shopper_phone %s, in every body format', async (phone) => {
+    for (const format of ['json', 'form', 'xml'] as const) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { shopper_phone: phone }), { format });
+      expect([answer.status, answer.body.result_info, answer.signed]).toEqual([200, '0000:Success', true]);
     }
   });
 

@@ -65,7 +65,10 @@ export const OrderFields = {
   shopper_id: Type.Optional(Name),
   shopper_email: Type.Optional(Email),
   shopper_ip: Type.Optional(Text({ max: 45 })),
-  shopper_phone: Type.Optional(Text({ max: 20, pattern: '^\\+?[0-9][0-9 ()-]{3,19}$', hint: 'a phone number' })),
+  // Digits, spaces and ()- with a + only first, as written by hand: `(555) 123-4567` begins with a
+  // parenthesis. At least one digit; nothing before the first digit may be one, so the pattern
+  // reads the text once (linear time, whatever its length).
+  shopper_phone: Type.Optional(Text({ min: 4, max: 20, pattern: '^\\+?[ ()-]*[0-9][0-9 ()-]*$', hint: 'a phone number of 4 to 20 characters: digits, spaces and +()-' })),
   shopper_level: Type.Optional(Short),
   first_name: Type.Optional(FreeName),
   last_name: Type.Optional(FreeName),
