@@ -64,6 +64,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   // the documented format rules
   ['items with three parts', withField({ items: 'Mug#,#SKU#,#5.00' }), '4002:items is invalid: expected records name#,#item number#,#unit price#,#quantity joined by #;#'],
   ['items with a zero quantity', withField({ items: 'Mug#,#SKU#,#5.00#,#0' }), '4002:items is invalid: expected records name#,#item number#,#unit price#,#quantity joined by #;#'],
+  ['items with a separator inside a name', withField({ items: 'Mug#;#x#,#SKU#,#5.00#,#1' }), '4002:items is invalid: expected records name#,#item number#,#unit price#,#quantity joined by #;#'],
   ['items price too precise', withField({ items: 'Mug#,#SKU#,#5.001#,#1' }), '4003:items[0] unit price is invalid: expected at most the decimals USD has'],
   ['birth_date year first', withField({ birth_date: '1990-01-31' }), '4002:birth_date is invalid: expected DD-MM-YYYY'],
   ['birth_date impossible', withField({ birth_date: '31-02-1990' }), '4002:birth_date is invalid: expected a real past date, DD-MM-YYYY'],
@@ -115,6 +116,23 @@ describe('refusals name the field', () => {
     for (const format of ['form', 'xml'] as const) {
       const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { amount: '10,00' }), { format });
       expect([answer.status, answer.body.result_info]).toEqual([400, '4002:amount is invalid: expected a decimal such as 10.00']);
+    }
+  });
+
+  // docs/api/authorise.md: only `#,#` and `#;#` separate; a `#` on its own is part of a name or an
+  // item number ("Pack #2", "#A-100"), and was refused 4002.
+  it.each([
+    ['Pack #2#,#SKU-2#,#5.00#,#1', 'Pack #2'],
+    ['Mug#,##A-100#,#5.00#,#2#;#Tea # green#,#T#1#,#3.00#,#1', 'Mug'],
+    ['Ticket ##,#X#,#1.00#,#1', 'Ticket #'],
+  ])('takes items %s, in every body format', async (items, firstName) => {
+    for (const format of ['json', 'form', 'xml'] as const) {
+      const body = cardPayment(shop.ids, { items });
+      const answer = await shop.post('/v1/authorise', body, { format });
+      expect([answer.status, answer.body.result_info, answer.signed]).toEqual([200, '0000:Success', true]);
+      const [row] = await gw.database.query<{ items: string }>("SELECT request->>'items' AS items FROM payments WHERE order_no = $1", [body.order_no]);
+      expect(row?.items).toBe(items);
+      expect(items.split('#;#')[0]!.split('#,#')[0]).toBe(firstName);
     }
   });
 

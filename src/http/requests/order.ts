@@ -35,6 +35,12 @@ const FreeName = Text({ max: 64, freeText: true });
 const FreeLine = Text({ max: 256, freeText: true });
 const FreePostalCode = Text({ max: 16, freeText: true });
 
+// One `items` record: name#,#item number#,#unit price#,#quantity. Only `#,#` and `#;#` separate: a
+// `#` on its own belongs to the name or the item number ("Pack #2"). Each character is read by
+// one alternative only, so the pattern takes linear time.
+const ITEM_TEXT = '(?:[^#]|#(?![,;]#))';
+const ITEM_RECORD = `${ITEM_TEXT}+#,#${ITEM_TEXT}*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*`;
+
 /** Fields shared by direct, APM and hosted (checkout) payment requests. */
 export const OrderFields = {
   merchant_id: Text({ max: 32 }),
@@ -55,7 +61,7 @@ export const OrderFields = {
   items: Type.Optional(
     Text({
       max: 4000,
-      pattern: '^[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*(#;#[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*)*$',
+      pattern: `^${ITEM_RECORD}(#;#${ITEM_RECORD})*$`,
       hint: 'records name#,#item number#,#unit price#,#quantity joined by #;#',
       freeText: true,
     }),
