@@ -122,8 +122,9 @@ export const OrderFields = {
   cart_items: Type.Optional(
     List(
       Type.Object({
+        // The entry is its basic_item_data; each of its fields is optional (decisions.md §4).
         basic_item_data: Type.Object({
-          name: Text({ max: 256, freeText: true }),
+          name: Type.Optional(Text({ max: 256, freeText: true })),
           quantity: Type.Optional(Integer),
           type: Type.Optional(Short),
           price: Type.Optional(
