@@ -56,7 +56,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['card with letters', withField({ card: '4111abcd11111111' }), '4002:card is invalid: expected the card number'],
   ['month 13', withField({ expiration_month: '13' }), '4006:expiration_month must be 01 to 12'],
   ['two-digit year', withField({ expiration_year: '30' }), '4002:expiration_year is invalid: expected the four-digit year'],
-  ['expired card', withField({ expiration_year: '2020' }), '4006:the card has expired'],
+  ['expired card', withField({ expiration_year: '2020' }), '4006:the card has expired: expiration_month and expiration_year name a past month'],
   ['CVC of 2 digits', withField({ security_code: '12' }), '4002:security_code is invalid: expected 3 or 4 digits'],
   ['CVC of 4 digits on Visa', withField({ security_code: '1234' }), '4007:security_code must be 3 digits for this card'],
   ['CVC of 3 digits on Amex', withField({ card: '378282246310005', security_code: '123' }), '4007:security_code must be 4 digits for this card'],
