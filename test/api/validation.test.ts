@@ -85,6 +85,7 @@ const CASES: [string, (body: Record<string, unknown>) => Record<string, unknown>
   ['open3d not a flag', withField({ open3d: 'yes' }), '4002:open3d is invalid: expected 0 or 1'],
   ['token_flag not a flag', withField({ token_flag: '2' }), '4002:token_flag is invalid: expected 0 or 1'],
   ['note too long', withField({ note: 'n'.repeat(501) }), '4002:note is invalid: expected at most 500 characters'],
+  ['payment_method too long on a card payment', withField({ payment_method: 'c'.repeat(33) }), '4002:payment_method is invalid: expected at most 32 characters'],
   ['shopper_phone with a letter', withField({ shopper_phone: '555-CALL-NOW' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
   ['shopper_phone without a digit', withField({ shopper_phone: '(  )-' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
   ['shopper_phone too short', withField({ shopper_phone: '123' }), '4002:shopper_phone is invalid: expected a phone number of 4 to 20 characters: digits, spaces and +()-'],
