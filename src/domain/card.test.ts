@@ -1,7 +1,7 @@
 import cardValidator from 'card-validator';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { cardExpired, checkCard, checkCardButExpiry, maskPan, numberVerdict } from './card.ts';
+import { cardExpired, checkCard, checkCardButExpiry, EXPIRED_CARD, maskPan, numberVerdict } from './card.ts';
 
 const now = new Date('2026-11-22T00:00:00Z');
 const card = (overrides: Partial<{ number: string; expiryMonth: string; expiryYear: string; securityCode: string }> = {}) => ({
@@ -41,7 +41,7 @@ describe('card checks', () => {
 
   it('leaves the expiry against today to the use case when asked to (a repeat may come after it)', () => {
     const past = card({ expiryYear: '2026', expiryMonth: '10' });
-    expect(checkCard(past, now)).toMatchObject({ field: 'expiration_year', detail: 'the card has expired' });
+    expect(checkCard(past, now)).toMatchObject({ field: 'expiration_year', detail: EXPIRED_CARD.detail });
     const checked = checkCardButExpiry(past, now);
     expect(checked).toMatchObject({ expiryMonth: 10, expiryYear: 2026 });
     expect(cardExpired(checked as { expiryMonth: number; expiryYear: number }, now)).toBe(true);

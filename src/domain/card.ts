@@ -66,7 +66,12 @@ export function numberVerdict(pan: string): NumberVerdict {
 const MAX_YEARS_AHEAD = 20;
 
 /** A card whose expiry month ended before `now`'s (UTC): the answer every check of it gives. */
-export const EXPIRED_CARD = { field: 'expiration_year', reason: 'invalid_expiry', detail: 'the card has expired' } as const satisfies CardProblem;
+// The refusal names the fields (decisions.md §3), after the words merchants already match on.
+export const EXPIRED_CARD = {
+  field: 'expiration_year',
+  reason: 'invalid_expiry',
+  detail: 'the card has expired: expiration_month and expiration_year name a past month',
+} as const satisfies CardProblem;
 
 /** Whether the card's expiry month ended before the month of `now` (UTC). */
 export function cardExpired(card: Pick<CheckedCard, 'expiryMonth' | 'expiryYear'>, now: Date): boolean {

@@ -87,9 +87,12 @@ export function assessRisk(facts: RiskFacts, settings: RiskSettings): RiskDecisi
     overReject ? settings.rejectScore : settings.reviewScore,
   );
 
+  // A sandbox risk test card is the acquirer's verdict on the card itself, which must keep its
+  // meaning (decisions.md §5): the review card's 60 and a mismatch's 30 would reject it. Its
+  // issuing country is not compared; every other card's is, test cards included.
   rule(
     'country_mismatch',
-    facts.billingCountry !== undefined && facts.issuerCountry !== undefined,
+    facts.billingCountry !== undefined && facts.issuerCountry !== undefined && facts.sandboxCard === undefined,
     facts.billingCountry !== facts.issuerCountry,
     settings.countryMismatchScore,
   );

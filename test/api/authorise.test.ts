@@ -204,6 +204,20 @@ describe('risk rules through the interface', () => {
     expect(elsewhere.body.risk_action).toBe('accept');
   });
 
+  // decisions.md §5: the risk test cards keep their meaning. The review card scores 60, and a
+  // billing_country other than its (sandbox) issuing country added country_mismatch's 30: 90,
+  // rejected, so a merchant testing with billing_country BR never saw a payment held for review.
+  it.each([
+    ['4000000000004954', '3', '1003:Held for review', 'review', '60'],
+    ['4100000000000019', '0', '3001:Rejected by risk', 'reject', '100'],
+  ])('keeps risk test card %s to its meaning whatever the billing country', async (card, status, info, action, score) => {
+    for (const billing_country of ['US', 'BR', 'DE']) {
+      const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card, billing_country }));
+      expect(answer.body).toMatchObject({ order_status: status, result_info: info, risk_action: action, risk_score: score });
+      expect(answer.body.risk_reasons).toContainEqual({ name: 'country_mismatch', status: 'skipped' });
+    }
+  });
+
   it('applies the account amount limits and the country mismatch rule', async () => {
     const merchant = await gw.merchant();
     await setRisk(merchant.ids.account_id, { amountLimits: { USD: { review: 100000, reject: 500000 } }, countryMismatchScore: 20 });

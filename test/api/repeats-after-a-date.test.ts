@@ -68,7 +68,7 @@ describe('/v1/authorise repeated after a date it names has passed', () => {
 
     const late = cardPayment(shop.ids, { expiration_month: '11', expiration_year: '2026' });
     const refused = await shop.post('/v1/authorise', late);
-    expect([refused.status, refused.body.result_info]).toEqual([400, '4006:the card has expired']);
+    expect([refused.status, refused.body.result_info]).toEqual([400, '4006:the card has expired: expiration_month and expiration_year name a past month']);
     expect(await payments(late.order_no)).toBe(0);
   });
 });

@@ -89,6 +89,34 @@ describe('the sandbox ACS challenge of a direct payment', () => {
     }
   });
 
+  // A payment that begins a subscription keeps the card when the challenge is required, and its
+  // answer names the token. Until the challenge approves the payment, and for good once it fails,
+  // that token is no card the merchant may charge: it would charge a card whose holder never
+  // passed (or failed) 3-D Secure, and a payment that failed keeps no card (decisions.md §8).
+  it('charges a subscription payment’s token only once its challenge approved the payment', async () => {
+    const subscription = { contract_name: 'Gold', contract_amount: '10.00', interval: 'month' };
+    const byToken = (token: string) => ({ ...shop.ids, order_no: orderNo(), currency: 'USD', amount: '5.00', token_id: token });
+    const stored = async (no: unknown) => (await rows('SELECT 1 FROM payments WHERE order_no = $1', [no])).length;
+
+    const failing = await challenged({ subscription });
+    expect(failing.token_id).toMatch(/^TK/);
+    const early = byToken(failing.token_id!);
+    const whilePending = await shop.post('/v1/authorise', early);
+    expect([whilePending.status, whilePending.body.result_info]).toEqual([400, '4008:token_id is not usable: the payment that stored the card was not approved']);
+    expect(await stored(early.order_no)).toBe(0);
+    await browser.answer(failing.redirect_url!, { code: '0000', action: 'verify' });
+    const late = byToken(failing.token_id!);
+    const afterFailure = await shop.post('/v1/authorise', late);
+    expect([afterFailure.status, afterFailure.body.result_info]).toEqual([400, '4008:token_id is not usable: the payment that stored the card was not approved']);
+    expect(await stored(late.order_no)).toBe(0);
+
+    const passing = await challenged({ subscription });
+    await browser.answer(passing.redirect_url!, { code: '1234', action: 'verify' });
+    const charged = await shop.post('/v1/authorise', byToken(passing.token_id!));
+    // The challenge card is challenged again when the shopper pays by its token.
+    expect([charged.status, charged.body.result_info, charged.body.token_id]).toEqual([200, '1001:3-D Secure authentication required', passing.token_id]);
+  });
+
   it('asks again for a code that is neither documented one, and changes nothing', async () => {
     const payment = await challenged();
     const wrong = await browser.answer(payment.redirect_url!, { code: '9999', action: 'verify' });

@@ -10,7 +10,7 @@ export type Flag = '0' | '1';
 
 export interface CartItem {
   readonly basic_item_data: {
-    readonly name: string;
+    readonly name?: string;
     readonly quantity?: Integer;
     readonly type?: string;
     readonly price?: { readonly amount_usd?: Decimal; readonly amount_local_currency?: Decimal; readonly currency?: string };

@@ -7,7 +7,7 @@ import { AppError } from '../../domain/errors.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
 import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
-import { findToken } from '../../db/repositories/tokens.ts';
+import { findToken, tokenApproved } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
@@ -109,6 +109,11 @@ export async function resolveCard(deps: Deps, account: AccountRow, source: Payme
   }
   const token = await findToken(deps.database.db, account.id, source.tokenId);
   if (!token) throw new AppError('unknown_token', 'token_id is not known for this account', { field: 'token_id' });
+  // The shopper's token_id: a card kept before its payment's outcome (a subscription's, through a
+  // challenge) pays only once that payment was approved. Recurring charges follow an approval.
+  if (source.kind === 'token' && !(await tokenApproved(deps.database.db, account.id, token))) {
+    throw new AppError('unknown_token', 'token_id is not usable: the payment that stored the card was not approved', { field: 'token_id' });
+  }
   const pan = deps.vault.open({ ciphertext: token.panCiphertext, keyId: token.vaultKeyId }, token.id);
   return {
     details: { pan, expiryMonth: token.expiryMonth, expiryYear: token.expiryYear },

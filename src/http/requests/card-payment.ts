@@ -17,6 +17,8 @@ export const CardPaymentRequest = Type.Object({
   expiration_month: Type.Optional(Text({ max: 2, pattern: '^[0-9]{1,2}$', hint: 'the month, 01 to 12' })),
   expiration_year: Type.Optional(Text({ max: 4, pattern: '^[0-9]{4}$', hint: 'the four-digit year' })),
   security_code: Type.Optional(Text({ max: 4, pattern: '^[0-9]{3,4}$', hint: '3 or 4 digits' })),
+  /** `card`, or any name that is no APM's (docs/apm.md): kept with the order, so bounded like any text. */
+  payment_method: Type.Optional(Text({ max: 32, hint: 'at most 32 characters' })),
   /** Where the shopper returns after a 3-D Secure challenge (our addition: docs/3ds.md). */
   return_url: Type.Optional(Url),
 });

@@ -35,6 +35,12 @@ const FreeName = Text({ max: 64, freeText: true });
 const FreeLine = Text({ max: 256, freeText: true });
 const FreePostalCode = Text({ max: 16, freeText: true });
 
+// One `items` record: name#,#item number#,#unit price#,#quantity. Only `#,#` and `#;#` separate: a
+// `#` on its own belongs to the name or the item number ("Pack #2"). Each character is read by
+// one alternative only, so the pattern takes linear time.
+const ITEM_TEXT = '(?:[^#]|#(?![,;]#))';
+const ITEM_RECORD = `${ITEM_TEXT}+#,#${ITEM_TEXT}*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*`;
+
 /** Fields shared by direct, APM and hosted (checkout) payment requests. */
 export const OrderFields = {
   merchant_id: Text({ max: 32 }),
@@ -55,7 +61,7 @@ export const OrderFields = {
   items: Type.Optional(
     Text({
       max: 4000,
-      pattern: '^[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*(#;#[^#]+#,#[^#]*#,#[0-9]+(\\.[0-9]{1,6})?#,#[1-9][0-9]*)*$',
+      pattern: `^${ITEM_RECORD}(#;#${ITEM_RECORD})*$`,
       hint: 'records name#,#item number#,#unit price#,#quantity joined by #;#',
       freeText: true,
     }),
@@ -65,7 +71,10 @@ export const OrderFields = {
   shopper_id: Type.Optional(Name),
   shopper_email: Type.Optional(Email),
   shopper_ip: Type.Optional(Text({ max: 45 })),
-  shopper_phone: Type.Optional(Text({ max: 20, pattern: '^\\+?[0-9][0-9 ()-]{3,19}$', hint: 'a phone number' })),
+  // Digits, spaces and ()- with a + only first, as written by hand: `(555) 123-4567` begins with a
+  // parenthesis. At least one digit; nothing before the first digit may be one, so the pattern
+  // reads the text once (linear time, whatever its length).
+  shopper_phone: Type.Optional(Text({ min: 4, max: 20, pattern: '^\\+?[ ()-]*[0-9][0-9 ()-]*$', hint: 'a phone number of 4 to 20 characters: digits, spaces and +()-' })),
   shopper_level: Type.Optional(Short),
   first_name: Type.Optional(FreeName),
   last_name: Type.Optional(FreeName),
@@ -113,8 +122,9 @@ export const OrderFields = {
   cart_items: Type.Optional(
     List(
       Type.Object({
+        // The entry is its basic_item_data; each of its fields is optional (decisions.md §4).
         basic_item_data: Type.Object({
-          name: Text({ max: 256, freeText: true }),
+          name: Type.Optional(Text({ max: 256, freeText: true })),
           quantity: Type.Optional(Integer),
           type: Type.Optional(Short),
           price: Type.Optional(

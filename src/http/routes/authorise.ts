@@ -29,7 +29,7 @@ function isApmPayment(body: Record<string, unknown>, connectors?: Connectors, ac
   return cardless || methodsOf(connectors, account).some((method) => method.name === name);
 }
 
-const CARD_PAYMENT_FIELDS = Type.Object({ ...CardPaymentRequest.properties, payment_method: Type.Optional(Type.String()) });
+const CARD_PAYMENT_FIELDS = CardPaymentRequest;
 // The card group is known to an APM request only to be refused with its own reason (authoriseApm).
 const APM_PAYMENT_FIELDS = Type.Object({
   ...ApmPaymentRequest.properties,
