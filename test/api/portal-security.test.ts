@@ -162,4 +162,27 @@ describe('portal security', () => {
     expect(right.body.replace(/value="[^"]*"/g, '')).toBe(spent.body.replace(/value="[^"]*"/g, ''));
     expect((await passwordStep(members[0]!, members[0]!.password)).location).toBe('/portal/transactions');
   });
+
+  it('counts a burst of concurrent sign-ins against the budget before any password is checked: no more passwords are tried than it holds', async () => {
+    const sprayer = '203.0.113.51';
+    const member = await createMember(gw, merchantId, 'viewer');
+    // Ten sign-ins sent at once from one address whose budget is 3: nine guesses on addresses, and the right password last.
+    const attempts = [...Array.from({ length: 9 }, (_, i) => ({ email: `guess${i}-${Math.random().toString(36).slice(2, 8)}@shop.example`, password: 'Summer2026!!' })), { email: member.email, password: member.password }];
+    const clients = await Promise.all(
+      attempts.map(async () => {
+        const client = new PortalClient(gw.gateway.server.app, { remoteAddress: sprayer });
+        await client.get('/portal/sign-in');
+        return client;
+      }),
+    );
+    const answers = await Promise.all(clients.map((client, i) => client.post('/portal/sign-in', attempts[i]!)));
+    // Each password the gateway checked is a sign-in row of the audit log (refused or ok), from that address.
+    const checked = (await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM portal_audit_log WHERE ip = $1 AND action LIKE 'sign-in%'", [sprayer]))[0]!.n;
+    expect(checked).toBeLessThanOrEqual(3);
+    expect(answers.filter((answer) => answer.status !== 429).length).toBeLessThanOrEqual(3);
+    for (const answer of answers.filter((each) => each.status === 429)) {
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      expect(answer.body).toContain('Too many failed sign-ins from your network');
+    }
+  });
 });

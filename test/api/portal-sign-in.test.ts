@@ -348,6 +348,26 @@ describe('portal sign-in', () => {
     expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
   });
 
+  it("ends a disabled merchant's sessions at the disable: enabled again before their next request, they do not come back", async () => {
+    const closed = (await gw.merchant()).credentials.merchant_id;
+    const member = await createMember(gw, closed, 'operator');
+    const session = await signIn(gw, member, { clock: wall });
+    const pending = new PortalClient(gw.gateway.server.app);
+    await pending.get('/portal/sign-in');
+    // A session past its password, its second factor still due, ends too.
+    const owner = await createMember(gw, closed, 'owner');
+    expect((await pending.post('/portal/sign-in', { email: owner.email, password: owner.password })).location).toBe('/portal/enrol');
+    // An operator disables the merchant (a member's password leaked, say) and enables it again a minute later.
+    expect((await runCommand(['merchants', 'disable', '--merchant-id', closed], gw.gateway.deps)).exitCode).toBe(0);
+    expect((await runCommand(['merchants', 'enable', '--merchant-id', closed], gw.gateway.deps)).exitCode).toBe(0);
+    expect((await session.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await pending.get('/portal/enrol')).location).toBe('/portal/sign-in');
+    const [left] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions WHERE user_id IN ($1, $2)', [member.userId, owner.userId]);
+    expect(left!.n).toBe(0);
+    // Signing in again works as before.
+    expect((await passwordStep(member)).answer.location).toBe('/portal/transactions');
+  });
+
   it('counts enrolling the second factor at sign-in as re-authentication, for five minutes', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await signIn(gw, owner, { clock: wall });

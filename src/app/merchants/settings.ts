@@ -1,10 +1,12 @@
 // What operators change on a live merchant: disable or re-enable it (or one account), and the
 // fees per currency. Each change is announced (announceAccountChange), so every process's account
-// directory drops its cache at once: a disabled merchant's next request is refused.
+// directory drops its cache at once: a disabled merchant's next request is refused, and its
+// staff's portal sessions end.
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { PLATFORM_MERCHANT_ID, type CurrencyFee, type FeeSchedule } from '../../domain/ledger.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
+import { deleteSessionsOfMerchant } from '../../db/repositories/portal-sessions.ts';
 import { accounts, merchants } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
@@ -26,6 +28,10 @@ export async function setStatus(deps: Db, merchantId: string, accountId: string 
     } else {
       const changed = await tx.update(merchants).set({ status }).where(eq(merchants.id, merchantId)).returning({ id: merchants.id });
       if (changed.length === 0) throw new AppError('account_not_found', `no merchant ${merchantId}`);
+      // Its staff's portal sessions end now, with the disable: one left idle meanwhile would
+      // otherwise come back when the merchant is enabled again (a session found while the merchant
+      // is disabled ends at that request, src/app/portal/sessions.ts).
+      if (status === 'disabled') await deleteSessionsOfMerchant(tx, merchantId);
     }
     await announceAccountChange(tx);
     return { merchant_id: merchantId, ...(accountId ? { account_id: accountId } : {}), status };

@@ -53,6 +53,15 @@ export async function deleteSessionsOf(db: Executor, userId: string): Promise<nu
   return rows.length;
 }
 
+/** Ends every portal session of the merchant's members (the merchant disabled); answers how many. */
+export async function deleteSessionsOfMerchant(db: Executor, merchantId: string): Promise<number> {
+  const rows = await db
+    .delete(portalSessions)
+    .where(sql`${portalSessions.userId} IN (SELECT ${portalUsers.id} FROM ${portalUsers} WHERE ${portalUsers.merchantId} = ${merchantId})`)
+    .returning({ id: portalSessions.id });
+  return rows.length;
+}
+
 /** Ends every session of the member but `keptId` (a credential changed in that session); answers how many. */
 export async function deleteOtherSessionsOf(db: Executor, userId: string, keptId: string): Promise<number> {
   const rows = await db

@@ -9,7 +9,8 @@
 // - FailureLimiter: failed authentications (unknown account, wrong signature) per client address,
 //   a token bucket: `limit` failures at once, refilled at `limit` per minute. An empty bucket
 //   refuses the address's requests before their body is read or any account looked up. The
-//   portal's sign-in keeps one of its own for failed passwords (src/web/portal/auth-routes.ts).
+//   portal's sign-in keeps one of its own for failed passwords (src/web/portal/auth-routes.ts),
+//   taken before each password is checked and given back when it was right (take / giveBack).
 // - FairShare: while the gateway is busy (at least `busy` requests received and not answered), the
 //   requests it takes on are shared equally among the accounts competing for it now: one
 //   account's flood is refused with 429 before its handlers run, instead of queueing everyone
@@ -88,6 +89,27 @@ export class FailureLimiter {
     if (this.#buckets.size >= SWEEP_AT && !this.#buckets.has(address)) this.#sweep(now, limit);
     this.#buckets.set(address, { tokens: left, at: now });
     return { allowed: tokens >= 1, retryAfter: this.#retryAfter(left, limit) };
+  }
+
+  /**
+   * Takes one failure from the address's budget before an attempt whose outcome is not known yet
+   * (a password still to hash), so that attempts in flight at once are counted as they arrive, not
+   * as they end; not allowed, and nothing taken, when none is left. giveBack returns it if the
+   * attempt succeeds.
+   */
+  take(address: string, now = Date.now()): RateVerdict {
+    const limit = this.#limit();
+    const tokens = this.#tokens(address, now, limit);
+    if (tokens < 1) return { allowed: false, retryAfter: this.#retryAfter(tokens, limit) };
+    if (this.#buckets.size >= SWEEP_AT && !this.#buckets.has(address)) this.#sweep(now, limit);
+    this.#buckets.set(address, { tokens: tokens - 1, at: now });
+    return { allowed: true, retryAfter: 0 };
+  }
+
+  /** Returns what take() took: the attempt succeeded, and successes never count. */
+  giveBack(address: string, now = Date.now()): void {
+    const limit = this.#limit();
+    this.#buckets.set(address, { tokens: Math.min(limit, this.#tokens(address, now, limit) + 1), at: now });
   }
 
   #tokens(address: string, now: number, limit: number): number {

@@ -2,8 +2,8 @@
 // form posts back with its CSRF token (bound to the session, or to none before one exists); each
 // successful step sets a new session cookie. Failed passwords are counted per member (the lockout,
 // src/app/portal/sign-in.ts) and per client address (the API's FailureLimiter, on the wall
-// clock): past the address's budget every password from it is refused, right or wrong, before any
-// member is looked up.
+// clock, taken before each password is checked): past the address's budget every password from it
+// is refused, right or wrong, before any member is looked up.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
@@ -52,13 +52,19 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
   app.post('/sign-in', post, async (request, reply) => {
     const form = formOf(request);
     const email = (form.email ?? '').slice(0, 320);
-    const gate = failures.check(request.ip, now());
+    // Each sign-in takes a failure from the address's budget before its password is checked, and
+    // gives it back only when it succeeds: sign-ins sent at once are counted as they arrive, so a
+    // burst cannot have more passwords checked than the budget holds (counted as each ended, every
+    // one of them passed while the first were still hashing).
+    const gate = failures.take(request.ip, now());
     if (!gate.allowed) return tooMany(request, reply, email, gate.retryAfter);
-    const result = await signIn(deps, { email, password: (form.password ?? '').slice(0, 1000), ip: request.ip });
-    if (!result.ok) {
-      // Every refused password counts, a locked member's too; past the budget (a concurrent burst) the address's refusal.
-      const counted = failures.fail(request.ip, now());
-      if (!counted.allowed) return tooMany(request, reply, email, counted.retryAfter);
+    const result = await signIn(deps, { email, password: (form.password ?? '').slice(0, 1000), ip: request.ip }).catch((error: unknown) => {
+      failures.giveBack(request.ip, now()); // a fault (the database away) is no failed password
+      throw error;
+    });
+    if (result.ok) failures.giveBack(request.ip, now());
+    else {
+      // Every refused password counts, a locked member's too: the failure taken stays taken.
       const error = result.reason === 'locked' ? 'Too many failed attempts: this account is locked for 15 minutes.' : 'The e-mail or password is not right.';
       return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), email, error }), result.reason === 'locked' ? 429 : 401);
     }
