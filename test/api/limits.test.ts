@@ -49,7 +49,9 @@ describe('failed authentications per client address', () => {
     );
     const statuses = countBy(answers.map((a) => a.status));
     expect(Object.keys(statuses).sort()).toEqual(['404', '429']);
-    expect(statuses[429]).toBeGreaterThan(200);
+    // The budget (30 at once, ACQUIRO_AUTH_FAILURE_LIMIT) holds for attempts in flight at once:
+    // each is counted as it arrives, not once its account was looked up (a few may refill meanwhile).
+    expect(statuses[404]).toBeLessThanOrEqual(33);
   });
 
   it('does not count correct requests: one address may send many', async () => {
