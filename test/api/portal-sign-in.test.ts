@@ -88,6 +88,21 @@ describe('portal sign-in', () => {
     expect((await client.get('/portal/transactions')).status).toBe(200);
   });
 
+  it('ends the session a sign-in came with: the token it replaces opens nothing afterwards', async () => {
+    const first = await createMember(gw, merchantId, 'operator');
+    const second = await createMember(gw, merchantId, 'operator');
+    const client = await signIn(gw, first);
+    const replaced = client.cookies.get('acquiro_portal')!;
+    // Another member signs in on the same browser (a shared counter), with the first one's session.
+    const again = await client.post('/portal/sign-in', { email: second.email, password: second.password });
+    expect([again.status, again.location]).toEqual([303, '/portal/transactions']);
+    expect(client.cookies.get('acquiro_portal')).not.toBe(replaced);
+    const stale = new PortalClient(gw.gateway.server.app);
+    stale.cookies.set('acquiro_portal', replaced);
+    expect((await stale.get('/portal/transactions')).location).toBe('/portal/sign-in');
+    expect((await client.get('/portal/transactions')).status).toBe(200);
+  });
+
   it('makes an owner enrol a second factor, then asks for a code at every sign-in; a code is good once', async () => {
     const member = await createMember(gw, merchantId, 'owner');
     await signIn(gw, member, { clock: wall });

@@ -53,6 +53,14 @@ export async function signOut(deps: SessionDeps, open: OpenSession, ip: string):
   });
 }
 
+/**
+ * Ends the session a sign-in came with, which the new one replaces in the browser: left alive, its
+ * token (copied, or still in another tab's memory) would open the portal until its idle limit.
+ */
+export async function endReplacedSession(deps: SessionDeps, open: OpenSession | undefined): Promise<void> {
+  if (open) await deleteSession(deps.database.db, open.session.id);
+}
+
 /** Ends every session of the member, this one included. */
 export async function signOutEverywhere(deps: SessionDeps, open: OpenSession, ip: string): Promise<number> {
   const at = deps.wallClock.now();

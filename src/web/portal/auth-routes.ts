@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
 import { PortalRefusal } from '../../app/portal/refusal.ts';
-import { confirmEnrolment, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
+import { confirmEnrolment, endReplacedSession, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
 import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
@@ -69,6 +69,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
       return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), email, error }), result.reason === 'locked' ? 429 : 401);
     }
     // The session that may have come with the request ends: a new one replaces it.
+    await endReplacedSession(deps, request.portal);
     setSessionCookie(reply, deps, result.token);
     return redirect(reply, result.status === 'active' ? HOME : result.status === 'enrol' ? '/portal/enrol' : '/portal/second-factor');
   });
