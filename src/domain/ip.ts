@@ -66,3 +66,22 @@ export function normaliseIp(text: string): string | undefined {
   if (address.kind() === 'ipv6') (address as ipaddr.IPv6).zoneId = undefined;
   return address.toString();
 }
+
+/** The bits of an IPv6 address that name one subscriber's network: a /64 at the least (RFC 6177). */
+const SUBSCRIBER_BITS = 64;
+
+/**
+ * What a per-address budget (failed authentications, failed passwords) counts a client by: an IPv4
+ * address itself, an IPv6 one by its /64. Whoever holds one IPv6 address holds its whole /64, 2^64
+ * addresses that would each have a budget of their own. Text that is no address is its own key.
+ */
+export function budgetKeyOf(ip: string): string {
+  try {
+    const address = ipaddr.process(ip);
+    if (address.kind() === 'ipv4') return address.toString();
+    const network = ipaddr.IPv6.networkAddressFromCIDR(`${address.toString()}/${SUBSCRIBER_BITS}`);
+    return `${network.toString()}/${SUBSCRIBER_BITS}`;
+  } catch {
+    return ip;
+  }
+}

@@ -54,6 +54,19 @@ describe('failed authentications per client address', () => {
     expect(statuses[404]).toBeLessThanOrEqual(33);
   });
 
+  it('counts an IPv6 client by its /64: a new address of the same network for each request gets no new budget', async () => {
+    // 2^64 addresses are one subscriber's: each its own budget, and the limit would hold nothing.
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, (_, i) => shop.post('/v1/authorise', { ...cardPayment(shop.ids, { order_no: `V6-${i}` }), encryption_data: BAD }, { remoteAddress: `2001:db8:7:7::${(i + 1).toString(16)}` })),
+    );
+    const statuses = countBy(answers.map((a) => a.status));
+    expect(statuses[401]).toBeLessThanOrEqual(33);
+    expect(statuses[429]).toBeGreaterThanOrEqual(87);
+    // Another /64 has a budget of its own.
+    const elsewhere = await shop.post('/v1/authorise', cardPayment(shop.ids, { order_no: 'V6-GOOD' }), { remoteAddress: '2001:db8:7:8::1' });
+    expect([elsewhere.status, elsewhere.body.result_info]).toEqual([200, '0000:Success']);
+  });
+
   it('does not count correct requests: one address may send many', async () => {
     const address = '203.0.113.12';
     const answers = await Promise.all(

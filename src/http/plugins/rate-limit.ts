@@ -6,8 +6,8 @@
 // - RateLimiter: requests per second per account, a token bucket (`limit` at once, refilled at
 //   `limit` per second), counted synchronously (@fastify/rate-limit 11's local store hands back
 //   its live counter object, so requests that reach it in the same tick all read the final count).
-// - FailureLimiter: failed authentications (unknown account, wrong signature) per client address,
-//   a token bucket: `limit` failures at once, refilled at `limit` per minute. An empty bucket
+// - FailureLimiter: failed authentications (unknown account, wrong signature) per client address
+//   (an IPv6 client per /64: src/domain/ip.ts, budgetKeyOf), a token bucket: `limit` failures at once, refilled at `limit` per minute. An empty bucket
 //   refuses the address's requests before their body is read or any account looked up. The
 //   portal's sign-in keeps one of its own for failed passwords (src/web/portal/auth-routes.ts),
 //   taken before each password is checked and given back when it was right (take / giveBack).
@@ -19,6 +19,8 @@
 //   the last quarter second, or just before a request not identified yet arrived): an account
 //   that bursts right after another stopped is not refused for the other's past (a fixed
 //   per-second window did that). An account alone is never limited.
+
+import { budgetKeyOf } from '../../domain/ip.ts';
 
 /**
  * One gateway's part of a limit held across the `gateways` alive (at least 1 each): a balancer that
@@ -74,15 +76,19 @@ export class FailureLimiter {
     this.#limit = typeof limit === 'number' ? () => limit : limit;
   }
 
+  // Each method counts `ip` by budgetKeyOf: an IPv6 client by its /64, which it holds whole.
+
   /** Whether the address may try to authenticate now (nothing is counted). */
-  check(address: string, now = Date.now()): RateVerdict {
+  check(ip: string, now = Date.now()): RateVerdict {
+    const address = budgetKeyOf(ip);
     const limit = this.#limit();
     const tokens = this.#tokens(address, now, limit);
     return { allowed: tokens >= 1, retryAfter: this.#retryAfter(tokens, limit) };
   }
 
   /** Counts a failure; not allowed when the address had no failure left (answer 429, not 401/404). */
-  fail(address: string, now = Date.now()): RateVerdict {
+  fail(ip: string, now = Date.now()): RateVerdict {
+    const address = budgetKeyOf(ip);
     const limit = this.#limit();
     const tokens = this.#tokens(address, now, limit);
     const left = Math.max(0, tokens - 1);
@@ -97,7 +103,8 @@ export class FailureLimiter {
    * as they end; not allowed, and nothing taken, when none is left. giveBack returns it if the
    * attempt succeeds.
    */
-  take(address: string, now = Date.now()): RateVerdict {
+  take(ip: string, now = Date.now()): RateVerdict {
+    const address = budgetKeyOf(ip);
     const limit = this.#limit();
     const tokens = this.#tokens(address, now, limit);
     if (tokens < 1) return { allowed: false, retryAfter: this.#retryAfter(tokens, limit) };
@@ -107,7 +114,8 @@ export class FailureLimiter {
   }
 
   /** Returns what take() took: the attempt succeeded, and successes never count. */
-  giveBack(address: string, now = Date.now()): void {
+  giveBack(ip: string, now = Date.now()): void {
+    const address = budgetKeyOf(ip);
     const limit = this.#limit();
     this.#buckets.set(address, { tokens: Math.min(limit, this.#tokens(address, now, limit) + 1), at: now });
   }
