@@ -38,6 +38,14 @@ describe('bodies', () => {
     expect([answer.status, answer.body.result_info]).toEqual([400, '4013:DOCTYPE and entity declarations are not accepted']);
   });
 
+  it('names an undefined entity with its digit runs masked, as a card number in a name would be', async () => {
+    const xml = `<request><merchant_id>${shop.ids.merchant_id}</merchant_id><note>&a4111111111111111;</note></request>`;
+    const answer = await shop.postRaw('/v1/authorise', xml, 'application/xml');
+    expect([answer.status, answer.body.result_info]).toEqual([400, '4013:undefined entity &a411111******1111; in XML']);
+    expect(answer.raw).not.toContain('4111111111111111');
+    expect(gw.logs.text).not.toContain('4111111111111111');
+  });
+
   it('refuses duplicate JSON keys (400) rather than picking one', async () => {
     const body = cardPayment(shop.ids);
     const signed = { ...body, encryption_data: sign(body as never, shop.secret) };

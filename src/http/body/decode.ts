@@ -150,7 +150,7 @@ function decodeReferences(text: string): string {
       return String.fromCodePoint(point);
     }
     const predefined = PREDEFINED[ref];
-    if (predefined === undefined) throw new AppError('forbidden_markup', `undefined entity &${ref}; in XML`);
+    if (predefined === undefined) throw new AppError('forbidden_markup', `undefined entity &${quoteName(ref)}; in XML`);
     return predefined;
   });
 }
