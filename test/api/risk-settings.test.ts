@@ -331,7 +331,10 @@ describe('acquiro blocklist', () => {
     // after a blocked address it got the payment past the block, and a new zone each time past
     // the IP velocity limit.
     expect((await cli('blocklist', 'add', ...ids, '--kind', 'ip', '--value', 'fe80::7%eth0')).exitCode).toBe(0);
-    for (const sent of ['fe80::7', 'fe80::7%eth1', 'FE80::7%1']) {
+    // Written in full (39 characters) with a zone of an interface name's most, 15: refused as too
+    // long before its zone was dropped.
+    const longest = 'fe80:0000:0000:0000:0000:0000:0000:0007%enp0s31f6wlan12';
+    for (const sent of ['fe80::7', 'fe80::7%eth1', 'FE80::7%1', longest]) {
       expect((await pay({ shopper_ip: sent })).body).toMatchObject({ risk_action: 'reject', result_info: '3001:Rejected by risk' });
     }
     expect((await cli('blocklist', 'list', '--account-id', shop.ids.account_id, '--json')).stdout).toContain('"value":"fe80::7"');

@@ -70,7 +70,9 @@ export const OrderFields = {
   custom: Type.Optional(Text({ max: 1024, freeText: true })),
   shopper_id: Type.Optional(Name),
   shopper_email: Type.Optional(Email),
-  shopper_ip: Type.Optional(Text({ max: 45 })),
+  // The longest address text (45 characters, an IPv6 whose last 32 bits are written as IPv4),
+  // then a zone (`%` and an interface name of up to 15), which the check drops.
+  shopper_ip: Type.Optional(Text({ max: 61 })),
   // Digits, spaces and ()- with a + only first, as written by hand: `(555) 123-4567` begins with a
   // parenthesis. At least one digit; nothing before the first digit may be one, so the pattern
   // reads the text once (linear time, whatever its length).
