@@ -458,6 +458,19 @@ describe('the hosted payment page', () => {
     expect((await rows('SELECT type FROM events WHERE payment_id = $1', [waiting.id])).map((e) => e.type)).toEqual(['payment.captured']);
   });
 
+  it('charges each card attempt on its own processor key: after two declined cards, an approved one is approved', async () => {
+    // The sandbox honours idempotency keys as an acquirer does: a key it declined stays declined.
+    const { body, pageUrl } = await openPage();
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000002' });
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000009995' });
+    expect((await browser.get(pageUrl)).body).toContain('The card has insufficient funds. Try another card.');
+    await browser.post(`${pageUrl}/pay`, CARD);
+    const done = await browser.get(pageUrl);
+    expect(returnedOutcome(done.location!, shop.secret).fields).toMatchObject({ order_status: '1', result_info: '0000:Success' });
+    const payment = await paymentOf(body.order_no);
+    expect(payment).toMatchObject({ status: 'captured', processor_key: `${payment.id}-3`, connector_reference: `sim_${payment.id}-3` });
+  });
+
   it('fails the payment after the fifth refused attempt', async () => {
     const { body, pageUrl } = await openPage();
     for (let i = 0; i < 5; i++) await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000002' });
