@@ -250,6 +250,29 @@ describe('refusals before the hand-off answer in XML respon, and store nothing',
     expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(0);
   });
 
+  it('answers the retry of an accepted order with its session, after the storefront domain it names was removed from the account', async () => {
+    const framed = await gw.merchant();
+    const storefronts = (action: 'add' | 'remove') =>
+      runCommand(['storefronts', action, '--merchant-id', framed.ids.merchant_id, '--account-id', framed.ids.account_id, '--domain', 'https://shop.example'], gw.gateway.deps);
+    expect((await storefronts('add')).exitCode).toBe(0);
+    gw.gateway.server.directory.forget();
+    const body = checkout(framed.ids, { storefront_domains: 'https://shop.example' });
+    const first = await framed.post('/v1/checkout', body);
+    expect(first.status).toBe(200);
+    expect((await storefronts('remove')).exitCode).toBe(0);
+    gw.gateway.server.directory.forget();
+    // A new order naming the domain is refused now; the retry of the accepted one finds its session.
+    const fresh = await framed.post('/v1/checkout', { ...body, order_no: orderNo('CO') });
+    expect([fresh.status, fresh.body.result_info]).toEqual([400, expect.stringMatching(/^4002:storefront_domains is invalid/)]);
+    const retry = await framed.post('/v1/checkout', body);
+    expect(retry.status).toBe(200);
+    expect(new Map(hiddenFields(retry.raw)).get('signInfo')).toBe(new Map(hiddenFields(first.raw)).get('signInfo'));
+    expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(1);
+    // Other fields under that order_no are refused by the check, as a new order is.
+    const other = await framed.post('/v1/checkout', { ...body, amount: '26.00' });
+    expect([other.status, other.body.result_info]).toEqual([400, expect.stringMatching(/^4002:storefront_domains is invalid/)]);
+  });
+
   it('401 for a wrong signature, 404 for an unknown account', async () => {
     const body = checkout(shop.ids);
     const unsigned = await shop.post('/v1/checkout', { ...body, encryption_data: 'ab'.repeat(32) });
