@@ -523,6 +523,22 @@ describe('the hosted payment page', () => {
     expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields.order_status).toBe('1');
   });
 
+  it('asks about a later attempt the processor has not answered under that attempt, not the earlier one’s reference', async () => {
+    const { body, pageUrl } = await openPage();
+    // The first card is sent to a 3-D Secure challenge, which the shopper fails: the processor
+    // gave that attempt a reference, and declined it.
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000003220' });
+    await browser.answer(refreshTarget(await browser.get(pageUrl))!, { code: '0000', action: 'verify' });
+    const declined = await paymentOf(body.order_no);
+    expect(declined).toMatchObject({ status: 'requires_redirect', connector_reference: `sim_${declined.id}` });
+    // The second card: the processor charges it, and its answer is lost.
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000259' });
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'processing', connector_reference: null, processor_key: `${declined.id}-2` });
+    await askAgainAfterUnknownWindow();
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'captured', connector_reference: `sim_${declined.id}-2` });
+    expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields).toMatchObject({ order_status: '1', result_info: '0000:Success' });
+  });
+
   it('checks the card form on the server too: field errors, no attempt used, nothing charged', async () => {
     const { body, pageUrl } = await openPage();
     const answer = await browser.post(`${pageUrl}/pay`, { holder_name: '', card_number: '4111111111111112', expiry: '01 / 20', security_code: '12' });

@@ -53,8 +53,10 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     // A new attempt, with its own card: a 3-D Secure result of an earlier one (a failed challenge)
     // is not this attempt's, and stays only if this attempt brings one of its own.
     // Each attempt is a charge of its own at the processor, under its own idempotency key: the
-    // first attempt's key again would get the first attempt's answer (docs/connectors.md).
-    const columns = { ...cardColumns(card), threedsResult: null, processorKey: attemptKey(payment.id, attempt) };
+    // first attempt's key again would get the first attempt's answer (docs/connectors.md). It
+    // starts with no reference: an earlier attempt's would name that charge to a later status
+    // query (an unknown outcome's) and to its recorded outcome.
+    const columns = { ...cardColumns(card), threedsResult: null, processorKey: attemptKey(payment.id, attempt), connectorReference: null };
     return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), columns) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };

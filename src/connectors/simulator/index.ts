@@ -38,6 +38,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
   // A charge's reference, from its idempotency key (an authorisation's answers), or the payment's
   // transaction id (its captures, voids and refunds, which name the payment).
   const reference = (key: string) => `sim_${key}`;
+  /** The idempotency key of the charge a reference names (keys hold no `_`; suffixes start with one). */
+  const keyOfReference = (ref: string | undefined) => (ref?.startsWith('sim_') ? ref.slice('sim_'.length).split('_')[0] : undefined);
   // A payment whose completion's approval is lost on its way to the gateway (the lost-answer card
   // and bank) says so in its reference, the one thing a completion request carries back.
   const LOST_SUFFIX = '_lost';
@@ -196,7 +198,9 @@ export function createSimulator(options: SimulatorOptions): Connector {
       return ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`));
     },
     paymentStatus: async (request) => {
-      const outcome = await lost.recall(request.idempotencyKey);
+      // A processor finds a charge by the reference it gave, when it is asked with one: another
+      // charge's reference (an earlier attempt's) is answered about that charge, not this key's.
+      const outcome = await lost.recall(keyOfReference(request.reference) ?? request.idempotencyKey);
       if (outcome) return ok(outcome);
       // A dispute card's sale is remembered for its dispute, so its status says what the dispute
       // feed will say: charged (asked by the sweeper when the gateway died before recording it).
