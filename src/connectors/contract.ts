@@ -1,8 +1,9 @@
 // The contract every connector passes (a real acquirer's adapter runs this same suite against its
 // processor's test environment; test/unit/simulator-contract.test.ts runs it on the simulator).
 // It checks the seam, not the processor: results are values (never thrown), outcomes are ones the
-// core understands, amounts go out as given, asking twice about one payment gives one answer, and
-// a call whose deadline has passed (its abort signal) ends soon.
+// core understands, amounts go out as given, asking twice about one attempt (its idempotency key)
+// gives one answer while another attempt's key is answered on its own card, and a call whose
+// deadline has passed (its abort signal) ends soon.
 import { describe, expect, it } from 'vitest';
 import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector, DeclineReason } from './port.ts';
 
@@ -34,6 +35,7 @@ function request(card: CardDetails | undefined, overrides: Partial<AuthoriseRequ
   const id = paymentId();
   return {
     paymentId: id,
+    idempotencyKey: id,
     orderNo: `ORD-${id}`,
     amount: { minor: 1234, currency: 'EUR' },
     capture: false,
@@ -82,11 +84,21 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
       expect(outcome).toMatchObject({ status: 'action_required', action: 'redirect' });
     });
 
-    it('answers the same payment the same way twice (the payment id is the idempotency key)', async () => {
+    it('answers the same attempt the same way twice (its idempotency key)', async () => {
       const req = request(fixtures.approvedCard);
       const first = await authorised(connector, req);
       const second = await authorised(connector, req);
       expect(second).toEqual(first);
+    });
+
+    it('answers each attempt of one payment on its own key: a declined key stays declined, a new key charges the new card', async () => {
+      const declined = request(fixtures.declinedCard);
+      expect((await authorised(connector, declined)).status).toBe('declined');
+      // The declined attempt's key sent again, whatever card it carries, is that attempt's answer.
+      expect((await authorised(connector, { ...declined, card: fixtures.approvedCard })).status).toBe('declined');
+      // A hosted page's next attempt: the same payment, a key of its own.
+      const next = await authorised(connector, { ...declined, idempotencyKey: `${declined.paymentId}-2`, card: fixtures.approvedCard });
+      expect(next.status).toBe('approved');
     });
 
     it('returns values, never throws, for a request it cannot serve', async () => {
@@ -126,7 +138,7 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
         soon(connector.capture({ ...base, operationId: 'CP2' })),
         soon(connector.cancel(base)),
         soon(connector.refund({ ...base, refundId: 'RF2', amount: { minor: 500, currency: 'EUR' } })),
-        soon(connector.paymentStatus({ paymentId: base.paymentId, reference: approved.reference, signal: aborted })),
+        soon(connector.paymentStatus({ paymentId: base.paymentId, idempotencyKey: base.paymentId, reference: approved.reference, signal: aborted })),
         soon(connector.refundStatus({ refundId: 'RF2', reference: approved.reference, signal: aborted })),
       ])) {
         expect(answer).not.toBe('hung');
@@ -135,7 +147,8 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
     });
 
     it('answers a status query with a value, also for a payment it never saw', async () => {
-      const result = await connector.paymentStatus({ paymentId: paymentId() });
+      const id = paymentId();
+      const result = await connector.paymentStatus({ paymentId: id, idempotencyKey: id });
       expect(typeof result.ok).toBe('boolean');
     });
 
@@ -157,7 +170,8 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
     });
 
     it('never approves a completion it cannot read (the core never decides "approved" itself)', async () => {
-      const base = { paymentId: paymentId(), reference: 'ref', amount: { minor: 1234, currency: 'EUR' }, capture: false, result: {} };
+      const id = paymentId();
+      const base = { paymentId: id, idempotencyKey: id, reference: 'ref', amount: { minor: 1234, currency: 'EUR' }, capture: false, result: {} };
       for (const complete of [connector.completeAuthentication, connector.completeRedirect]) {
         if (!complete) continue;
         const result = await complete.call(connector, base);

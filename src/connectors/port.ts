@@ -65,8 +65,15 @@ export interface Deadlined {
 }
 
 export interface AuthoriseRequest extends Deadlined {
-  /** Our transaction id: the processor's idempotency key for this payment. */
+  /** Our transaction id (the payment's, whichever of its attempts this is). */
   readonly paymentId: string;
+  /**
+   * The processor's idempotency key for this attempt: a repeat of it must get this attempt's
+   * answer, never a new charge. The transaction id for a payment's only attempt; each card attempt
+   * of a hosted page has its own (`<transaction id>-<n>` from the second on), since each is a
+   * charge of its own. The same attempt's status query and completion carry the same key.
+   */
+  readonly idempotencyKey: string;
   /** The shopper when absent. */
   readonly initiator?: Initiator;
   readonly storedCredential?: StoredCredential;
@@ -129,6 +136,8 @@ export interface CancelRequest extends Deadlined {
 
 export interface PaymentStatusRequest extends Deadlined {
   readonly paymentId: string;
+  /** The idempotency key the attempt asked about was sent with (AuthoriseRequest.idempotencyKey). */
+  readonly idempotencyKey: string;
   readonly reference?: string;
 }
 
@@ -214,6 +223,8 @@ export interface CardFacts {
 /** A payment waiting for a third party (the issuer's ACS, an APM provider) to finish. */
 export interface CompletionRequest extends Deadlined {
   readonly paymentId: string;
+  /** The idempotency key the completed attempt's authorisation was sent with. */
+  readonly idempotencyKey: string;
   readonly reference: string;
   readonly amount: Money;
   readonly capture: boolean;

@@ -115,6 +115,11 @@ export const payments = pgTable('payments', {
   notifyUrl: text('notify_url'),
   connector: text('connector').notNull(),
   connectorReference: text('connector_reference'),
+  /**
+   * The processor's idempotency key of the payment's current attempt (0033), when it is not the
+   * transaction id: a hosted page's second and later card attempts (processorKeyOf).
+   */
+  processorKey: text('processor_key'),
   /** Where the shopper must go to finish (3-D Secure challenge, APM issuer page). */
   actionUrl: text('action_url'),
   resultCode: text('result_code'),
@@ -452,7 +457,8 @@ export const cacheVersions = pgTable('cache_versions', {
 
 // Owned by the sandbox simulator (src/connectors/simulator/memory.ts); empty in live mode.
 export const simulatorLostAnswers = pgTable('simulator_lost_answers', {
-  paymentId: text('payment_id').primaryKey(),
+  /** The charge's idempotency key (0033): the transaction id for a payment's only attempt. */
+  idempotencyKey: text('idempotency_key').primaryKey(),
   outcome: jsonb('outcome').notNull(),
   rememberedAt: time('remembered_at').notNull().defaultNow(),
 });

@@ -135,3 +135,17 @@ export const PAYMENT_STATUS_CODES: Record<PaymentStatus, string> = {
   cancelled: '4000',
   failed: '5000',
 };
+
+/**
+ * The processor's idempotency key of a payment's `attempt`th card attempt (counted from 1): the
+ * transaction id for the first, `<transaction id>-<n>` after it. Each attempt of a hosted page is
+ * a charge of its own, so a processor honouring the key answers each on its own card.
+ */
+export function attemptKey(paymentId: string, attempt: number): string {
+  return attempt <= 1 ? paymentId : `${paymentId}-${attempt}`;
+}
+
+/** The key the payment's current attempt was sent with (processor_key; the transaction id when none). */
+export function processorKeyOf(payment: { readonly id: string; readonly processorKey: string | null }): string {
+  return payment.processorKey ?? payment.id;
+}

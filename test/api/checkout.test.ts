@@ -250,6 +250,29 @@ describe('refusals before the hand-off answer in XML respon, and store nothing',
     expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(0);
   });
 
+  it('answers the retry of an accepted order with its session, after the storefront domain it names was removed from the account', async () => {
+    const framed = await gw.merchant();
+    const storefronts = (action: 'add' | 'remove') =>
+      runCommand(['storefronts', action, '--merchant-id', framed.ids.merchant_id, '--account-id', framed.ids.account_id, '--domain', 'https://shop.example'], gw.gateway.deps);
+    expect((await storefronts('add')).exitCode).toBe(0);
+    gw.gateway.server.directory.forget();
+    const body = checkout(framed.ids, { storefront_domains: 'https://shop.example' });
+    const first = await framed.post('/v1/checkout', body);
+    expect(first.status).toBe(200);
+    expect((await storefronts('remove')).exitCode).toBe(0);
+    gw.gateway.server.directory.forget();
+    // A new order naming the domain is refused now; the retry of the accepted one finds its session.
+    const fresh = await framed.post('/v1/checkout', { ...body, order_no: orderNo('CO') });
+    expect([fresh.status, fresh.body.result_info]).toEqual([400, expect.stringMatching(/^4002:storefront_domains is invalid/)]);
+    const retry = await framed.post('/v1/checkout', body);
+    expect(retry.status).toBe(200);
+    expect(new Map(hiddenFields(retry.raw)).get('signInfo')).toBe(new Map(hiddenFields(first.raw)).get('signInfo'));
+    expect(await rows('SELECT 1 FROM payments WHERE order_no = $1', [body.order_no])).toHaveLength(1);
+    // Other fields under that order_no are refused by the check, as a new order is.
+    const other = await framed.post('/v1/checkout', { ...body, amount: '26.00' });
+    expect([other.status, other.body.result_info]).toEqual([400, expect.stringMatching(/^4002:storefront_domains is invalid/)]);
+  });
+
   it('401 for a wrong signature, 404 for an unknown account', async () => {
     const body = checkout(shop.ids);
     const unsigned = await shop.post('/v1/checkout', { ...body, encryption_data: 'ab'.repeat(32) });
@@ -458,6 +481,19 @@ describe('the hosted payment page', () => {
     expect((await rows('SELECT type FROM events WHERE payment_id = $1', [waiting.id])).map((e) => e.type)).toEqual(['payment.captured']);
   });
 
+  it('charges each card attempt on its own processor key: after two declined cards, an approved one is approved', async () => {
+    // The sandbox honours idempotency keys as an acquirer does: a key it declined stays declined.
+    const { body, pageUrl } = await openPage();
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000002' });
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000009995' });
+    expect((await browser.get(pageUrl)).body).toContain('The card has insufficient funds. Try another card.');
+    await browser.post(`${pageUrl}/pay`, CARD);
+    const done = await browser.get(pageUrl);
+    expect(returnedOutcome(done.location!, shop.secret).fields).toMatchObject({ order_status: '1', result_info: '0000:Success' });
+    const payment = await paymentOf(body.order_no);
+    expect(payment).toMatchObject({ status: 'captured', processor_key: `${payment.id}-3`, connector_reference: `sim_${payment.id}-3` });
+  });
+
   it('fails the payment after the fifth refused attempt', async () => {
     const { body, pageUrl } = await openPage();
     for (let i = 0; i < 5; i++) await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000002' });
@@ -485,6 +521,22 @@ describe('the hosted payment page', () => {
     await askAgainAfterUnknownWindow();
     expect((await paymentOf(body.order_no)).status).toBe('captured');
     expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields.order_status).toBe('1');
+  });
+
+  it('asks about a later attempt the processor has not answered under that attempt, not the earlier one’s reference', async () => {
+    const { body, pageUrl } = await openPage();
+    // The first card is sent to a 3-D Secure challenge, which the shopper fails: the processor
+    // gave that attempt a reference, and declined it.
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000003220' });
+    await browser.answer(refreshTarget(await browser.get(pageUrl))!, { code: '0000', action: 'verify' });
+    const declined = await paymentOf(body.order_no);
+    expect(declined).toMatchObject({ status: 'requires_redirect', connector_reference: `sim_${declined.id}` });
+    // The second card: the processor charges it, and its answer is lost.
+    await browser.post(`${pageUrl}/pay`, { ...CARD, card_number: '4000000000000259' });
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'processing', connector_reference: null, processor_key: `${declined.id}-2` });
+    await askAgainAfterUnknownWindow();
+    expect(await paymentOf(body.order_no)).toMatchObject({ status: 'captured', connector_reference: `sim_${declined.id}-2` });
+    expect(returnedOutcome((await browser.get(pageUrl)).location!, shop.secret).fields).toMatchObject({ order_status: '1', result_info: '0000:Success' });
   });
 
   it('checks the card form on the server too: field errors, no attempt used, nothing charged', async () => {

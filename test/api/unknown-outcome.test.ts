@@ -61,7 +61,7 @@ describe('a processor that does not answer', () => {
   it('finds the lost answer after a restart: the sandbox processor remembers it in its own table', async () => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card: '4000000000000259' }));
     const id = answer.body.transaction_id;
-    expect(await gw.database.query('SELECT payment_id FROM simulator_lost_answers WHERE payment_id = $1', [id])).toEqual([{ payment_id: id }]);
+    expect(await gw.database.query('SELECT idempotency_key FROM simulator_lost_answers WHERE idempotency_key = $1', [id])).toEqual([{ idempotency_key: id }]);
     // Another process (a new simulator, nothing in its memory) asks about it.
     const restarted = await createDeps({ config: gw.config, database: gw.database, clock, log: gw.gateway.deps.log });
     clock.advance(UNKNOWN_AFTER_MS + 1_000);

@@ -4,6 +4,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, CardFacts, Connector, Initiator, StoredCredential } from '../../connectors/port.ts';
 import { AppError } from '../../domain/errors.ts';
+import { processorKeyOf } from '../../domain/payment.ts';
 import { assessRisk, riskSettingsFor, type RiskDecision } from '../../domain/risk.ts';
 import { findPaymentByOrderNo, type Claim } from '../../db/repositories/payments.ts';
 import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositories/risk.ts';
@@ -178,6 +179,8 @@ export async function decide(
   if (!connector) return { context, outcome: { status: 'refused', code: 'processor_error' } };
   const outcome = await askToAuthorise(deps, connector, {
     paymentId: payment.id,
+    // The attempt's own key (a hosted page's later attempts have theirs, written by their claim).
+    idempotencyKey: processorKeyOf(payment),
     orderNo: order.orderNo,
     amount: order.amount,
     capture: account.captureMode === 'auto' && risk.action === 'accept',

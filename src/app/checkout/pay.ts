@@ -6,7 +6,7 @@ import { checkCard, isCardProblem, type CheckedCard } from '../../domain/card.ts
 import { CARD_DASHES } from '../../domain/card-in-text.ts';
 import { accountById, countAttempt, lockPaymentById } from '../../db/repositories/checkout.ts';
 import { transitionPayment } from '../../db/repositories/payments.ts';
-import { PAYMENT_MACHINE } from '../../domain/payment.ts';
+import { attemptKey, PAYMENT_MACHINE } from '../../domain/payment.ts';
 import type { CheckoutSessionRow, PaymentRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
 import { cardClaim, decide, resolveCard, type ResolvedCard } from '../authorise/steps.ts';
@@ -47,12 +47,16 @@ export async function payWithCard(deps: Deps, session: CheckoutSessionRow, form:
     if (!payment) throw new Error(`payment ${session.paymentId} of session ${session.id} not found`);
     if (payment.status !== 'requires_redirect') return { state: 'taken', payment };
     if (payment.expiresAt && payment.expiresAt <= now) return { state: 'expired', payment };
-    await countAttempt(tx, session.id);
+    const attempt = await countAttempt(tx, session.id);
     // The card an earlier attempt kept for the subscription, refused since: no subscription will charge it.
     if (keptForSubscription(payment)) await deleteCardToken(tx, payment.accountId, payment.tokenId!);
     // A new attempt, with its own card: a 3-D Secure result of an earlier one (a failed challenge)
     // is not this attempt's, and stays only if this attempt brings one of its own.
-    const columns = { ...cardColumns(card), threedsResult: null };
+    // Each attempt is a charge of its own at the processor, under its own idempotency key: the
+    // first attempt's key again would get the first attempt's answer (docs/connectors.md). It
+    // starts with no reference: an earlier attempt's would name that charge to a later status
+    // query (an unknown outcome's) and to its recorded outcome.
+    const columns = { ...cardColumns(card), threedsResult: null, processorKey: attemptKey(payment.id, attempt), connectorReference: null };
     return { state: 'claimed', payment: await transitionPayment(tx, payment.id, PAYMENT_MACHINE.move(payment.status, 'processing'), checkTimes(deps, now), columns) };
   });
   if (claim.state === 'taken') return { kind: 'taken', payment: claim.payment };

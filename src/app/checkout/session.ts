@@ -96,6 +96,20 @@ export async function createCheckout(deps: Deps, account: AccountRow, command: C
   return { session, payment };
 }
 
+/**
+ * The session a refused request repeats, when its order was recorded with the same fields: the
+ * request's adapter refused it by a check that did not refuse the original (a storefront domain
+ * removed from the account since, say), and the retry of an accepted order is answered with its
+ * session, as a repeat sent after its contract_end is. Null when there is none, and the refusal
+ * stands.
+ */
+export async function recordedCheckout(deps: Deps, account: AccountRow, orderNo: string, identity: string): Promise<CheckoutSession | null> {
+  const payment = await findPaymentByOrderNo(deps.database.db, account.id, orderNo);
+  if (!payment || payment.kind !== 'checkout' || payment.requestFingerprint !== deps.vault.fingerprint(identity)) return null;
+  const session = await findSessionOfPayment(deps.database.db, payment.id);
+  return session ? { session, payment } : null;
+}
+
 export function signInfoOf(deps: Pick<Deps, 'vault'>, session: CheckoutSessionRow): string {
   const claim = `${session.id}.${Math.floor(session.handoffExpiresAt.getTime() / 1000)}`;
   return `${claim}.${deps.vault.mac('checkout-handoff', claim)}`;

@@ -9,7 +9,7 @@
 // completion through at a time: two tabs' answers never both reach the processor.
 import type { AuthenticationResult, AuthoriseOutcome } from '../../connectors/port.ts';
 import { claimCompletion } from '../../db/repositories/payments.ts';
-import type { PaymentStatus } from '../../domain/payment.ts';
+import { processorKeyOf, type PaymentStatus } from '../../domain/payment.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
@@ -43,7 +43,7 @@ export async function connectorCompletion(
     return undefined;
   }
   const answer = await callConnector(deps, (signal) =>
-    complete.call(connector, { paymentId: payment.id, reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
+    complete.call(connector, { paymentId: payment.id, idempotencyKey: processorKeyOf(payment), reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
   );
   if (!answer.ok) {
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind: answer.error.kind }, 'completion outcome unknown');

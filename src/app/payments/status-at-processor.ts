@@ -3,14 +3,18 @@
 // (src/app/apm/expire.ts) ask it the same way, under the connector call's deadline.
 import type { AuthoriseOutcome, Result } from '../../connectors/port.ts';
 import type { PaymentRow } from '../../db/schema.ts';
+import { processorKeyOf } from '../../domain/payment.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
 import type { Deps } from '../context.ts';
 
-/** The processor's answer about `payment`, by its id and the reference it gave, if any; undefined when its connector is not served here. */
+/**
+ * The processor's answer about `payment`'s current attempt, by its id, the attempt's idempotency
+ * key and the reference it gave, if any; undefined when its connector is not served here.
+ */
 export async function statusAtProcessor(deps: Deps, payment: PaymentRow): Promise<Result<AuthoriseOutcome> | undefined> {
   const connector = deps.connectors.get(payment.connector);
   if (!connector) return undefined;
   return callConnector(deps, (signal) =>
-    connector.paymentStatus({ paymentId: payment.id, ...(payment.connectorReference ? { reference: payment.connectorReference } : {}), signal }),
+    connector.paymentStatus({ paymentId: payment.id, idempotencyKey: processorKeyOf(payment), ...(payment.connectorReference ? { reference: payment.connectorReference } : {}), signal }),
   );
 }

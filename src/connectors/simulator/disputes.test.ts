@@ -22,7 +22,7 @@ function sandbox() {
   const start = now;
   const authorise = async (pan: string, capture: boolean) => {
     const paymentId = `T${pan}${capture ? 'S' : 'A'}`;
-    const answer = await simulator.authorise({ paymentId, orderNo: paymentId, amount: { minor: 2500, currency: 'USD' }, capture, card: card(pan), shopper: {} });
+    const answer = await simulator.authorise({ paymentId, idempotencyKey: paymentId, orderNo: paymentId, amount: { minor: 2500, currency: 'USD' }, capture, card: card(pan), shopper: {} });
     if (!answer.ok || answer.value.status !== 'approved') throw new Error('not approved');
     return { paymentId, reference: answer.value.reference };
   };
@@ -45,10 +45,10 @@ describe('the simulator’s disputes', () => {
   it('answers a status query about a sale it remembers for its dispute as charged, and knows no uncaptured one', async () => {
     const s = sandbox();
     const sale = await s.authorise('4000000000000267', true);
-    const status = await s.simulator.paymentStatus({ paymentId: sale.paymentId, signal });
+    const status = await s.simulator.paymentStatus({ paymentId: sale.paymentId, idempotencyKey: sale.paymentId, signal });
     expect(status.ok && status.value).toMatchObject({ status: 'approved', captured: true, reference: sale.reference });
     const held = await s.authorise('4000000000000267', false);
-    const unknown = await s.simulator.paymentStatus({ paymentId: held.paymentId, signal });
+    const unknown = await s.simulator.paymentStatus({ paymentId: held.paymentId, idempotencyKey: held.paymentId, signal });
     expect(unknown.ok && unknown.value).toMatchObject({ status: 'declined', reason: 'processor_error' });
   });
 

@@ -1,12 +1,13 @@
 // The sandbox processor. It decides by test card (cards.ts) and answers at once (where a test
 // card or refund trigger makes it wait, it honours the call's abort signal); an APM answers
 // with its issuer page (apm.ts), a challenge card with the ACS page (acs.ts). The adapter
-// keeps no state; what it remembers is what a real processor would remember too: the outcome of
-// an authorisation whose answer "got lost" (the timeout card), so a later status query can find
-// it, from any process and after a restart (memory.ts: a table of its own), the answer of every
-// 3-D Secure or APM completion (the gateway may never have heard it; until it comes, the payment
-// as unfinished), and the dispute cards' captures, for their disputes and their status
-// (disputes.ts).
+// keeps no state; what it remembers is what a real processor would remember too, by each
+// charge's idempotency key, from any process and after a restart (memory.ts: a table of its own):
+// a decline, and the outcome of an authorisation whose answer "got lost" (the timeout card), so a
+// repeat of the key gets that answer again instead of a new charge, and a later status query finds
+// it; the answer of every 3-D Secure or APM completion (the gateway may never have heard it; until
+// it comes, the payment as unfinished); and the dispute cards' captures, for their disputes and
+// their status (disputes.ts). Each key is a charge of its own, with its own reference.
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, ok, type AuthoriseOutcome, type AuthoriseRequest, type Connector, type ConnectorError, type OperationOutcome, type Result } from '../port.ts';
@@ -34,7 +35,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
   const lost = lostAnswersIn(options.database);
   const disputed = disputesIn(options.database);
   const now = () => options.now?.() ?? new Date();
-  const reference = (paymentId: string) => `sim_${paymentId}`;
+  // A charge's reference, from its idempotency key (an authorisation's answers), or the payment's
+  // transaction id (its captures, voids and refunds, which name the payment).
+  const reference = (key: string) => `sim_${key}`;
+  /** The idempotency key of the charge a reference names (keys hold no `_`; suffixes start with one). */
+  const keyOfReference = (ref: string | undefined) => (ref?.startsWith('sim_') ? ref.slice('sim_'.length).split('_')[0] : undefined);
   // A payment whose completion's approval is lost on its way to the gateway (the lost-answer card
   // and bank) says so in its reference, the one thing a completion request carries back.
   const LOST_SUFFIX = '_lost';
@@ -44,32 +49,50 @@ export function createSimulator(options: SimulatorOptions): Connector {
   const session = () => randomBytes(24).toString('base64url');
 
   function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome {
-    return approval(request.paymentId, request.capture, threeDS);
+    return approval(request.idempotencyKey, request.capture, threeDS);
   }
-  function approval(paymentId: string, captured: boolean, threeDS?: string): AuthoriseOutcome {
+  function approval(key: string, captured: boolean, threeDS?: string): AuthoriseOutcome {
     return {
       status: 'approved',
-      reference: reference(paymentId),
+      reference: reference(key),
       captured,
-      authCode: paymentId.slice(-6),
-      // The card network's id of this payment, which a later merchant-initiated charge quotes.
-      networkTransactionId: `simnt_${paymentId}`,
+      authCode: key.replace(/[^0-9A-Za-z]/g, '').slice(-6),
+      // The card network's id of this charge, which a later merchant-initiated charge quotes.
+      networkTransactionId: `simnt_${key}`,
       // On the gateway's clock, as the sandbox's other dates: a status answer given later says it.
       authorisedAt: now(),
       ...(threeDS ? { threeDS } : {}),
     };
   }
 
+  /**
+   * Idempotency, as a real acquirer honours it: a key it has answered gets that charge's answer as
+   * it knows it now (a decline stays declined, a lost approval is approved), whatever card the
+   * repeat carries, and no new charge. A new key is a new charge.
+   */
   async function authorise(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>> {
+    const answered = await lost.recall(request.idempotencyKey);
+    if (answered) return ok(answered);
+    return charge(request);
+  }
+
+  /** A decline, remembered under its key before it is given. */
+  async function decline(request: AuthoriseRequest, outcome: AuthoriseOutcome & { status: 'declined' }): Promise<Result<AuthoriseOutcome>> {
+    await lost.remember(request.idempotencyKey, outcome);
+    return ok(outcome);
+  }
+
+  async function charge(request: AuthoriseRequest): Promise<Result<AuthoriseOutcome>> {
+    const key = request.idempotencyKey;
     if (request.paymentMethod) {
       if (request.methodData?.bank_code === OFFLINE_BANK) {
-        return ok({ status: 'declined', reason: 'processor_error', reference: reference(request.paymentId), message: 'the bank is offline' });
+        return decline(request, { status: 'declined', reason: 'processor_error', reference: reference(key), message: 'the bank is offline' });
       }
       const lostAnswer = request.methodData?.bank_code === LOST_ANSWER_BANK ? LOST_SUFFIX : '';
-      return awaitingShopper(request.paymentId, {
+      return awaitingShopper(key, {
         status: 'action_required',
         action: 'redirect',
-        reference: `${reference(request.paymentId)}${lostAnswer}`,
+        reference: `${reference(key)}${lostAnswer}`,
         url: `${options.baseUrl}/sandbox/apm/${request.paymentId}/${session()}`,
       });
     }
@@ -77,7 +100,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
     const behaviour = behaviourOf(request.card.pan);
     // A stored card charged by the merchant (a subscription) after its expiry, on the clock.
     if (request.initiator === 'merchant' && options.now && isExpired(request.card, options.now())) {
-      return ok({ status: 'declined', reason: 'expired_card', reference: reference(request.paymentId) });
+      return decline(request, { status: 'declined', reason: 'expired_card', reference: reference(key) });
     }
     const external = request.authentication?.cavv ? `external: eci ${request.authentication.eci ?? ''}`.trim() : undefined;
     // What an approval without a challenge reports of 3-D Secure.
@@ -86,34 +109,34 @@ export function createSimulator(options: SimulatorOptions): Connector {
       case 'approve':
         return ok(approve(request, frictionless));
       case 'decline':
-        return ok({ status: 'declined', reason: behaviour.reason, reference: reference(request.paymentId) });
+        return decline(request, { status: 'declined', reason: behaviour.reason, reference: reference(key) });
       case 'slow_later':
         // The request is on its way: a worker stopped meanwhile leaves the processor without it.
         if (request.initiator === 'merchant' && !(await arrives(options.slowCardDelayMs ?? behaviour.delayMs, request.signal))) return tooLate;
         return ok(approve(request, frictionless));
       case 'dispute': {
         // The reference says it is a dispute card's payment, so a later capture knows without the card.
-        const approved = { ...approve(request, frictionless), reference: `${reference(request.paymentId)}${behaviour.won ? DISPUTE_WON_SUFFIX : DISPUTE_SUFFIX}` };
+        const approved = { ...approve(request, frictionless), reference: `${reference(key)}${behaviour.won ? DISPUTE_WON_SUFFIX : DISPUTE_SUFFIX}` };
         if (request.capture) await disputed.captured(request.paymentId, approved.reference, request.amount, now());
         return ok(approved);
       }
       case 'approve_first':
-        if (request.initiator === 'merchant') return ok({ status: 'declined', reason: behaviour.later, reference: reference(request.paymentId) });
+        if (request.initiator === 'merchant') return decline(request, { status: 'declined', reason: behaviour.later, reference: reference(key) });
         return ok(approve(request, frictionless));
       case 'challenge':
         if (external) return ok(approve(request, external));
         // A merchant-initiated charge of the stored card (a subscription's) is out of 3-D Secure's
         // scope: no shopper is there to answer a challenge, and the first payment was authenticated.
         if (request.initiator === 'merchant') return ok(approve(request));
-        return awaitingShopper(request.paymentId, {
+        return awaitingShopper(key, {
           status: 'action_required',
           action: 'authenticate',
-          reference: `${reference(request.paymentId)}${behaviour.completionLost ? LOST_SUFFIX : ''}`,
+          reference: `${reference(key)}${behaviour.completionLost ? LOST_SUFFIX : ''}`,
           url: `${options.baseUrl}/sandbox/acs/${request.paymentId}/${session()}`,
         });
       case 'timeout':
         // Remembered before the answer is lost: a crash in between leaves no charge unknown to us.
-        await lost.remember(request.paymentId, approve(request));
+        await lost.remember(key, approve(request));
         return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
     }
   }
@@ -130,8 +153,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
    * the shopper never finished, so the payment fails as abandoned instead of waiting for ever.
    * The completion's own answer replaces this one (completed, below).
    */
-  async function awaitingShopper(paymentId: string, outcome: AuthoriseOutcome & { status: 'action_required' }): Promise<Result<AuthoriseOutcome>> {
-    await lost.remember(paymentId, { status: 'declined', reason: 'abandoned', reference: outcome.reference, message: 'the shopper never completed this payment' });
+  async function awaitingShopper(key: string, outcome: AuthoriseOutcome & { status: 'action_required' }): Promise<Result<AuthoriseOutcome>> {
+    await lost.remember(key, { status: 'declined', reason: 'abandoned', reference: outcome.reference, message: 'the shopper never completed this payment' });
     return ok(outcome);
   }
 
@@ -139,8 +162,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
    * A completion's answer, remembered before it is given (the gateway may die before recording
    * it, and asks later); the lost-answer card's and bank's approval never reaches the gateway.
    */
-  async function completed(paymentId: string, outcome: AuthoriseOutcome): Promise<Result<AuthoriseOutcome>> {
-    await lost.remember(paymentId, outcome);
+  async function completed(key: string, outcome: AuthoriseOutcome): Promise<Result<AuthoriseOutcome>> {
+    await lost.remember(key, outcome);
     if (outcome.status === 'approved' && losesCompletion(outcome.reference)) return tooLate;
     return ok(outcome);
   }
@@ -177,12 +200,14 @@ export function createSimulator(options: SimulatorOptions): Connector {
       return ok(simulateRefund(request, `${reference(request.paymentId)}_rf_${request.refundId}`));
     },
     paymentStatus: async (request) => {
-      const outcome = await lost.recall(request.paymentId);
+      // A processor finds a charge by the reference it gave, when it is asked with one: another
+      // charge's reference (an earlier attempt's) is answered about that charge, not this key's.
+      const outcome = await lost.recall(keyOfReference(request.reference) ?? request.idempotencyKey);
       if (outcome) return ok(outcome);
       // A dispute card's sale is remembered for its dispute, so its status says what the dispute
       // feed will say: charged (asked by the sweeper when the gateway died before recording it).
       const disputedSale = await disputed.capturedReference(request.paymentId);
-      if (disputedSale) return ok({ ...approval(request.paymentId, true), reference: disputedSale });
+      if (disputedSale) return ok({ ...approval(request.idempotencyKey, true), reference: disputedSale });
       if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers and dispute cards’ sales' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
@@ -193,14 +218,14 @@ export function createSimulator(options: SimulatorOptions): Connector {
     // The sandbox ACS page tells the simulator the cardholder's result; it approves only an authenticated one.
     completeAuthentication: async (request) => {
       const threeDS = typeof request.result.threeDS === 'string' ? request.result.threeDS : '';
-      if (request.result.authenticated !== true) return completed(request.paymentId, { status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
-      return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, threeDS, authorisedAt: now() });
+      if (request.result.authenticated !== true) return completed(request.idempotencyKey, { status: 'declined', reason: 'authentication_failed', reference: request.reference, threeDS });
+      return completed(request.idempotencyKey, { status: 'approved', reference: request.reference, captured: request.capture, threeDS, authorisedAt: now() });
     },
     // The sandbox issuer page's answer: approve, decline, or leave.
     completeRedirect: async (request) => {
       const answer = request.result.answer;
-      if (answer === 'approve') return completed(request.paymentId, { status: 'approved', reference: request.reference, captured: request.capture, authorisedAt: now() });
-      return completed(request.paymentId, { status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
+      if (answer === 'approve') return completed(request.idempotencyKey, { status: 'approved', reference: request.reference, captured: request.capture, authorisedAt: now() });
+      return completed(request.idempotencyKey, { status: 'declined', reason: answer === 'decline' ? 'generic' : 'abandoned', reference: request.reference });
     },
     payouts: simulatedPayouts,
     // The dispute cards' disputes, on the injected clock (disputes.ts).

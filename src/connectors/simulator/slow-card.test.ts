@@ -9,8 +9,10 @@ import { createConnectors } from '../registry.ts';
 const SLOW = { pan: '4000000000000416', expiryMonth: 12, expiryYear: 2030, securityCode: '123' };
 
 function charge(initiator: 'merchant' | 'shopper', signal?: AbortSignal): AuthoriseRequest {
+  const id = `T-slow-${initiator}-${Math.random()}`;
   return {
-    paymentId: `T-slow-${initiator}-${Math.random()}`,
+    paymentId: id,
+    idempotencyKey: id,
     initiator,
     orderNo: 'slow-card',
     amount: { minor: 1_000, currency: 'USD' },

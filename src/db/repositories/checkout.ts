@@ -54,8 +54,15 @@ export async function updateSession(tx: Executor, id: string, changes: Partial<N
   return row!;
 }
 
-export async function countAttempt(tx: Executor, id: string): Promise<void> {
-  await tx.update(checkoutSessions).set({ attempts: sql`${checkoutSessions.attempts} + 1` }).where(eq(checkoutSessions.id, id));
+/** Counts one more card attempt of the session: its number (the first is 1). */
+export async function countAttempt(tx: Executor, id: string): Promise<number> {
+  const [row] = await tx
+    .update(checkoutSessions)
+    .set({ attempts: sql`${checkoutSessions.attempts} + 1` })
+    .where(eq(checkoutSessions.id, id))
+    .returning({ attempts: checkoutSessions.attempts });
+  if (!row) throw new Error(`checkout session ${id} not found`);
+  return row.attempts;
 }
 
 /** A payment by its transaction id, whatever the account: for pages that are given only that id. */

@@ -185,6 +185,7 @@ function claimedRow(claim: Claim, stamps: Stamps): PaymentRow {
     notifyUrl: claim.notifyUrl ?? null,
     connector: claim.connector,
     connectorReference: null,
+    processorKey: null,
     actionUrl: null,
     resultCode: null,
     resultMessage: null,

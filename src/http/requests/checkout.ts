@@ -30,6 +30,21 @@ export const REFUSED = ['card', 'expiration_month', 'expiration_year', 'security
 /** Never kept with the order: the signature and the account's ids. */
 const UNSTORED = new Set(['encryption_data', 'merchant_id', 'account_id']);
 
+/** What makes a repeat of this body the same request (CheckoutCommand.identity). */
+function identityOf(body: Record<string, unknown>): string {
+  return `checkout\n${canonicalString(body as SignedBody)}`;
+}
+
+/**
+ * The order_no and identity of a body checkoutCommand refused, as a checkout of it would have
+ * been recorded: a retry of an order accepted before a check refused it (a storefront domain
+ * removed from the account since) is answered with its session (recordedCheckout). Undefined
+ * without an order_no.
+ */
+export function checkoutRepeatKey(body: Record<string, unknown>): { orderNo: string; identity: string } | undefined {
+  return typeof body.order_no === 'string' ? { orderNo: body.order_no, identity: identityOf(body) } : undefined;
+}
+
 /** The hosted page's order, from the merchant's signed /v1/checkout body. */
 export function checkoutCommand(body: Record<string, unknown>, account: AccountRow, now: Date): CheckoutCommand {
   const present = REFUSED.find((field) => body[field] !== undefined);
@@ -41,7 +56,7 @@ export function checkoutCommand(body: Record<string, unknown>, account: AccountR
   const order = orderDetails(parsed, now);
   return {
     order,
-    identity: `checkout\n${canonicalString(body as SignedBody)}`,
+    identity: identityOf(body),
     // The checkout body's fields as checked (the card group is refused above), and the order.
     record: { ...Object.fromEntries(Object.entries(body).filter(([key]) => !UNSTORED.has(key))), order: storedOrder(order) },
     ...(parsed.return_url ? { returnUrl: lowerScheme(parsed.return_url) } : {}),

@@ -9,11 +9,12 @@ import { handOffFields } from '../encoders/handoff.ts';
 import { hostedPageState, type HostedOrder } from '../../app/checkout/page-state.ts';
 import { abandon, payWithCard, type PayResult } from '../../app/checkout/pay.ts';
 import { frameAncestors } from '../../app/checkout/frame-ancestors.ts';
-import { CheckoutRequest, checkoutCommand, REFUSED } from '../requests/checkout.ts';
-import { createCheckout, openHandOff, pageUrlOf, sessionOfPage, signInfoOf } from '../../app/checkout/session.ts';
+import { CheckoutRequest, checkoutCommand, checkoutRepeatKey, REFUSED } from '../requests/checkout.ts';
+import { createCheckout, openHandOff, pageUrlOf, recordedCheckout, sessionOfPage, signInfoOf, type CheckoutSession } from '../../app/checkout/session.ts';
 import type { Deps } from '../../app/context.ts';
 import { accountById, merchantName, paymentById } from '../../db/repositories/checkout.ts';
-import type { CheckoutSessionRow } from '../../db/schema.ts';
+import type { AccountRow, CheckoutSessionRow } from '../../db/schema.ts';
+import { AppError } from '../../domain/errors.ts';
 import { handOffPage } from '../../web/pages/handoff.ts';
 import { hostedPage } from '../../web/pages/hosted.ts';
 import { messagePage } from '../../web/pages/message.ts';
@@ -51,7 +52,7 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     // The shopper's hand-off is the post that holds signInfo and no merchant's signature (signed-request.ts).
     if (!request.signing) return handOff(request, reply, body);
     const { account } = signingOf(request);
-    const { session, payment } = await createCheckout(deps, account, checkoutCommand(body, account, deps.clock.now()));
+    const { session, payment } = await checkout(account, body);
     const fields = handOffFields({
       account,
       merchantName: await merchantName(deps.database.db, account.merchantId),
@@ -68,6 +69,25 @@ export function checkoutRoutes(app: FastifyInstance, deps: Deps, directory: Acco
     });
     return sendPage(reply, page);
   });
+
+  /**
+   * The merchant's order: a new session, or the one its repeat finds. A body refused by the checks
+   * (checkoutCommand) that repeats an order recorded with the same fields is answered with that
+   * order's session: a check added or tightened since (a storefront domain the account no longer
+   * declares) refuses new orders, never the retry of one already accepted.
+   */
+  async function checkout(account: AccountRow, body: Record<string, unknown>): Promise<CheckoutSession> {
+    let command;
+    try {
+      command = checkoutCommand(body, account, deps.clock.now());
+    } catch (error) {
+      const key = error instanceof AppError ? checkoutRepeatKey(body) : undefined;
+      const recorded = key && (await recordedCheckout(deps, account, key.orderNo, key.identity));
+      if (recorded) return recorded;
+      throw error;
+    }
+    return createCheckout(deps, account, command);
+  }
 
   /** The shopper's browser posts the hand-off page: the hosted page, once, or a page saying why not. */
   async function handOff(request: FastifyRequest, reply: FastifyReply, posted: Record<string, unknown>) {
