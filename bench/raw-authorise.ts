@@ -2,12 +2,16 @@
 // texts and parameter builders the gateway uses, sent raw through the engine's driver (node-postgres
 // as named, prepared, statements; PGlite as it runs them for the gateway). The benchmark's yardstick: the gateway's rate over HTTP is compared with this one.
 // Built from the same claimParams/outcomeParams as the gateway, so the two cannot drift apart.
+// Between them, the sandbox processor's lookup of the charge's idempotency key
+// (src/connectors/simulator/memory.ts), which the gateway's process sends for every sandbox
+// authorisation since the simulator honours keys: the same statements as the gateway's process.
 // Two ways to send them: `alone`, each authorisation's two statements on their own (what one
 // authorisation needs of the database); `coalesced`, through the gateway's own coalescing of the
 // statements that concurrent callers send in one turn (src/db/coalesce.ts), which is what the
 // gateway sends, so the database's own rate for the gateway's statements.
 import { randomBytes } from 'node:crypto';
 import { CONNECTOR_TIMEOUT_SECONDS, processorTimers } from '../src/config.ts';
+import { lostAnswersIn, RECALL_SQL, type LostAnswers } from '../src/connectors/simulator/memory.ts';
 import type { Database } from '../src/db/client.ts';
 import { journalRows } from '../src/db/repositories/ledger.ts';
 import { claimParams, claimStatement, hotPath, OUTCOME_SQL, outcomeParams } from '../src/db/repositories/payments.ts';
@@ -23,6 +27,14 @@ const REASONS: RiskReason[] = [
 const CAPTURED = PAYMENT_MACHINE.move('processing', 'captured');
 
 export type RawSending = 'alone' | 'coalesced';
+
+/** The simulator's memory of one database, coalescing its lookups as the gateway's simulator does. */
+const memories = new WeakMap<Database, LostAnswers>();
+function memoryOf(database: Database): LostAnswers {
+  let memory = memories.get(database);
+  if (!memory) memories.set(database, (memory = lostAnswersIn(database)));
+  return memory;
+}
 
 export async function rawAuthorisation(database: Database, accountId: string, merchantId: string, sending: RawSending): Promise<void> {
   const hot = sending === 'coalesced' ? hotPath(database) : undefined;
@@ -52,6 +64,7 @@ export async function rawAuthorisation(database: Database, accountId: string, me
   );
   const alone = claimStatement(claim);
   await (hot ? hot.claim(claim) : database.query(alone.text, claim, alone.name));
+  await (hot ? memoryOf(database).recall(paymentId) : database.query(RECALL_SQL, [paymentId], 'simulator_recall'));
   const outcome = outcomeParams({
     move: CAPTURED,
     now,

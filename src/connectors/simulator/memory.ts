@@ -18,6 +18,9 @@ export interface LostAnswers {
   recall(idempotencyKey: string): Promise<AuthoriseOutcome | undefined>;
 }
 
+/** One key's lookup, alone (the benchmark's raw statements send it too: bench/raw-authorise.ts). */
+export const RECALL_SQL = 'SELECT outcome FROM simulator_lost_answers WHERE idempotency_key = $1';
+
 const MAX_REMEMBERED = 10_000;
 /** Keys looked up in one statement at most (the authorisations of one turn of the event loop). */
 const MOST_AT_ONCE = 200;
@@ -35,11 +38,7 @@ export function lostAnswersIn(database: Database | undefined): LostAnswers {
     // in one statement (src/db/coalesce.ts), as the gateway's own claims and outcomes go.
     recall: coalescing<string, AuthoriseOutcome | undefined>({
       one: async (key) => {
-        const [row] = await database.query<{ outcome: AuthoriseOutcome }>(
-          'SELECT outcome FROM simulator_lost_answers WHERE idempotency_key = $1',
-          [key],
-          'simulator_recall',
-        );
+        const [row] = await database.query<{ outcome: AuthoriseOutcome }>(RECALL_SQL, [key], 'simulator_recall');
         return row ? revived(row.outcome) : undefined;
       },
       many: async (keys) => {
