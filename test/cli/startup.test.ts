@@ -9,7 +9,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILE_CACHE } from '../support/child-node.ts';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type Run } from '../support/processes.ts';
+import { acquiro, freePort, initialisedDataDir, migratedDataDir, startServer, tempDataDir, type Run } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -128,7 +128,7 @@ describe.runIf(TEST_DB === 'pglite')('a start that cannot serve, whatever the da
  */
 async function unmigratable(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (TEST_DB === 'pglite') {
-    const dir = tempDataDir();
+    const dir = await initialisedDataDir(); // an empty database, not migrated
     const { PGlite } = await import('@electric-sql/pglite');
     const engine = await PGlite.create(dir);
     await engine.exec('CREATE TABLE merchants (legacy_id integer)');
