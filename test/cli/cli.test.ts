@@ -6,7 +6,7 @@ import { cardPayment } from '../support/fixtures.ts';
 import { existsSync } from 'node:fs';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { acquiro, initialisedDataDir, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 let db: TestDatabase | undefined;
 let env: Record<string, string>;
@@ -20,7 +20,9 @@ beforeAll(async () => {
     db = await openTestDatabase(2);
     env = db.env;
   } else {
-    env = { ACQUIRO_DATA_DIR: tempDataDir() };
+    // An empty database, not migrated (the first test's commands migrate it); a directory that does
+    // not exist yet is the migrate test's.
+    env = { ACQUIRO_DATA_DIR: await initialisedDataDir() };
   }
 });
 afterAll(async () => {
