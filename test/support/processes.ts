@@ -5,7 +5,7 @@ import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, ren
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMAND_FLAGS, COMPILE_CACHE, startFlags } from './child-node.ts';
+import { COMMAND_FLAGS, COMPILE_CACHE, serverFlags } from './child-node.ts';
 import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
 import { tempDir } from './temp.ts';
 
@@ -198,7 +198,7 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   // A wrapper (the bench's valgrind) runs the same command under it, in the same process.
   const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child = track(
-    spawn(command!, [...wrapperArgs, ...startFlags(), ...entry], {
+    spawn(command!, [...wrapperArgs, ...serverFlags(), ...entry], {
       cwd: ROOT,
       env: childEnv({ PORT: String(port), ...env }),
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
