@@ -6,20 +6,29 @@ import { cardPayment } from '../support/fixtures.ts';
 import { existsSync } from 'node:fs';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, migratedDataDir, startServer, tempDataDir } from '../support/processes.ts';
+import { acquiro, initialisedDataDir, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
 
 let db: TestDatabase | undefined;
 let env: Record<string, string>;
+// One server on the tests' database, started by the first test that needs one (after what must
+// happen without it) and kept for the rest; it stops cleanly at the end.
+let running: RunningServer | undefined;
+const server = async () => (running ??= await startServer(env));
 
 beforeAll(async () => {
   if (TEST_DB === 'postgres') {
     db = await openTestDatabase(2);
     env = db.env;
   } else {
-    env = { ACQUIRO_DATA_DIR: tempDataDir() };
+    // An empty database, not migrated (the first test's commands migrate it); a directory that does
+    // not exist yet is the migrate test's.
+    env = { ACQUIRO_DATA_DIR: await initialisedDataDir() };
   }
 });
-afterAll(() => db?.drop());
+afterAll(async () => {
+  if (running) expect(await running.stop()).toBe(0);
+  await db?.drop();
+});
 
 const json = (text: string) => JSON.parse(text) as Record<string, string>;
 
@@ -60,26 +69,14 @@ describe('acquiro without a running server', () => {
     expect(JSON.parse(list.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(plain.stdout).merchant_id, capture_mode: 'auto' }));
   });
 
-  it('registers, lists and removes query IPs', async () => {
-    const created = json((await acquiro(['merchants', 'create', '--name', 'Ips', '--json'], env)).stdout);
+  // On PostgreSQL the command's host and the database's are apart. (On the embedded database a
+  // command runs inside the server that owns the data directory, or is itself the database's host.)
+  it.runIf(TEST_DB === 'postgres')("starts a rotated key's grace period on the database's clock, not the command host's", async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Skewed', '--json'], env)).stdout);
     const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
-    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '127.0.0.1/32'], env)).stdout).toBe('added 127.0.0.1/32\n');
-    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '10.1.2.3'], env)).stdout).toBe('added 10.1.2.3/32\n');
-    const listed = JSON.parse((await acquiro(['ips', 'list', ...ids, '--json'], env)).stdout) as { cidr: string }[];
-    expect(listed.map((r) => r.cidr)).toEqual(['10.1.2.3/32', '127.0.0.1/32']);
-    expect((await acquiro(['ips', 'remove', ...ids, '--cidr', '10.1.2.3/32'], env)).stdout).toBe('removed 10.1.2.3/32\n');
-  });
-
-  it("refuses an account that is not the merchant's", async () => {
-    const account = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', '127.0.0.1'], env);
-    expect([account.code, account.stderr]).toEqual([1, 'error: no account A1 under merchant M1\n']);
-  });
-
-  it('rotates a key and prints until when the old one works', async () => {
-    const created = json((await acquiro(['merchants', 'create', '--name', 'Keys', '--json'], env)).stdout);
-    const rotated = json((await acquiro(['keys', 'rotate', '--merchant-id', created.merchant_id!, '--account-id', created.account_id!, '--json'], env)).stdout);
-    expect(rotated.secret_key).not.toBe(created.secret_key);
-    expect(new Date(rotated.previous_key_expires_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
+    const rotated = json((await acquiro(['keys', 'rotate', ...ids, '--json'], { ...env, ...hostClockAhead(2 * 3_600_000) })).stdout);
+    const expiresAt = new Date(rotated.previous_key_expires_at!).getTime();
+    expect(Math.abs(expiresAt - (Date.now() + 24 * 3_600_000))).toBeLessThan(60_000);
   });
 
   it('revokes the previous keys for every process at once, whatever the clock of the host it runs on', async () => {
@@ -90,32 +87,19 @@ describe('acquiro without a running server', () => {
     const revoked = await acquiro(['keys', 'revoke', ...ids, '--json'], { ...env, ...hostClockAhead(2 * 3_600_000) });
     expect([revoked.code, JSON.parse(revoked.stdout)]).toEqual([0, { merchant_id: created.merchant_id, account_id: created.account_id, revoked: 1 }]);
 
-    const server = await startServer(env);
-    try {
-      const pay = async (secret: string) => {
-        const body = cardPayment({ merchant_id: created.merchant_id!, account_id: created.account_id! });
-        const response = await fetch(`${server.url}/v1/authorise`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ ...body, encryption_data: sign(body as never, secret) }),
-        });
-        return response.status;
-      };
-      expect(await pay(created.secret_key!)).toBe(401);
-      expect(await pay(rotated.secret_key!)).toBe(200);
-    } finally {
-      expect(await server.stop()).toBe(0);
-    }
-  });
-
-  // On PostgreSQL the command's host and the database's are apart. (On the embedded database a
-  // command runs inside the server that owns the data directory, or is itself the database's host.)
-  it.runIf(TEST_DB === 'postgres')("starts a rotated key's grace period on the database's clock, not the command host's", async () => {
-    const created = json((await acquiro(['merchants', 'create', '--name', 'Skewed', '--json'], env)).stdout);
-    const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
-    const rotated = json((await acquiro(['keys', 'rotate', ...ids, '--json'], { ...env, ...hostClockAhead(2 * 3_600_000) })).stdout);
-    const expiresAt = new Date(rotated.previous_key_expires_at!).getTime();
-    expect(Math.abs(expiresAt - (Date.now() + 24 * 3_600_000))).toBeLessThan(60_000);
+    // A server started after the revocation (the tests' server, kept for the commands beside it below).
+    const { url } = await server();
+    const pay = async (secret: string) => {
+      const body = cardPayment({ merchant_id: created.merchant_id!, account_id: created.account_id! });
+      const response = await fetch(`${url}/v1/authorise`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, encryption_data: sign(body as never, secret) }),
+      });
+      return response.status;
+    };
+    expect(await pay(created.secret_key!)).toBe(401);
+    expect(await pay(rotated.secret_key!)).toBe(200);
   });
 });
 
@@ -184,49 +168,67 @@ describe.runIf(TEST_DB === 'pglite')('acquiro before any database', () => {
 });
 
 describe('acquiro beside a running server', () => {
+  beforeAll(() => server());
+
   it('works through the server, and what it creates can pay at once', async () => {
-    const server = await startServer(env);
-    try {
-      const [one, two] = await Promise.all([
-        acquiro(['merchants', 'create', '--name', 'Live one', '--json'], env),
-        acquiro(['merchants', 'create', '--name', 'Live two', '--json'], env),
-      ]);
-      expect([one.code, two.code]).toEqual([0, 0]);
-      if (TEST_DB === 'pglite') {
-        // Run inside the server that owns the data directory: this process loads no use case, no database.
-        const log = moduleLog();
-        const listed = await acquiro(['merchants', 'list', '--json'], { ...env, ...log.env });
-        expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(one.stdout).merchant_id }));
-        expect(log.loaded()).toContain('src/db/ownership.ts');
-        // (Every use case reads and writes through drizzle-orm; TypeBox, some 680 modules, is the HTTP requests'.)
-        expect(log.loaded().filter((path) => /^(src\/gateway\.ts|src\/db\/client\.ts|node_modules\/(drizzle-orm|@electric-sql|typebox)\/)/.test(path))).toEqual([]);
-      }
-      const credentials = json(one.stdout);
-      const body = cardPayment({ merchant_id: credentials.merchant_id!, account_id: credentials.account_id! });
-      const response = await fetch(`${server.url}/v1/authorise`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ ...body, encryption_data: sign(body as never, credentials.secret_key!) }),
-      });
-      expect(await response.text()).toContain('<result_info>0000:Success</result_info>');
-    } finally {
-      expect(await server.stop()).toBe(0);
+    const { url } = await server();
+    const [one, two] = await Promise.all([
+      acquiro(['merchants', 'create', '--name', 'Live one', '--json'], env),
+      acquiro(['merchants', 'create', '--name', 'Live two', '--json'], env),
+    ]);
+    expect([one.code, two.code]).toEqual([0, 0]);
+    if (TEST_DB === 'pglite') {
+      // Run inside the server that owns the data directory: this process loads no use case, no database.
+      const log = moduleLog();
+      const listed = await acquiro(['merchants', 'list', '--json'], { ...env, ...log.env });
+      expect(JSON.parse(listed.stdout)).toContainEqual(expect.objectContaining({ merchant_id: json(one.stdout).merchant_id }));
+      expect(log.loaded()).toContain('src/db/ownership.ts');
+      // (Every use case reads and writes through drizzle-orm; TypeBox, some 680 modules, is the HTTP requests'.)
+      expect(log.loaded().filter((path) => /^(src\/gateway\.ts|src\/db\/client\.ts|node_modules\/(drizzle-orm|@electric-sql|typebox)\/)/.test(path))).toEqual([]);
     }
+    const credentials = json(one.stdout);
+    const body = cardPayment({ merchant_id: credentials.merchant_id!, account_id: credentials.account_id! });
+    const response = await fetch(`${url}/v1/authorise`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...body, encryption_data: sign(body as never, credentials.secret_key!) }),
+    });
+    expect(await response.text()).toContain('<result_info>0000:Success</result_info>');
   });
 
   it.runIf(TEST_DB === 'pglite')('refuses a second server on the same data directory, and keeps the first one whole', async () => {
-    const first = await startServer(env);
-    try {
-      const second = await startServer(env).then(
-        (s) => s.stop().then(() => 'started'),
-        (error: Error) => error.message,
-      );
-      expect(second).toMatch(/is in use by another acquiro process/);
-      expect((await fetch(`${first.url}/health`)).status).toBe(200);
-      expect((await acquiro(['merchants', 'list', '--json'], env)).code).toBe(0);
-    } finally {
-      await first.stop();
-    }
+    const first = await server();
+    const second = await startServer(env).then(
+      (s) => s.stop().then(() => 'started'),
+      (error: Error) => error.message,
+    );
+    expect(second).toMatch(/is in use by another acquiro process/);
+    expect((await fetch(`${first.url}/health`)).status).toBe(200);
+    expect((await acquiro(['merchants', 'list', '--json'], env)).code).toBe(0);
+  });
+
+  // Query IPs and keys as without a server (on PostgreSQL a command opens the database either way;
+  // on the embedded one it runs inside the server, for a fraction of the CPU of opening it).
+  it('registers, lists and removes query IPs', async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Ips', '--json'], env)).stdout);
+    const ids = ['--merchant-id', created.merchant_id!, '--account-id', created.account_id!];
+    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '127.0.0.1/32'], env)).stdout).toBe('added 127.0.0.1/32\n');
+    expect((await acquiro(['ips', 'add', ...ids, '--cidr', '10.1.2.3'], env)).stdout).toBe('added 10.1.2.3/32\n');
+    const listed = JSON.parse((await acquiro(['ips', 'list', ...ids, '--json'], env)).stdout) as { cidr: string }[];
+    expect(listed.map((r) => r.cidr)).toEqual(['10.1.2.3/32', '127.0.0.1/32']);
+    expect((await acquiro(['ips', 'remove', ...ids, '--cidr', '10.1.2.3/32'], env)).stdout).toBe('removed 10.1.2.3/32\n');
+  });
+
+  it("refuses an account that is not the merchant's", async () => {
+    const account = await acquiro(['ips', 'add', '--merchant-id', 'M1', '--account-id', 'A1', '--cidr', '127.0.0.1'], env);
+    expect([account.code, account.stderr]).toEqual([1, 'error: no account A1 under merchant M1\n']);
+  });
+
+  it('rotates a key and prints until when the old one works', async () => {
+    const created = json((await acquiro(['merchants', 'create', '--name', 'Keys', '--json'], env)).stdout);
+    const rotated = json((await acquiro(['keys', 'rotate', '--merchant-id', created.merchant_id!, '--account-id', created.account_id!, '--json'], env)).stdout);
+    expect(rotated.secret_key).not.toBe(created.secret_key);
+    expect(new Date(rotated.previous_key_expires_at!).getTime()).toBeGreaterThan(Date.now() + 23 * 3_600_000);
   });
 
   it('prints a demo merchant on the first start of an empty database only', async () => {

@@ -23,7 +23,7 @@ let worker: RunningWorker | undefined;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  ({ database, env, server, worker } = await startGatewayAndWorker());
+  ({ database, env, server, worker } = await startGatewayAndWorker({ migrated: true }));
 });
 afterAll(async () => {
   await worker?.stop();

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { COMPILE_CACHE } from '../support/child-node.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort, migratedDataDir, QUICK_TIMERS, startServer, tempDataDir } from '../support/processes.ts';
 
@@ -43,7 +44,7 @@ async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildP
     ['--net', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" src/main.ts`],
     {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: '/tmp', PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...QUICK_TIMERS },
+      env: { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...QUICK_TIMERS },
     },
   );
   let output = '';

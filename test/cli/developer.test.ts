@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPILE_CACHE } from '../support/child-node.ts';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
@@ -273,7 +274,7 @@ it.runIf(TEST_DB === 'pglite')('logs lines a person reads when its output is a t
   // already (its first start's migrations are another test's): this one is about the log lines.
   const child = spawn('script', ['-qfec', `${process.execPath} ${ROOT}src/main.ts`, '/dev/null'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), LOG_LEVEL: 'info', ACQUIRO_DATA_DIR: await migratedDataDir() },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), LOG_LEVEL: 'info', ACQUIRO_DATA_DIR: await migratedDataDir() },
     detached: true,
   });
   let output = '';

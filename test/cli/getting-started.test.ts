@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { COMPILE_CACHE } from '../support/child-node.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { migratedDataDir, startServer, type RunningServer } from '../support/processes.ts';
 
@@ -27,7 +28,7 @@ function bash(text: string, extraEnv: Record<string, string>): Promise<{ code: n
   return new Promise((resolve) => {
     const child = spawn('bash', ['-euo', 'pipefail', '-c', text], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...extraEnv },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...extraEnv },
     });
     let stdout = '';
     let stderr = '';

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPILE_CACHE } from '../support/child-node.ts';
 import { POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort } from '../support/processes.ts';
 
@@ -33,7 +34,7 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
   const port = await freePort();
   const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'serve'], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', PORT: String(port), ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', PORT: String(port), ...env },
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));

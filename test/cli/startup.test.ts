@@ -2,22 +2,23 @@
 // the setting to change, exit code 78 (configuration), and nothing written: the demo merchant of
 // an empty database is made by the start that serves, and its credentials are printed then.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { COMPILE_CACHE } from '../support/child-node.ts';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, freePort, startServer, tempDataDir, type Run } from '../support/processes.ts';
+import { acquiro, freePort, initialisedDataDir, migratedDataDir, startServer, tempDataDir, type Run } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** `npm start`'s entry point, run until it exits. */
+/** `npm start`'s entry point, run until it exits (from code the compile cache holds, as every process of the tests: test/support/child-node.ts). */
 function start(env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'info', ...env },
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', ...env },
     });
     let stdout = '';
     let stderr = '';
@@ -92,6 +93,9 @@ describe('a start that cannot serve', () => {
       await squatter.close();
     }
     // The demo merchant was not made (and lost) by the failed start: the first start that serves makes it.
+    // On PGlite the failed starts left no directory (above); the one that serves gets it migrated,
+    // as the first start of an empty one would leave it (its initdb and migrations are other tests').
+    if (dataDir) renameSync(await migratedDataDir(), dataDir);
     const server = await startServer(env);
     expect(await server.stop()).toBe(0);
     expect(server.output()).toMatch(/Created a demo merchant[^]*merchant_id M\d+\n {2}account_id {2}A\d+\n {2}secret_key {2}sk_test_/);
@@ -124,7 +128,7 @@ describe.runIf(TEST_DB === 'pglite')('a start that cannot serve, whatever the da
  */
 async function unmigratable(): Promise<{ env: Record<string, string>; drop: () => Promise<void> }> {
   if (TEST_DB === 'pglite') {
-    const dir = tempDataDir();
+    const dir = await initialisedDataDir(); // an empty database, not migrated
     const { PGlite } = await import('@electric-sql/pglite');
     const engine = await PGlite.create(dir);
     await engine.exec('CREATE TABLE merchants (legacy_id integer)');

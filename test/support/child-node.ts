@@ -1,10 +1,11 @@
-// How the tests start Node for their processes: servers with `npm start`'s flags, commands with
-// their own, and all of them with Node's compile cache (NODE_COMPILE_CACHE), so each starts from
-// code compiled by an earlier one. The cache keeps one set of code per set of V8 flags. On a new
-// checkout the cache is empty, the process tests run first and many at once, and each would compile
-// every module itself (0.6 to 0.9 s more CPU for a server start); a server stopped with SIGKILL
-// never writes what it compiled. So the global setup fills the cache once, before any test, by
-// loading the sources and the packages they load, in a process that exits normally.
+// How the tests start Node for their processes: servers with `npm start`'s flags (under vitest
+// with the commands' WebAssembly flag as well: serverFlags), commands with their own, and all of
+// them with Node's compile cache (NODE_COMPILE_CACHE), so each starts from code compiled by an
+// earlier one. The cache keeps one set of code per set of V8 flags. On a new checkout the cache is
+// empty, the process tests run first and many at once, and each would compile every module itself
+// (0.6 to 0.9 s more CPU for a server start); a server stopped with SIGKILL never writes what it
+// compiled. So the global setup fills the cache once, before any test, by loading the sources and
+// the packages they load, in a process that exits normally.
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -19,10 +20,21 @@ export const COMPILE_CACHE = join(ROOT, 'node_modules/.cache/acquiro-node-compil
 // s, and the suite runs some sixty of them on two cores. The same code runs either way.
 export const COMMAND_FLAGS = ['--liftoff-only'];
 
-/** The Node flags of `npm start` (package.json), so tests and the bench run the server as operators do. */
+/** The Node flags of `npm start` (package.json), so the bench runs the server as operators do (the tests: serverFlags). */
 export function startFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts;
   return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
+/**
+ * The Node flags of a server the tests start: npm start's, with the embedded engine's WebAssembly
+ * on the baseline compiler alone, as for commands (COMMAND_FLAGS). A test's server serves a few
+ * requests, too few to repay the optimising compiler's work on the engine (about 0.7 s of CPU per
+ * start on PGlite; none on PostgreSQL, which runs no WebAssembly); the same code runs either way.
+ * Outside vitest (the bench, the chaos run) servers start with npm start's flags alone.
+ */
+export function serverFlags(): string[] {
+  return process.env.VITEST ? [...startFlags(), ...COMMAND_FLAGS] : startFlags();
 }
 
 /** Every module of src/ a process may load: all but the tests and the two entry points, which run when loaded. */
@@ -54,7 +66,7 @@ function filledMark(flags: readonly string[]): string {
  * filling failed or was cut short.
  */
 export default function setup(): void {
-  const unfilled = [[], startFlags(), COMMAND_FLAGS].filter((flags) => !existsSync(filledMark(flags)));
+  const unfilled = [[], startFlags(), COMMAND_FLAGS, [...startFlags(), ...COMMAND_FLAGS]].filter((flags) => !existsSync(filledMark(flags)));
   if (unfilled.length === 0) return;
   const load = [...sources().map((path) => `file://${path}`), ...PACKAGES].map((specifier) => `await import(${JSON.stringify(specifier)});`).join('\n');
   const script = `const { resolveStartupModulesFaster } = await import(${JSON.stringify(`file://${ROOT}src/module-resolution.ts`)});

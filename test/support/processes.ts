@@ -5,7 +5,7 @@ import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, ren
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { COMMAND_FLAGS, COMPILE_CACHE, startFlags } from './child-node.ts';
+import { COMMAND_FLAGS, COMPILE_CACHE, serverFlags } from './child-node.ts';
 import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
 import { tempDir } from './temp.ts';
 
@@ -92,6 +92,43 @@ export async function migratedDataDir(): Promise<string> {
   return dir;
 }
 
+/** Where an embedded database as PGlite's initdb leaves it is kept: one per PGlite version. */
+function initialisedTemplatePath(): string {
+  const hash = createHash('sha256').update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  return join(tmpdir(), `acquiro-test-initdb-${hash.digest('hex').slice(0, 16)}`);
+}
+
+let initialisedTemplate: Promise<string> | undefined;
+
+async function makeInitialisedTemplate(): Promise<string> {
+  const path = initialisedTemplatePath();
+  if (existsSync(path)) return path;
+  const built = tempDataDir();
+  // What src/db/client.ts does to a data directory that holds no database yet.
+  const { PGlite } = await import('@electric-sql/pglite');
+  await (await PGlite.create(built)).close();
+  try {
+    renameSync(built, path);
+  } catch (error) {
+    if (!existsSync(path)) throw error; // otherwise another test process made it first
+  }
+  return path;
+}
+
+/**
+ * A new data directory holding an empty embedded database, not migrated: a copy of one PGlite
+ * initdb made once per PGlite version (most of the 4 s of CPU of a first start is initdb, the
+ * same every time). A command or start on it applies every migration, as on a directory that does
+ * not exist yet; a test of what a start does to a directory that does not exist (making it, its
+ * files' modes) uses tempDataDir().
+ */
+export async function initialisedDataDir(): Promise<string> {
+  initialisedTemplate ??= makeInitialisedTemplate();
+  const dir = tempDataDir();
+  cpSync(await initialisedTemplate, dir, { recursive: true });
+  return dir;
+}
+
 /** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
 export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
   return new Promise((resolve) => {
@@ -161,7 +198,7 @@ export async function startServer(env: Record<string, string>, options: ServerOp
   // A wrapper (the bench's valgrind) runs the same command under it, in the same process.
   const [command, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
   const child = track(
-    spawn(command!, [...wrapperArgs, ...startFlags(), ...entry], {
+    spawn(command!, [...wrapperArgs, ...serverFlags(), ...entry], {
       cwd: ROOT,
       env: childEnv({ PORT: String(port), ...env }),
       stdio: file === undefined ? 'pipe' : ['ignore', file, file],
