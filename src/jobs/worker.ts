@@ -27,7 +27,8 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
   try {
     const database = await openReachableDatabase(config);
     const deps = await createDeps({ config, database, log });
-    ownership?.serveCommands((argv) => runCommand(argv, deps));
+    // As the server does: what the caller read on its standard input (--password-stdin, --credentials-file).
+    ownership?.serveCommands((argv, stdin) => runCommand(argv, deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = startWorkers(deps, PERIODIC_TASKS);
     // Seen in process_heartbeats beside the gateways (an operator's count of running workers).
     const presence = new Presence(deps, 'worker');
