@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
 import { createDeps, releaseDeps } from '../deps.ts';
 import { Presence } from '../app/processes/presence.ts';
+import { probeSealedData } from '../app/vault-probe.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';
 import { openReachableDatabase, warnIfAutovacuumOff } from '../startup.ts';
@@ -27,6 +28,15 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
   try {
     const database = await openReachableDatabase(config);
     const deps = await createDeps({ config, database, log });
+    // As a live gateway: data sealed with keys this process lacks stops the start (exit 78, saying
+    // what to do), rather than a worker failing every notification and stored-card charge.
+    if (config.mode === 'live') {
+      await probeSealedData(deps).catch(async (error: unknown) => {
+        await releaseDeps(deps);
+        await database.close();
+        throw error;
+      });
+    }
     // As the server does: what the caller read on its standard input (--password-stdin, --credentials-file).
     ownership?.serveCommands((argv, stdin) => runCommand(argv, deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = startWorkers(deps, PERIODIC_TASKS);

@@ -1,6 +1,6 @@
 // Live mode through real processes on PostgreSQL (live mode runs only there): `acquiro serve` makes
 // no demo merchant, refuses a database whose sealed data its vault keys cannot open (exit 78,
-// saying what to do), and the CLI refuses to put a live merchant on the sandbox simulator. The
+// saying what to do; `acquiro worker` too), and the CLI refuses to put a live merchant on the sandbox simulator. The
 // file uses a schema of its own on the machine's PostgreSQL whatever the project: it runs once.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -86,6 +86,20 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
       'the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open: start with the keys this database was sealed with in ACQUIRO_VAULT_KEYS',
     );
     expect(refused.stderr).toContain('acquiro vault reseal');
+    // So does a worker: it signs every notification with a sealed secret key, and charges stored cards.
+    const worker = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...live, ACQUIRO_VAULT_KEYS: KEY_B },
+    });
+    let workerOutput = '';
+    worker.stderr.on('data', (chunk) => (workerOutput += chunk));
+    const workerExit = await Promise.race([
+      new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code))),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000)),
+    ]);
+    if (worker.exitCode === null) worker.kill('SIGKILL');
+    expect(workerExit).toBe(78);
+    expect(workerOutput).toContain('the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open');
     // With the key it was sealed with, the same process starts.
     await serveOnce({ ...live, ACQUIRO_VAULT_KEYS: `${KEY_B},${KEY_A}` });
   });
