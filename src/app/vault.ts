@@ -40,6 +40,11 @@ export class Vault {
     return this.#active.id;
   }
 
+  /** Whether a row sealed with this key id can be opened. */
+  opens(keyId: string): boolean {
+    return this.#keys.has(keyId);
+  }
+
   seal(plaintext: string, context: string): Sealed {
     const iv = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.#active.key, iv);

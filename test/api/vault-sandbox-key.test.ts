@@ -1,6 +1,7 @@
 // A sandbox database sealed with the built-in key (no ACQUIRO_VAULT_KEYS) keeps working when the
 // operator sets keys of their own, and `acquiro vault reseal` moves it to them: the built-in key's
-// bytes are nowhere an operator could list them from. Live mode never opens with it.
+// bytes are nowhere an operator could list them from. Live mode never opens with it. A reseal
+// that meets a key the configuration lacks is refused, naming it, before it reseals anything.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Vault } from '../../src/app/vault.ts';
@@ -40,6 +41,18 @@ describe('a sandbox database given ACQUIRO_VAULT_KEYS of its own', () => {
       `SELECT (SELECT count(*) FROM account_keys WHERE vault_key_id = 'sandbox') + (SELECT count(*) FROM card_tokens WHERE vault_key_id = 'sandbox') AS n`,
     );
     expect(Number(left!.n)).toBe(0);
+
+    // A key the configuration lacks is refused before anything is resealed, naming it: exit 78, not
+    // an unexpected failure (70) halfway through.
+    const k2 = { id: 'k2', key: randomBytes(32) };
+    const lacking = await runCommand(['vault', 'reseal'], { ...own.deps, vault: new Vault([k2]) });
+    expect([lacking.exitCode, lacking.stdout, lacking.stderr]).toEqual([
+      78,
+      '',
+      'error: ACQUIRO_VAULT_KEYS does not hold vault key k1, which sealed rows of this database: list it after the active key and run `acquiro vault reseal` again; nothing was resealed\n',
+    ]);
+    const [stillK1] = await gw.database.query<{ n: number }>(`SELECT count(*) AS n FROM account_keys WHERE vault_key_id = 'k2'`);
+    expect(Number(stillK1!.n)).toBe(0);
 
     // Live mode never takes the built-in key, which is not secret.
     const sealed = new Vault([]).seal('sk_test_x', 'row');
