@@ -40,6 +40,11 @@ export class Vault {
     return this.#active.id;
   }
 
+  /** The fingerprint key in use (ACQUIRO_FINGERPRINT_KEY's, or the one derived from the first vault key), base64. */
+  get fingerprintKeyText(): string {
+    return this.#fingerprintKey.toString('base64');
+  }
+
   /** Whether a row sealed with this key id can be opened. */
   opens(keyId: string): boolean {
     return this.#keys.has(keyId);

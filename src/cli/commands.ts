@@ -59,9 +59,8 @@ function buildProgram(ctx: CommandContext): Command {
   signingCommands(program, ctx);
   userCommands(program, ctx);
 
-  program
-    .command('vault')
-    .description('secrets at rest')
+  const vault = program.command('vault').description('secrets at rest');
+  vault
     .command('reseal')
     .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
     .option('--json', 'print JSON')
@@ -85,6 +84,17 @@ function buildProgram(ctx: CommandContext): Command {
           ...(done.connectors > 0 ? [`resealed ${done.connectors} connector credentials`] : []),
         ].join('\n'),
       );
+    });
+
+  vault
+    .command('fingerprint-key')
+    .description('print the key card and request fingerprints are made with now, to set as ACQUIRO_FINGERPRINT_KEY (required in live mode) before a vault key rotation')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const key = deps.vault.fingerprintKeyText;
+      const from = deps.config.fingerprintKey ? 'ACQUIRO_FINGERPRINT_KEY' : `derived from vault key ${deps.vault.activeKeyId}`;
+      show(ctx, Boolean(opts.json), { fingerprint_key: key, from }, () => `ACQUIRO_FINGERPRINT_KEY=${key}\n(${from}: keep it secret, as the vault keys)`);
     });
 
   program

@@ -3,7 +3,7 @@
 // work through row locks. On the embedded database the worker owns the data directory, as
 // `serve` does, and runs other `acquiro` commands routed to it.
 import { runCommand } from '../cli/commands.ts';
-import type { Config } from '../config.ts';
+import { requireLiveFingerprintKey, type Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
 import { createDeps, releaseDeps } from '../deps.ts';
 import { Presence } from '../app/processes/presence.ts';
@@ -19,6 +19,7 @@ export interface RunningWorker {
 }
 
 export async function runWorker(config: Config): Promise<RunningWorker> {
+  requireLiveFingerprintKey(config);
   const log = createLogger(config.logLevel);
   const ownership: Ownership | null = await claimConfiguredDataDir(
     config,

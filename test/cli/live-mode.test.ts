@@ -16,7 +16,8 @@ const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const KEY_A = key('k-a');
 const KEY_B = key('k-b');
 const base = { DATABASE_URL: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` };
-const live = { ...base, ACQUIRO_MODE: 'live', ACQUIRO_VAULT_KEYS: KEY_A, ACQUIRO_WORKERS: 'off' };
+const FINGERPRINT_KEY = randomBytes(32).toString('base64');
+const live = { ...base, ACQUIRO_MODE: 'live', ACQUIRO_VAULT_KEYS: KEY_A, ACQUIRO_FINGERPRINT_KEY: FINGERPRINT_KEY, ACQUIRO_WORKERS: 'off' };
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
@@ -53,6 +54,23 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
   }
 }
 
+/** `acquiro <args>` until it exits, or 20 s: a start that should have been refused is killed then. */
+async function exitWithin(args: readonly string[], env: Record<string, string>): Promise<{ code: number | string | null; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000))]);
+  if (child.exitCode === null) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  return { code, stderr };
+}
+
 const merchantCount = () =>
   admin(async (client) => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.merchants WHERE id <> 'platform'`)).rows[0].n));
 
@@ -64,6 +82,25 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
     const output = await serveOnce(live);
     expect(output).not.toMatch(/demo merchant|secret_key/);
     expect(await merchantCount()).toBe(0);
+  });
+
+  it('starts only with ACQUIRO_FINGERPRINT_KEY, which acquiro vault fingerprint-key prints to keep the fingerprints made so far', async () => {
+    // Without it, fingerprints came from the first vault key: putting a new key first (the
+    // documented rotation) changed every one, and a retried order was refused as another.
+    const { ACQUIRO_FINGERPRINT_KEY: _set, ...unset } = live;
+    for (const command of ['serve', 'worker']) {
+      const refused = await exitWithin([command], { ...unset, PORT: String(await freePort()) });
+      expect([command, refused.code]).toEqual([command, 78]);
+      expect(refused.stderr).toContain('ACQUIRO_FINGERPRINT_KEY is required in live mode');
+    }
+    const printed = await acquiro(['vault', 'fingerprint-key', '--json'], unset);
+    expect(printed.code).toBe(0);
+    const derived = JSON.parse(printed.stdout) as { fingerprint_key: string; from: string };
+    expect(derived.from).toBe('derived from vault key k-a');
+    // Set, it stays the key whatever vault key comes first.
+    const rotated = await acquiro(['vault', 'fingerprint-key', '--json'], { ...unset, ACQUIRO_FINGERPRINT_KEY: derived.fingerprint_key, ACQUIRO_VAULT_KEYS: `${KEY_B},${KEY_A}` });
+    expect(JSON.parse(rotated.stdout)).toEqual({ fingerprint_key: derived.fingerprint_key, from: 'ACQUIRO_FINGERPRINT_KEY' });
+    await serveOnce({ ...unset, ACQUIRO_FINGERPRINT_KEY: derived.fingerprint_key });
   });
 
   it('refuses to put a merchant on the sandbox simulator, saying what to name instead', async () => {
@@ -87,19 +124,9 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
     );
     expect(refused.stderr).toContain('acquiro vault reseal');
     // So does a worker: it signs every notification with a sealed secret key, and charges stored cards.
-    const worker = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...live, ACQUIRO_VAULT_KEYS: KEY_B },
-    });
-    let workerOutput = '';
-    worker.stderr.on('data', (chunk) => (workerOutput += chunk));
-    const workerExit = await Promise.race([
-      new Promise<number | null>((resolve) => worker.on('exit', (code) => resolve(code))),
-      new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000)),
-    ]);
-    if (worker.exitCode === null) worker.kill('SIGKILL');
-    expect(workerExit).toBe(78);
-    expect(workerOutput).toContain('the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open');
+    const worker = await exitWithin(['worker'], { ...live, ACQUIRO_VAULT_KEYS: KEY_B });
+    expect(worker.code).toBe(78);
+    expect(worker.stderr).toContain('the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open');
     // With the key it was sealed with, the same process starts.
     await serveOnce({ ...live, ACQUIRO_VAULT_KEYS: `${KEY_B},${KEY_A}` });
   });
