@@ -153,6 +153,22 @@ export function processorTimers(callTimeoutMs: number): ProcessorTimers {
 
 export class ConfigError extends Error {}
 
+/**
+ * A live gateway or worker starts only with ACQUIRO_FINGERPRINT_KEY set: without it, card and
+ * request fingerprints (idempotency, velocity, blocked cards, the hosted page's signInfo) come from
+ * the first vault key, and the documented rotation (a new key first) changed every one of them.
+ * Commands still run without it: `acquiro vault fingerprint-key` prints the key in use, to set.
+ */
+export function requireLiveFingerprintKey(config: Pick<Config, 'mode' | 'fingerprintKey'>): void {
+  if (config.mode === 'live' && !config.fingerprintKey) {
+    throw new ConfigError(
+      'ACQUIRO_FINGERPRINT_KEY is required in live mode: without it card and request fingerprints come from the first vault key, ' +
+        'and change when a new vault key is put first; set it to what `acquiro vault fingerprint-key` prints with this ACQUIRO_VAULT_KEYS, ' +
+        'so the fingerprints made so far keep matching',
+    );
+  }
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant: Record<string, string> = {};
   for (const [name, { pattern, oneOf, expected }] of Object.entries(VARIABLES)) {

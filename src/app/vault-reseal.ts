@@ -42,6 +42,15 @@ async function reseal(deps: Pick<Deps, 'database' | 'vault'>, sealed: SealedColu
   }
 }
 
+/** The key ids of sealed rows this vault cannot open (none: a reseal can move everything). */
+export async function unopenedKeyIds(deps: Pick<Deps, 'database' | 'vault'>): Promise<string[]> {
+  const rows = await deps.database.query<{ key_id: string }>(
+    `SELECT vault_key_id AS key_id FROM card_tokens UNION SELECT vault_key_id FROM account_keys
+     UNION SELECT connector_credentials_key FROM accounts WHERE connector_credentials_key IS NOT NULL`,
+  );
+  return rows.map((row) => row.key_id).filter((id) => !deps.vault.opens(id)).sort();
+}
+
 export async function resealAll(deps: Pick<Deps, 'database' | 'vault'>, batch = 500): Promise<{ tokens: number; keys: number; connectors: number }> {
   return {
     tokens: await reseal(deps, SEALED.tokens, batch),

@@ -18,20 +18,36 @@ export class Vault {
   readonly #fingerprintKey: Buffer;
   readonly #macKeys = new Map<string, Buffer>();
 
-  constructor(keys: readonly VaultKey[], fingerprintKey?: Buffer) {
+  /** `alsoOpens`: keys that open what they sealed but seal nothing (after `keys`; an id of `keys` wins). */
+  constructor(keys: readonly VaultKey[], fingerprintKey?: Buffer, alsoOpens: readonly VaultKey[] = []) {
     const usable = keys.length > 0 ? keys : [SANDBOX_KEY];
     this.#active = usable[0]!;
-    this.#keys = new Map(usable.map((k) => [k.id, k.key]));
+    this.#keys = new Map([...alsoOpens, ...usable].map((k) => [k.id, k.key]));
     this.#fingerprintKey =
       fingerprintKey ?? Buffer.from(hkdfSync('sha256', this.#active.key, Buffer.alloc(0), 'acquiro fingerprint', 32));
   }
 
-  static fromConfig(config: Config): Vault {
-    return new Vault(config.vaultKeys, config.fingerprintKey);
+  /**
+   * In sandbox mode the built-in key still opens what it sealed once ACQUIRO_VAULT_KEYS is set, so
+   * a sandbox database moves to keys of its own (`acquiro vault reseal`): its bytes are nowhere an
+   * operator could copy them from to list it. Never in live mode: it is not secret.
+   */
+  static fromConfig(config: Pick<Config, 'vaultKeys' | 'fingerprintKey' | 'mode'>): Vault {
+    return new Vault(config.vaultKeys, config.fingerprintKey, config.mode === 'sandbox' ? [SANDBOX_KEY] : []);
   }
 
   get activeKeyId(): string {
     return this.#active.id;
+  }
+
+  /** The fingerprint key in use (ACQUIRO_FINGERPRINT_KEY's, or the one derived from the first vault key), base64. */
+  get fingerprintKeyText(): string {
+    return this.#fingerprintKey.toString('base64');
+  }
+
+  /** Whether a row sealed with this key id can be opened. */
+  opens(keyId: string): boolean {
+    return this.#keys.has(keyId);
   }
 
   seal(plaintext: string, context: string): Sealed {

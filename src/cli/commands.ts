@@ -9,7 +9,7 @@ import { Command, CommanderError, Help, type Option } from 'commander';
 import { AppError } from '../domain/errors.ts';
 import { sqlStateOf } from '../db/error-chain.ts';
 import { isDatabaseUnavailable } from '../db/unavailable.ts';
-import { UNAVAILABLE, UNEXPECTED } from '../exit-codes.ts';
+import { CONFIG, UNAVAILABLE, UNEXPECTED } from '../exit-codes.ts';
 import { VERSION } from '../version.ts';
 import type { CommandResult } from '../db/ownership.ts';
 import { accountSettingsCommands } from './commands/account-settings.ts';
@@ -27,7 +27,7 @@ import { signingCommands } from './commands/signing.ts';
 import { storefrontCommands } from './commands/storefronts.ts';
 import { subscriptionCommands } from './commands/subscriptions.ts';
 import { userCommands } from './commands/users.ts';
-import { show, type CommandContext, type CommandDeps, type Output } from './io.ts';
+import { show, usageError, type CommandContext, type CommandDeps, type Output } from './io.ts';
 
 export type { CommandDeps } from './io.ts';
 
@@ -59,15 +59,24 @@ function buildProgram(ctx: CommandContext): Command {
   signingCommands(program, ctx);
   userCommands(program, ctx);
 
-  program
-    .command('vault')
-    .description('secrets at rest')
+  const vault = program.command('vault').description('secrets at rest');
+  vault
     .command('reseal')
     .description('re-encrypt stored cards and secret keys with the active (first) key of ACQUIRO_VAULT_KEYS')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
-      const { resealAll } = await import('../app/vault-reseal.ts');
+      const { resealAll, unopenedKeyIds } = await import('../app/vault-reseal.ts');
+      // A key missing from the configuration is the operator's to add, not an unexpected failure
+      // halfway through: refused before anything is resealed (exit 78, naming the variable).
+      const missing = await unopenedKeyIds(deps);
+      if (missing.length > 0) {
+        throw usageError(
+          `ACQUIRO_VAULT_KEYS does not hold vault key ${missing.join(', ')}, which sealed rows of this database: ` +
+            'list it after the active key and run `acquiro vault reseal` again; nothing was resealed',
+          CONFIG,
+        );
+      }
       const done = await resealAll(deps);
       show(ctx, Boolean(opts.json), { vault_key: deps.vault.activeKeyId, ...done }, () =>
         [
@@ -75,6 +84,17 @@ function buildProgram(ctx: CommandContext): Command {
           ...(done.connectors > 0 ? [`resealed ${done.connectors} connector credentials`] : []),
         ].join('\n'),
       );
+    });
+
+  vault
+    .command('fingerprint-key')
+    .description('print the key card and request fingerprints are made with now, to set as ACQUIRO_FINGERPRINT_KEY (required in live mode) before a vault key rotation')
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      const key = deps.vault.fingerprintKeyText;
+      const from = deps.config.fingerprintKey ? 'ACQUIRO_FINGERPRINT_KEY' : `derived from vault key ${deps.vault.activeKeyId}`;
+      show(ctx, Boolean(opts.json), { fingerprint_key: key, from }, () => `ACQUIRO_FINGERPRINT_KEY=${key}\n(${from}: keep it secret, as the vault keys)`);
     });
 
   program

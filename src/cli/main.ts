@@ -7,6 +7,7 @@
 // owner loads no use case and opens no database; one run here opens the database (and loads the
 // gateway's modules) only when its action first needs it, once commander has checked its arguments.
 import { setTimeout as sleep } from 'node:timers/promises';
+import { CommanderError } from 'commander';
 import type { Config } from '../config.ts';
 import { claimDataDir, OWNER_BUSY, runInOwner, type CommandResult, type Ownership } from '../db/ownership.ts';
 import { runCommand, type CommandDeps } from './commands.ts';
@@ -132,6 +133,9 @@ async function runOnDataDir(config: Config, argv: readonly string[], piped: stri
   stop(`${config.dataDir} stayed busy for ${OWNER_WAIT_MS / 1000} s; is another acquiro command stuck?`);
 }
 
+/** `--credentials-file -`: credentials on standard input, read here for a command routed to the owner. */
+const fromStdin = (argv: readonly string[]) => argv.some((arg, i) => (arg === '--credentials-file' && argv[i + 1] === '-') || arg === '--credentials-file=-');
+
 async function readStdin(): Promise<string> {
   let text = '';
   for await (const chunk of process.stdin) text += String(chunk);
@@ -167,10 +171,18 @@ async function main(argv: readonly string[]): Promise<void> {
     starting = 'the start';
     return runServer(config, command, argv.filter((_arg, i) => i !== argv.indexOf(command)));
   }
+  // A credentials file is read here, in the operator's directory and with the operator's
+  // permissions, never by the server a command is routed to: its text becomes standard input.
+  const { readCredentialsHere } = await import('./credentials-file.ts');
+  const credentials = await readCredentialsHere(argv).catch((error: unknown) => {
+    if (error instanceof CommanderError) finish({ stdout: '', stderr: `error: ${error.message}\n`, exitCode: 2 });
+    throw error;
+  });
+  const args = credentials?.argv ?? argv;
   // Read once, here: a command routed to the process owning the data directory gets it with its argv.
-  const piped = argv.includes('--password-stdin') ? await readStdin() : undefined;
+  const piped = credentials?.text ?? (args.includes('--password-stdin') || fromStdin(args) ? await readStdin() : undefined);
   const stdin = piped === undefined ? readStdin : async () => piped;
-  finish(config.databaseUrl ? await runHere(config, argv, stdin) : await runOnDataDir(config, argv, piped, stdin));
+  finish(config.databaseUrl ? await runHere(config, args, stdin) : await runOnDataDir(config, args, piped, stdin));
 }
 
 /** A configuration or start-up problem (ConfigError, StartError) is the operator's to fix: one line, exit 78. */

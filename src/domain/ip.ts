@@ -33,8 +33,12 @@ export function inBlock(cidr: string, ip: string): boolean {
 export function normaliseCidr(text: string): string | undefined {
   try {
     if (text.includes('/')) {
+      // A block by its first address: 192.168.1.77/24 allows what 192.168.1.0/24 allows, and is
+      // stored, listed and removed as that one block.
       const [address, bits] = parseBlock(text);
-      return `${address.toString()}/${bits}`;
+      const block = `${address.toString()}/${bits}`;
+      const first = address.kind() === 'ipv4' ? ipaddr.IPv4.networkAddressFromCIDR(block) : ipaddr.IPv6.networkAddressFromCIDR(block);
+      return `${first.toString()}/${bits}`;
     }
     const address = ipaddr.process(text);
     return `${address.toString()}/${address.kind() === 'ipv4' ? 32 : 128}`;
@@ -44,14 +48,12 @@ export function normaliseCidr(text: string): string | undefined {
 }
 
 /**
- * The texts the block `cidr` (as normaliseCidr writes it) may be stored under: itself and, for an
- * IPv4 block, the IPv4-mapped IPv6 form (::ffff:a00:0/104) such a block was stored in when written
- * so before blocks of that range were normalised. Removing either form removes both.
+ * Which of `stored` (an allow-list's rows) are the block `cidr` (as normaliseCidr writes it),
+ * whatever form each was stored in before blocks were normalised: the IPv4-mapped IPv6 form
+ * (::ffff:a00:0/104), or with host bits set (10.0.0.1/8). Removing the block removes them all.
  */
-export function storedForms(cidr: string): string[] {
-  const [address, bits] = ipaddr.parseCIDR(cidr);
-  if (address.kind() !== 'ipv4') return [cidr];
-  return [cidr, `${(address as ipaddr.IPv4).toIPv4MappedAddress().toString()}/${bits + MAPPED_PREFIX}`];
+export function storedForms(cidr: string, stored: readonly string[]): string[] {
+  return stored.filter((text) => text === cidr || normaliseCidr(text) === cidr);
 }
 
 /**

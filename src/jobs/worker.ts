@@ -3,10 +3,11 @@
 // work through row locks. On the embedded database the worker owns the data directory, as
 // `serve` does, and runs other `acquiro` commands routed to it.
 import { runCommand } from '../cli/commands.ts';
-import type { Config } from '../config.ts';
+import { requireLiveFingerprintKey, type Config } from '../config.ts';
 import type { Ownership } from '../db/ownership.ts';
 import { createDeps, releaseDeps } from '../deps.ts';
 import { Presence } from '../app/processes/presence.ts';
+import { probeSealedData } from '../app/vault-probe.ts';
 import { createLogger } from '../logging.ts';
 import { claimConfiguredDataDir } from '../serve.ts';
 import { openReachableDatabase, warnIfAutovacuumOff } from '../startup.ts';
@@ -18,6 +19,7 @@ export interface RunningWorker {
 }
 
 export async function runWorker(config: Config): Promise<RunningWorker> {
+  requireLiveFingerprintKey(config);
   const log = createLogger(config.logLevel);
   const ownership: Ownership | null = await claimConfiguredDataDir(
     config,
@@ -27,7 +29,17 @@ export async function runWorker(config: Config): Promise<RunningWorker> {
   try {
     const database = await openReachableDatabase(config);
     const deps = await createDeps({ config, database, log });
-    ownership?.serveCommands((argv) => runCommand(argv, deps));
+    // As a live gateway: data sealed with keys this process lacks stops the start (exit 78, saying
+    // what to do), rather than a worker failing every notification and stored-card charge.
+    if (config.mode === 'live') {
+      await probeSealedData(deps).catch(async (error: unknown) => {
+        await releaseDeps(deps);
+        await database.close();
+        throw error;
+      });
+    }
+    // As the server does: what the caller read on its standard input (--password-stdin, --credentials-file).
+    ownership?.serveCommands((argv, stdin) => runCommand(argv, deps, stdin === undefined ? {} : { stdin: async () => stdin }));
     const workers = startWorkers(deps, PERIODIC_TASKS);
     // Seen in process_heartbeats beside the gateways (an operator's count of running workers).
     const presence = new Presence(deps, 'worker');

@@ -44,6 +44,14 @@ describe('acquiro accounts connector', () => {
     expect([unknown.exitCode, unknown.stderr]).toEqual([1, 'error: no connector acme is registered in sandbox mode\n']);
     const bad = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', file('["x"]'));
     expect(bad.stderr).toMatch(/must hold one JSON object whose values are text/);
+
+    // `-`: from standard input (a secret manager's pipe), as src/cli/main.ts hands on a file it read.
+    const piped = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], gw.gateway.deps, {
+      stdin: async () => '{"api_key":"ak_live_piped_456"}\n',
+    });
+    expect([piped.exitCode, JSON.parse(piped.stdout)]).toEqual([0, { account_id: shop.ids.account_id, connector: 'simulator', credentials: ['api_key'] }]);
+    const notJson = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-'], gw.gateway.deps, { stdin: async () => 'api_key=x' });
+    expect([notJson.exitCode, notJson.stderr]).toEqual([2, 'error: --credentials-file on standard input is not a readable JSON file\n']);
   });
 
   it('creates no merchant or account on a connector this mode has not registered', async () => {

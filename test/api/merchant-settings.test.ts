@@ -57,6 +57,29 @@ describe('acquiro merchants disable|enable', () => {
     expect((await authorise(other)).status).toBe(200);
   });
 
+  it('merchants list says which accounts are disabled, not only which merchants', async () => {
+    // It printed the merchant's status on each account's line: a disabled account read `active`.
+    const shop = await gw.merchant();
+    const second = JSON.parse((await acquiro('accounts', 'create', '--merchant-id', shop.ids.merchant_id, '--json')).stdout) as { account_id: string };
+    await acquiro('merchants', 'disable', ...ids(shop));
+    const lines = async () =>
+      (JSON.parse((await acquiro('merchants', 'list', '--json')).stdout) as Record<string, unknown>[])
+        .filter((line) => line.merchant_id === shop.ids.merchant_id)
+        .map(({ account_id, status, account_status }) => ({ account_id, status, account_status }));
+    expect(await lines()).toEqual([
+      { account_id: shop.ids.account_id, status: 'active', account_status: 'disabled' },
+      { account_id: second.account_id, status: 'active', account_status: 'active' },
+    ]);
+    await acquiro('merchants', 'disable', '--merchant-id', shop.ids.merchant_id);
+    await acquiro('merchants', 'enable', ...ids(shop));
+    expect(await lines()).toEqual([
+      { account_id: shop.ids.account_id, status: 'disabled', account_status: 'active' },
+      { account_id: second.account_id, status: 'disabled', account_status: 'active' },
+    ]);
+    const text = (await acquiro('merchants', 'list')).stdout;
+    expect(text.split('\n')[0]).toMatch(/^merchant_id\s+name\s+status\s+account_id\s+account_status\s/);
+  });
+
   it("takes no payment on a disabled merchant's hosted page, and takes it again once enabled", async () => {
     const shop = await gw.merchant();
     const browser = shopper(gw.gateway.server.app);

@@ -76,6 +76,25 @@ describe('the IP allow-list', () => {
     expect(await from('198.51.100.4')).toBe(403);
   });
 
+  it('registers a block written with host bits as the block, and removes it in every form it was stored in', async () => {
+    // `ips add --cidr 192.168.1.77/24` stored that text, which allows the whole /24: removing
+    // 192.168.1.0/24 said "was not registered", and a block added in both forms was "removed"
+    // while the other row still let every address of it query.
+    const merchant = await gw.merchant();
+    const ids = ['--merchant-id', merchant.ids.merchant_id, '--account-id', merchant.ids.account_id];
+    const added = await runCommand(['ips', 'add', ...ids, '--cidr', '198.51.100.77/24'], gw.gateway.deps);
+    expect([added.exitCode, added.stdout]).toEqual([0, 'added 198.51.100.0/24\n']);
+    // A row stored with host bits before this was normalised.
+    await gw.database.query('INSERT INTO account_ips (account_id, cidr) VALUES ($1, $2)', [merchant.ids.account_id, '198.51.100.9/24']);
+    const txn = await pay(merchant);
+    const from = async (remoteAddress: string) => (await query(merchant, { order_no: txn.order_no }, { remoteAddress })).status;
+    expect(await from('198.51.100.4')).toBe(200);
+    const removed = await runCommand(['ips', 'remove', ...ids, '--cidr', '198.51.100.0/24', '--json'], gw.gateway.deps);
+    expect(JSON.parse(removed.stdout)).toMatchObject({ cidr: '198.51.100.0/24', removed: true });
+    expect(JSON.parse((await runCommand(['ips', 'list', ...ids, '--json'], gw.gateway.deps)).stdout)).toEqual([]);
+    expect(await from('198.51.100.4')).toBe(403);
+  });
+
   it('ignores X-Forwarded-For when no proxy is trusted', async () => {
     const merchant = await gw.merchant();
     await registerIp(gw, merchant, '203.0.113.7');

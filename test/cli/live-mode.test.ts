@@ -1,6 +1,6 @@
 // Live mode through real processes on PostgreSQL (live mode runs only there): `acquiro serve` makes
 // no demo merchant, refuses a database whose sealed data its vault keys cannot open (exit 78,
-// saying what to do), and the CLI refuses to put a live merchant on the sandbox simulator. The
+// saying what to do; `acquiro worker` too), and the CLI refuses to put a live merchant on the sandbox simulator. The
 // file uses a schema of its own on the machine's PostgreSQL whatever the project: it runs once.
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,8 @@ const key = (id: string) => `${id}:${randomBytes(32).toString('base64')}`;
 const KEY_A = key('k-a');
 const KEY_B = key('k-b');
 const base = { DATABASE_URL: `${POSTGRES_URL}?options=-c%20search_path%3D${schema}` };
-const live = { ...base, ACQUIRO_MODE: 'live', ACQUIRO_VAULT_KEYS: KEY_A, ACQUIRO_WORKERS: 'off' };
+const FINGERPRINT_KEY = randomBytes(32).toString('base64');
+const live = { ...base, ACQUIRO_MODE: 'live', ACQUIRO_VAULT_KEYS: KEY_A, ACQUIRO_FINGERPRINT_KEY: FINGERPRINT_KEY, ACQUIRO_WORKERS: 'off' };
 
 async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: POSTGRES_URL });
@@ -54,6 +55,23 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
   }
 }
 
+/** `acquiro <args>` until it exits, or 20 s: a start that should have been refused is killed then. */
+async function exitWithin(args: readonly string[], env: Record<string, string>): Promise<{ code: number | string | null; stderr: string }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const code = await Promise.race([exited, new Promise<string>((resolve) => setTimeout(() => resolve('still running after 20 s'), 20_000))]);
+  if (child.exitCode === null) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  return { code, stderr };
+}
+
 const merchantCount = () =>
   admin(async (client) => Number((await client.query(`SELECT count(*) AS n FROM ${schema}.merchants WHERE id <> 'platform'`)).rows[0].n));
 
@@ -65,6 +83,25 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
     const output = await serveOnce(live);
     expect(output).not.toMatch(/demo merchant|secret_key/);
     expect(await merchantCount()).toBe(0);
+  });
+
+  it('starts only with ACQUIRO_FINGERPRINT_KEY, which acquiro vault fingerprint-key prints to keep the fingerprints made so far', async () => {
+    // Without it, fingerprints came from the first vault key: putting a new key first (the
+    // documented rotation) changed every one, and a retried order was refused as another.
+    const { ACQUIRO_FINGERPRINT_KEY: _set, ...unset } = live;
+    for (const command of ['serve', 'worker']) {
+      const refused = await exitWithin([command], { ...unset, PORT: String(await freePort()) });
+      expect([command, refused.code]).toEqual([command, 78]);
+      expect(refused.stderr).toContain('ACQUIRO_FINGERPRINT_KEY is required in live mode');
+    }
+    const printed = await acquiro(['vault', 'fingerprint-key', '--json'], unset);
+    expect(printed.code).toBe(0);
+    const derived = JSON.parse(printed.stdout) as { fingerprint_key: string; from: string };
+    expect(derived.from).toBe('derived from vault key k-a');
+    // Set, it stays the key whatever vault key comes first.
+    const rotated = await acquiro(['vault', 'fingerprint-key', '--json'], { ...unset, ACQUIRO_FINGERPRINT_KEY: derived.fingerprint_key, ACQUIRO_VAULT_KEYS: `${KEY_B},${KEY_A}` });
+    expect(JSON.parse(rotated.stdout)).toEqual({ fingerprint_key: derived.fingerprint_key, from: 'ACQUIRO_FINGERPRINT_KEY' });
+    await serveOnce({ ...unset, ACQUIRO_FINGERPRINT_KEY: derived.fingerprint_key });
   });
 
   it('refuses to put a merchant on the sandbox simulator, saying what to name instead', async () => {
@@ -87,6 +124,10 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
       'the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open: start with the keys this database was sealed with in ACQUIRO_VAULT_KEYS',
     );
     expect(refused.stderr).toContain('acquiro vault reseal');
+    // So does a worker: it signs every notification with a sealed secret key, and charges stored cards.
+    const worker = await exitWithin(['worker'], { ...live, ACQUIRO_VAULT_KEYS: KEY_B });
+    expect(worker.code).toBe(78);
+    expect(worker.stderr).toContain('the database holds data sealed with vault key k-a, which ACQUIRO_VAULT_KEYS cannot open');
     // With the key it was sealed with, the same process starts.
     await serveOnce({ ...live, ACQUIRO_VAULT_KEYS: `${KEY_B},${KEY_A}` });
   });

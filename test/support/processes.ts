@@ -129,12 +129,15 @@ export async function initialisedDataDir(): Promise<string> {
   return dir;
 }
 
-/** Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its standard input. */
-export function acquiro(args: readonly string[], env: Record<string, string>, input?: string): Promise<Run> {
+/**
+ * Runs `acquiro <args>` to completion with Node 24 (the one running the tests); `input` goes to its
+ * standard input; `cwd` is the directory it runs in (the checkout by default).
+ */
+export function acquiro(args: readonly string[], env: Record<string, string>, input?: string, cwd = ROOT): Promise<Run> {
   return new Promise((resolve) => {
     const child = track(
       spawn(process.execPath, [...COMMAND_FLAGS, join(ROOT, 'bin/acquiro.js'), ...args], {
-        cwd: ROOT,
+        cwd,
         env: childEnv(env),
       }),
     );

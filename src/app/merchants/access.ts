@@ -7,7 +7,7 @@ import { addQueryIp, listQueryIps, removeQueryIp } from '../../db/repositories/q
 import { currentKey } from '../../db/repositories/notifications.ts';
 import type { AccountRow } from '../../db/schema.ts';
 import { AppError } from '../../domain/errors.ts';
-import { normaliseCidr, storedForms } from '../../domain/ip.ts';
+import { normaliseCidr } from '../../domain/ip.ts';
 import { sign, type SignedBody } from '../../domain/signature.ts';
 import { hostSource } from '../checkout/frame-ancestors.ts';
 import type { Deps } from '../context.ts';
@@ -48,7 +48,7 @@ export async function allowQueryIp(deps: Pick<Deps, 'database'>, merchantId: str
 export async function forbidQueryIp(deps: Pick<Deps, 'database'>, merchantId: string, accountId: string, text: string): Promise<boolean> {
   const cidr = cidrOf(text);
   await accountOf(deps, merchantId, accountId);
-  return removeQueryIp(deps.database.db, accountId, storedForms(cidr));
+  return removeQueryIp(deps.database.db, accountId, cidr);
 }
 
 export async function storefrontsOf(deps: Pick<Deps, 'database'>, merchantId: string, accountId: string): Promise<string[]> {

@@ -157,6 +157,8 @@ export async function listMerchants(deps: Pick<Deps, 'database'>) {
       name: merchants.name,
       status: merchants.status,
       account_id: accounts.id,
+      // The account's own: disabled alone (merchants disable --account-id) while its merchant is active.
+      account_status: accounts.status,
       capture_mode: accounts.captureMode,
       connector: accounts.connector,
       created_at: merchants.createdAt,

@@ -1,6 +1,5 @@
 // `acquiro merchants disable|enable` and `acquiro accounts fees show|set|remove`: what an
 // operator changes on a merchant already taking payments. Every process sees it at once.
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import type { ConnectorView } from '../../app/merchants/connector.ts';
 import type { FeesView, Status } from '../../app/merchants/settings.ts';
@@ -108,10 +107,10 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
     .requiredOption('--connector <name>', 'a connector registered in this mode')
-    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file, never typed on the command line')
+    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file (- for standard input), never typed on the command line')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; connector: string; credentialsFile?: string; json?: boolean }) => {
-      const credentials = opts.credentialsFile ? await readCredentials(opts.credentialsFile) : undefined;
+      const credentials = opts.credentialsFile ? await readCredentials(ctx, opts.credentialsFile) : undefined;
       const deps = await ctx.deps();
       const { setConnector } = await connectors();
       const view = await setConnector(deps, opts.merchantId, opts.accountId, opts.connector, credentials);
@@ -119,15 +118,10 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     });
 }
 
-async function readCredentials(path: string): Promise<Record<string, string>> {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(await readFile(path, 'utf8'));
-  } catch {
-    throw usageError(`--credentials-file ${path} is not a readable JSON file`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed) || !Object.values(parsed).every((v) => typeof v === 'string')) {
-    throw usageError(`--credentials-file ${path} must hold one JSON object whose values are text`);
-  }
-  return parsed as Record<string, string>;
+/** The credentials of `--credentials-file`: the file's, or standard input's for `-` (src/cli/main.ts reads a file there). */
+async function readCredentials(ctx: CommandContext, path: string): Promise<Record<string, string>> {
+  const { FROM_STDIN, parseCredentials, readCredentialsText } = await import('../credentials-file.ts');
+  if (path !== FROM_STDIN) return parseCredentials(await readCredentialsText(path), path);
+  if (!ctx.stdin) throw usageError('--credentials-file - reads the credentials on standard input, and runs only from a shell');
+  return parseCredentials(await ctx.stdin(), 'on standard input');
 }

@@ -1,6 +1,6 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
-import { normaliseCidr as normaliseCidrText, storedForms } from '../../domain/ip.ts';
+import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
 import { accountDeps, intBetween, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -137,7 +137,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
       const cidr = normaliseCidr(opts.cidr);
       const deps = await accountDeps(ctx, opts);
       const { removeQueryIp } = await queryIps();
-      const removed = await removeQueryIp(deps.database.db, opts.accountId, storedForms(cidr));
+      const removed = await removeQueryIp(deps.database.db, opts.accountId, cidr);
       show(ctx, Boolean(opts.json), { account_id: opts.accountId, cidr, removed }, () =>
         removed ? `removed ${cidr}` : `${cidr} was not registered`,
       );

@@ -1,5 +1,6 @@
 // The addresses allowed to call the read operations (query, refund search) for an account.
 import { and, asc, eq, inArray } from 'drizzle-orm';
+import { storedForms } from '../../domain/ip.ts';
 import type { Executor } from '../client.ts';
 import { accountIps } from '../schema.ts';
 
@@ -8,9 +9,15 @@ export async function addQueryIp(db: Executor, accountId: string, cidr: string):
   await db.insert(accountIps).values({ accountId, cidr }).onConflictDoNothing();
 }
 
-/** Whether the block was registered under any of `forms` (storedForms in src/domain/ip.ts), and now is not. */
-export async function removeQueryIp(db: Executor, accountId: string, forms: readonly string[]): Promise<boolean> {
-  const removed = await db.delete(accountIps).where(and(eq(accountIps.accountId, accountId), inArray(accountIps.cidr, [...forms]))).returning();
+/**
+ * Whether the block `cidr` (normalised by the caller) was registered, in any form it was stored in
+ * (storedForms in src/domain/ip.ts), and now is not.
+ */
+export async function removeQueryIp(db: Executor, accountId: string, cidr: string): Promise<boolean> {
+  const rows = await db.select({ cidr: accountIps.cidr }).from(accountIps).where(eq(accountIps.accountId, accountId));
+  const forms = storedForms(cidr, rows.map((row) => row.cidr));
+  if (forms.length === 0) return false;
+  const removed = await db.delete(accountIps).where(and(eq(accountIps.accountId, accountId), inArray(accountIps.cidr, forms))).returning();
   return removed.length > 0;
 }
 

@@ -1,0 +1,57 @@
+// `acquiro accounts connector set --credentials-file`: the file is the operator's, read where the
+// operator runs the command (its directory, its permissions), also when the command runs inside
+// the process that owns the embedded database (a server started elsewhere, or `acquiro worker`).
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_DB } from '../support/gateway.ts';
+import { acquiro, migratedDataDir, startServer, startWorker } from '../support/processes.ts';
+import { tempDir } from '../support/temp.ts';
+
+const stops: (() => Promise<void>)[] = [];
+afterAll(async () => {
+  for (const stop of stops) await stop();
+});
+
+// Routing to the owning process is the embedded database's; this file makes one of its own whatever
+// the project, so it runs once.
+describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentials-file, routed to the owner', () => {
+  it('reads a relative path in the operator\'s directory, and standard input through a worker', async () => {
+    const dataDir = await migratedDataDir();
+    const env = { ACQUIRO_DATA_DIR: dataDir };
+    const shop = JSON.parse((await acquiro(['merchants', 'create', '--name', 'Creds shop', '--json'], env)).stdout) as { merchant_id: string; account_id: string };
+    const ids = ['--merchant-id', shop.merchant_id, '--account-id', shop.account_id];
+    const operatorDir = tempDir('acquiro-operator-');
+    writeFileSync(join(operatorDir, 'creds.json'), '{"api_key":"ak_live_relative_1","region":"eu"}', { mode: 0o600 });
+
+    const server = await startServer(env);
+    stops.push(async () => void (await server.stop()));
+    // The server runs in the checkout; the operator in a directory of its own. The file was looked
+    // for in the server's directory: refused as unreadable (or another file of that name taken).
+    const routed = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'creds.json', '--json'], env, undefined, operatorDir);
+    expect([routed.code, routed.stderr]).toEqual([0, '']);
+    expect(JSON.parse(routed.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key', 'region'] });
+    // A file the operator cannot give is refused by the operator's command, naming the path, exit 2.
+    const missing = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'nothing.json'], env, undefined, operatorDir);
+    expect([missing.code, missing.stderr]).toEqual([2, 'error: --credentials-file nothing.json is not a readable JSON file\n']);
+    await server.stop();
+
+    // `acquiro worker` owns the directory now: it gets the caller's standard input as the server does.
+    const worker = startWorker(env);
+    stops.push(async () => void (await worker.stop()));
+    const deadline = Date.now() + 60_000;
+    while (!existsSync(join(dataDir, 'acquiro.lock'))) {
+      if (Date.now() > deadline) throw new Error(`the worker did not claim the data directory:\n${worker.output()}`);
+      await sleep(100);
+    }
+    // Routed once the worker serves commands (before, a command waits, then gives up: exit 78).
+    while ((await acquiro(['merchants', 'list', '--json'], env)).code !== 0) {
+      if (Date.now() > deadline) throw new Error(`the worker did not serve commands:\n${worker.output()}`);
+    }
+    const piped = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], env, '{"api_key":"ak_live_piped_2"}');
+    expect([piped.code, piped.stderr]).toEqual([0, '']);
+    expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'] });
+    expect(existsSync(join(dataDir, 'acquiro.lock'))).toBe(true); // it ran in the worker, not as an owner of its own
+  });
+});
