@@ -62,7 +62,18 @@ export interface StoredCredential {
  */
 export interface Deadlined {
   readonly signal?: AbortSignal;
+  /**
+   * The credentials (the acquirer's API keys) stored for the account the call is for, opened from
+   * the vault by the core: `acquiro accounts connector set --credentials-file` (docs/connectors.md,
+   * Credentials). Empty when the account stores none, or when the call is for a payment taken on
+   * another connector than the account's current one (an account re-routed since): a connector
+   * never gets another connector's keys. The core always sends them; never log them.
+   */
+  readonly credentials?: Credentials;
 }
+
+/** An account's credentials with its connector: names to values, as the operator stored them. */
+export type Credentials = Readonly<Record<string, string>>;
 
 export interface AuthoriseRequest extends Deadlined {
   /** Our transaction id (the payment's, whichever of its attempts this is). */

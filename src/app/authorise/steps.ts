@@ -11,6 +11,7 @@ import { riskRecord, type RiskProbe, type RiskRecord } from '../../db/repositori
 import { findToken, tokenApproved } from '../../db/repositories/tokens.ts';
 import type { AccountRow, PaymentRow } from '../../db/schema.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
+import { credentialsFor } from '../merchants/connector.ts';
 import type { Deps } from '../context.ts';
 import type { AuthorisationContext, AuthorisationDecision, CardToStore } from '../payments/record-authorisation.ts';
 import type { OrderDetails, PaymentSource } from '../payments/command.ts';
@@ -188,6 +189,8 @@ export async function decide(
       ? { ...chargeFlags(order, instrument.card, instrument.charge), card: instrument.card.details, requestThreeDS: order.requestThreeDS, ...(order.authentication ? { authentication: order.authentication } : {}) }
       : { paymentMethod: instrument.paymentMethod, methodData: instrument.methodData, returnUrl: instrument.returnUrl }),
     shopper: shopperOf(order),
+    // The account's own: the call goes to its connector. Opened from the row at hand (cached).
+    credentials: credentialsFor(deps, account, account.connector),
   });
   return { context, outcome };
 }

@@ -4,7 +4,7 @@
 // journals and its event in one transaction. An answer that is not a clear success or failure
 // leaves the operation pending; resolvePendingOperations asks again later with the same id.
 import { eq } from 'drizzle-orm';
-import type { Connector, OperationOutcome } from '../../connectors/port.ts';
+import type { Connector, Credentials, OperationOutcome } from '../../connectors/port.ts';
 import { AppError, CODES, codeText } from '../../domain/errors.ts';
 import { formatAmount } from '../../domain/money.ts';
 import { newId } from '../../domain/ids.ts';
@@ -29,6 +29,7 @@ import { isDatabaseUnavailable } from '../../db/unavailable.ts';
 import { accounts, type AccountRow, type PaymentOperationRow, type PaymentRow, type SubscriptionRow } from '../../db/schema.ts';
 import { lockOrder, type OrderRef, type Outcome } from '../batch/orders.ts';
 import { callConnector, canAskAgain } from '../batch/calls-in-flight.ts';
+import { credentialsToSend } from '../merchants/connector.ts';
 import type { Deps } from '../context.ts';
 import { paymentEventPayload } from '../payments/events.ts';
 import { openOnApproval, subscriptionOfPayment } from '../subscriptions/open.ts';
@@ -156,19 +157,22 @@ async function askProcessor(deps: Deps, operation: PaymentOperationRow, payment:
     deps.log.error({ paymentId: payment.id, connector: payment.connector }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
+  // The account's credentials only while its connector is still the payment's (credentialsFor).
+  const credentials = await credentialsToSend(deps, payment.accountId, payment.connector);
+  if (!credentials) return { status: 'unknown' };
   // Under the deadline: unanswered by then, the outcome is unknown and the operation stays pending.
-  const result = await callConnector(deps, (signal) => send(connector, operation, payment, signal));
+  const result = await callConnector(deps, (signal) => send(connector, operation, payment, { signal, credentials }));
   if (result.ok) return result.value;
   deps.log.warn({ operationId: operation.id, kind: operation.kind, error: result.error.kind }, 'operation outcome unknown');
   return { status: 'unknown' };
 }
 
-function send(connector: Connector, operation: PaymentOperationRow, payment: PaymentRow, signal: AbortSignal) {
+function send(connector: Connector, operation: PaymentOperationRow, payment: PaymentRow, call: { signal: AbortSignal; credentials: Credentials }) {
   const amount = { minor: operation.amount, currency: operation.currency };
   const reference = payment.connectorReference ?? '';
   return operation.kind === 'capture'
-    ? connector.capture({ paymentId: payment.id, reference, amount, operationId: operation.id, signal })
-    : connector.cancel({ paymentId: payment.id, reference, amount, signal });
+    ? connector.capture({ paymentId: payment.id, reference, amount, operationId: operation.id, ...call })
+    : connector.cancel({ paymentId: payment.id, reference, amount, ...call });
 }
 
 const POLL_MS = 5_000;

@@ -6,6 +6,7 @@ import { PLATFORM_MERCHANT_ID } from '../../domain/ledger.ts';
 import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { accounts, type AccountRow } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import type { Credentials } from '../../connectors/port.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
 import { assertConnectorUsable } from './credentials.ts';
 
@@ -51,4 +52,56 @@ export function connectorCredentials(deps: Pick<Deps, 'vault'>, account: Account
 
 function viewOf(deps: Pick<Deps, 'vault'>, row: AccountRow): ConnectorView {
   return { account_id: row.id, connector: row.connector, credentials: Object.keys(connectorCredentials(deps, row)).sort() };
+}
+
+const NONE: Credentials = Object.freeze({});
+const MAX_OPENED = 10_000;
+
+/**
+ * Opened credentials per vault, by account, vault key and ciphertext: what a row holds names its
+ * entry, so new credentials or a reseal (a new ciphertext) are opened afresh and a stale entry is
+ * never used. Opening (AES-GCM and a JSON parse) runs once per account and key, not per call.
+ */
+const opened = new WeakMap<Deps['vault'], Map<string, Credentials>>();
+
+/**
+ * The credentials a connector call for `account` carries when the call is for a payment (or
+ * payout) taken on `connector`: the account's stored ones when its stored connector is that one;
+ * none otherwise (an account re-routed since: the old connector never gets the new one's keys).
+ * Opened from the row at hand (the account directory's cached row on the hot path): no statement.
+ */
+export function credentialsFor(deps: Pick<Deps, 'vault'>, account: AccountRow, connector: string): Credentials {
+  if (account.connector !== connector || !account.connectorCredentials || !account.connectorCredentialsKey) return NONE;
+  let byRow = opened.get(deps.vault);
+  if (!byRow) opened.set(deps.vault, (byRow = new Map()));
+  const key = `${account.id}\u0000${account.connectorCredentialsKey}\u0000${account.connectorCredentials}`;
+  const hit = byRow.get(key);
+  if (hit) return hit;
+  const value = Object.freeze(connectorCredentials(deps, account));
+  if (byRow.size >= MAX_OPENED) byRow.clear();
+  byRow.set(key, value);
+  return value;
+}
+
+/**
+ * The credentials for a call about something of account `accountId` taken on `connector` (a
+ * capture, void, refund, status query or completion): the account read by its id, then as
+ * credentialsFor.
+ */
+export async function credentialsOfAccount(deps: Pick<Deps, 'vault' | 'database'>, accountId: string, connector: string): Promise<Credentials> {
+  const [account] = await deps.database.db.select().from(accounts).where(eq(accounts.id, accountId)).limit(1);
+  return account ? credentialsFor(deps, account, connector) : NONE;
+}
+
+/**
+ * credentialsOfAccount for a call about to be sent, or undefined when the account could not be
+ * read (the database away): the call is not sent, and its outcome stays unknown for the sweeper.
+ */
+export async function credentialsToSend(deps: Pick<Deps, 'vault' | 'database' | 'log'>, accountId: string, connector: string): Promise<Credentials | undefined> {
+  try {
+    return await credentialsOfAccount(deps, accountId, connector);
+  } catch (error) {
+    deps.log.warn({ accountId, connector, err: error }, 'the account\'s connector credentials could not be read: the call is not sent');
+    return undefined;
+  }
 }

@@ -12,6 +12,7 @@ import { claimCompletion } from '../../db/repositories/payments.ts';
 import { processorKeyOf, type PaymentStatus } from '../../domain/payment.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
 import { callConnector } from '../batch/calls-in-flight.ts';
+import { credentialsToSend } from '../merchants/connector.ts';
 import type { Deps } from '../context.ts';
 import type { Waiting } from './waiting.ts';
 
@@ -36,6 +37,10 @@ export async function connectorCompletion(
     deps.log.info({ paymentId: payment.id, kind }, 'completion not sent: the account or its merchant is disabled');
     return undefined;
   }
+  // The account's credentials only while its connector is still the payment's (credentialsFor).
+  // Unread (the database away): nothing is claimed nor sent, and the shopper can answer again.
+  const credentials = await credentialsToSend(deps, payment.accountId, payment.connector);
+  if (!credentials) return undefined;
   // Another answer of the shopper's (a second tab) may be with the processor: this one is not sent,
   // and the page shows the payment as it stands; the first answer's outcome is recorded as usual.
   if (!(await claimCompletion(deps.database.db, payment.id, payment.status as PaymentStatus, deps.wallClock.now(), deps.config.processor.unknownAfterMs))) {
@@ -43,7 +48,7 @@ export async function connectorCompletion(
     return undefined;
   }
   const answer = await callConnector(deps, (signal) =>
-    complete.call(connector, { paymentId: payment.id, idempotencyKey: processorKeyOf(payment), reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal }),
+    complete.call(connector, { paymentId: payment.id, idempotencyKey: processorKeyOf(payment), reference, amount: { minor: payment.amount, currency: payment.currency }, capture, result, signal, credentials }),
   );
   if (!answer.ok) {
     deps.log.warn({ paymentId: payment.id, connector: payment.connector, kind: answer.error.kind }, 'completion outcome unknown');

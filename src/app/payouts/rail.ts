@@ -16,6 +16,7 @@ import { leaseDuePayouts, lockPayout, movePayout, routePayoutToAccountConnector,
 import type { PayoutRow } from '../../db/schema.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
 import { accountEnabled } from '../accounts/enabled.ts';
+import { credentialsToSend } from '../merchants/connector.ts';
 import type { Deps } from '../context.ts';
 import { fundsJournal, moveBalance, type FundsKind, type FundsMovement } from '../balances/funds.ts';
 import { payoutEventPayload, railBeneficiary, type PayoutEventType } from './view.ts';
@@ -105,16 +106,20 @@ export async function askRail(deps: Deps, payout: PayoutRow): Promise<RailAnswer
     return { status: 'unknown' };
   }
   const request = payout.request as { reference?: string };
+  // The account's credentials only while its connector is still the payout's (credentialsFor).
+  const credentials = await credentialsToSend(deps, payout.accountId, payout.connector);
+  if (!credentials) return { status: 'unknown' };
   const result = await withDeadline(
     (signal) =>
       payout.railReference
-        ? rail.payoutStatus({ payoutId: payout.id, reference: payout.railReference, signal })
+        ? rail.payoutStatus({ payoutId: payout.id, reference: payout.railReference, signal, credentials })
         : rail.createPayout({
             payoutId: payout.id,
             amount: { minor: payout.amountBeneficiaryReceives, currency: payout.paymentCurrency },
             beneficiary: railBeneficiary(payout),
             reference: request.reference ?? payout.shortReferenceId,
             signal,
+            credentials,
           }),
     railCallMs(deps),
   );

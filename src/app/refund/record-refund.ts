@@ -19,6 +19,7 @@ import type { PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import { checkTimes } from '../clock/check-times.ts';
 import { callConnector, canAskAgain } from '../batch/calls-in-flight.ts';
+import { credentialsToSend } from '../merchants/connector.ts';
 import type { Deps } from '../context.ts';
 import { refundEventPayload } from './refund-answer.ts';
 
@@ -31,10 +32,13 @@ export async function askRefund(deps: Deps, refund: RefundRow, connectorName: st
     deps.log.error({ refundId: refund.id, connector: connectorName }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
+  // The account's credentials only while its connector is still the payment's (credentialsFor).
+  const credentials = await credentialsToSend(deps, refund.accountId, connectorName);
+  if (!credentials) return { status: 'unknown' };
   // Under the deadline: unanswered by then, the outcome is unknown and the refund stays pending.
   const result = await callConnector(deps, (signal) =>
     refund.connectorReference
-      ? connector.refundStatus({ refundId: refund.id, reference: refund.connectorReference, signal })
+      ? connector.refundStatus({ refundId: refund.id, reference: refund.connectorReference, signal, credentials })
       : connector.refund({
           paymentId: refund.paymentId,
           reference: paymentReference ?? '',
@@ -42,6 +46,7 @@ export async function askRefund(deps: Deps, refund: RefundRow, connectorName: st
           amount: { minor: refund.amount, currency: refund.currency },
           ...(refund.reason ? { reason: refund.reason } : {}),
           signal,
+          credentials,
         }),
   );
   if (result.ok) return result.value;

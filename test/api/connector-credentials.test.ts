@@ -1,0 +1,103 @@
+// Each account's connector credentials (`acquiro accounts connector set --credentials-file`)
+// reach its connector on every call made for it: the authorisation, the capture, the refund
+// (docs/connectors.md, Credentials). Another account's calls carry its own, or none; a payment
+// taken on the connector an account was routed away from never gets the new connector's keys.
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Connectors } from '../../src/app/context.ts';
+import type { Connector, Credentials } from '../../src/connectors/port.ts';
+import { createSimulator } from '../../src/connectors/simulator/index.ts';
+import { runCommand } from '../../src/cli/commands.ts';
+import type { SignedClient } from '../support/client.ts';
+import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { capture, pay, refund } from '../support/lifecycle.ts';
+import { tempDir } from '../support/temp.ts';
+
+/** Every call a connector was handed, by its name and the payment it was for, with its credentials. */
+const seen: { connector: string; call: string; paymentId: string; credentials: Credentials | undefined }[] = [];
+
+function recording(name: string): Connector {
+  const simulator = createSimulator({ baseUrl: 'http://gateway.test' });
+  const record =
+    <R extends { paymentId: string; credentials?: Credentials }, O>(call: string, real: (request: R) => O) =>
+    (request: R): O => {
+      seen.push({ connector: name, call, paymentId: request.paymentId, credentials: request.credentials });
+      return real(request);
+    };
+  return {
+    ...simulator,
+    name,
+    authorise: record('authorise', simulator.authorise),
+    capture: record('capture', simulator.capture),
+    cancel: record('cancel', simulator.cancel),
+    refund: record('refund', simulator.refund),
+  };
+}
+
+const byName = new Map([recording('simulator'), recording('acme')].map((connector) => [connector.name, connector]));
+const connectors: Connectors = { get: (name) => byName.get(name) };
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startTestGateway({ connectors });
+});
+afterAll(() => gw?.close());
+
+async function route(shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<void> {
+  const argv = ['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector];
+  if (credentials) {
+    const path = join(tempDir('acquiro-creds-'), 'credentials.json');
+    writeFileSync(path, JSON.stringify(credentials), { mode: 0o600 });
+    argv.push('--credentials-file', path);
+  }
+  const set = await runCommand(argv, gw.gateway.deps);
+  expect([set.exitCode, set.stderr]).toEqual([0, '']);
+}
+
+const callsFor = (paymentId: string) => seen.filter((call) => call.paymentId === paymentId).map(({ connector, call, credentials }) => ({ connector, call, credentials }));
+
+describe("an account's connector credentials", () => {
+  it('reach its connector with the authorisation, the capture and the refund; another account gets its own or none', async () => {
+    const shop = await gw.merchant({ captureMode: 'manual' });
+    const other = await gw.merchant({ captureMode: 'manual' });
+    const bare = await gw.merchant({ captureMode: 'manual' });
+    const keys = { api_key: 'ak_test_shop_123', region: 'eu' };
+    await route(shop, 'simulator', keys);
+    await route(other, 'simulator', { api_key: 'ak_test_other_456' });
+
+    const txn = await pay(shop);
+    expect((await capture(shop, txn)).capture_status).toBe('1');
+    expect((await refund(shop, txn, txn.amount)).refund_status).not.toBe('0');
+    expect(callsFor(txn.transaction_id)).toEqual([
+      { connector: 'simulator', call: 'authorise', credentials: keys },
+      { connector: 'simulator', call: 'capture', credentials: keys },
+      { connector: 'simulator', call: 'refund', credentials: keys },
+    ]);
+
+    const theirs = await pay(other);
+    await capture(other, theirs);
+    expect(callsFor(theirs.transaction_id).map((call) => call.credentials)).toEqual([{ api_key: 'ak_test_other_456' }, { api_key: 'ak_test_other_456' }]);
+    const none = await pay(bare);
+    await capture(bare, none);
+    expect(callsFor(none.transaction_id).map((call) => call.credentials)).toEqual([{}, {}]);
+  });
+
+  it("never hands a re-routed account's new keys to the connector that took its earlier payments", async () => {
+    const shop = await gw.merchant({ captureMode: 'manual' });
+    await route(shop, 'simulator', { api_key: 'ak_test_simulator' });
+    const before = await pay(shop);
+    await route(shop, 'acme', { api_key: 'ak_test_acme' });
+    const after = await pay(shop);
+    expect((await capture(shop, before)).capture_status).toBe('1');
+    expect((await capture(shop, after)).capture_status).toBe('1');
+    expect(callsFor(before.transaction_id)).toEqual([
+      { connector: 'simulator', call: 'authorise', credentials: { api_key: 'ak_test_simulator' } },
+      { connector: 'simulator', call: 'capture', credentials: {} },
+    ]);
+    expect(callsFor(after.transaction_id)).toEqual([
+      { connector: 'acme', call: 'authorise', credentials: { api_key: 'ak_test_acme' } },
+      { connector: 'acme', call: 'capture', credentials: { api_key: 'ak_test_acme' } },
+    ]);
+  });
+});
