@@ -24,5 +24,5 @@ export async function cancel(deps: Deps, account: AccountRow, order: OrderRef): 
       operation: await claimOperation(tx, deps, payment, { kind: 'void', origin: 'cancel', amount: payment.amount, requestKey: order.requestKey }),
     }),
   });
-  return carryOut(deps, claimed);
+  return carryOut(deps, claimed, account);
 }

@@ -37,7 +37,7 @@ export async function capture(deps: Deps, account: AccountRow, order: OrderRef):
       operation: await claimOperation(tx, deps, payment, { kind: 'capture', origin: 'capture', amount: order.amount, requestKey: order.requestKey }),
     }),
   });
-  return carryOut(deps, claimed);
+  return carryOut(deps, claimed, account);
 }
 
 /** The order locked, and the capture or void under way on a payment still held for review (null otherwise). */

@@ -118,8 +118,8 @@ export function earlierClaim(payment: PaymentRow, earlier: PaymentOperationRow):
  * Carries out what was claimed; an operation claimed before is answered as it stands (a pending
  * one is asked about by resolvePendingOperations: asking now could race the first request's call).
  */
-export async function carryOut(deps: Deps, claimed: Claimed): Promise<OperationResult> {
-  return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment, 'pending');
+export async function carryOut(deps: Deps, claimed: Claimed, account?: AccountRow): Promise<OperationResult> {
+  return 'earlier' in claimed ? claimed.earlier : executeOperation(deps, claimed.operation, claimed.payment, 'pending', account);
 }
 
 /**
@@ -136,8 +136,9 @@ export async function executeOperation(
   operation: PaymentOperationRow,
   payment: PaymentRow,
   whenAway: 'throw' | 'pending' = 'throw',
+  account?: AccountRow,
 ): Promise<OperationResult> {
-  const answer = await askProcessor(deps, operation, payment);
+  const answer = await askProcessor(deps, operation, payment, account);
   try {
     return await recordOperation(deps, operation, answer);
   } catch (error) {
@@ -151,14 +152,14 @@ export async function executeOperation(
   }
 }
 
-async function askProcessor(deps: Deps, operation: PaymentOperationRow, payment: PaymentRow): Promise<Answer> {
+async function askProcessor(deps: Deps, operation: PaymentOperationRow, payment: PaymentRow, account?: AccountRow): Promise<Answer> {
   const connector = deps.connectors.get(payment.connector);
   if (!connector) {
     deps.log.error({ paymentId: payment.id, connector: payment.connector }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
   // The account's credentials only while its connector is still the payment's (credentialsFor).
-  const credentials = await credentialsToSend(deps, payment.accountId, payment.connector);
+  const credentials = await credentialsToSend(deps, payment.accountId, payment.connector, account);
   if (!credentials) return { status: 'unknown' };
   // Under the deadline: unanswered by then, the outcome is unknown and the operation stays pending.
   const result = await callConnector(deps, (signal) => send(connector, operation, payment, { signal, credentials }));

@@ -96,9 +96,18 @@ export async function credentialsOfAccount(deps: Pick<Deps, 'vault' | 'database'
 /**
  * credentialsOfAccount for a call about to be sent, or undefined when the account could not be
  * read (the database away): the call is not sent, and its outcome stays unknown for the sweeper.
+ * `known`: the account's row when the caller has it (a merchant's order), used instead of a read.
  */
-export async function credentialsToSend(deps: Pick<Deps, 'vault' | 'database' | 'log'>, accountId: string, connector: string): Promise<Credentials | undefined> {
+export async function credentialsToSend(
+  deps: Pick<Deps, 'vault' | 'database' | 'log'>,
+  accountId: string,
+  connector: string,
+  known?: AccountRow,
+): Promise<Credentials | undefined> {
   try {
+    // A merchant's order names its account, read with the request (the account directory's row):
+    // a batch's orders are not each read again.
+    if (known?.id === accountId) return credentialsFor(deps, known, connector);
     return await credentialsOfAccount(deps, accountId, connector);
   } catch (error) {
     deps.log.warn({ accountId, connector, err: error }, 'the account\'s connector credentials could not be read: the call is not sent');

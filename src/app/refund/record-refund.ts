@@ -15,7 +15,7 @@ import type { Journal } from '../../db/repositories/ledger.ts';
 import { findPayment } from '../../db/repositories/payments.ts';
 import { leaseDueRefunds, lockRefundsAndPayments, settleRefunds, type LockedRefund } from '../../db/repositories/refunds.ts';
 import { runRawUnitOfWork, type Decision } from '../../db/unit-of-work.ts';
-import type { PaymentRow, RefundRow } from '../../db/schema.ts';
+import type { AccountRow, PaymentRow, RefundRow } from '../../db/schema.ts';
 import { nextCheck } from '../capture/operation.ts';
 import { checkTimes } from '../clock/check-times.ts';
 import { callConnector, canAskAgain } from '../batch/calls-in-flight.ts';
@@ -26,14 +26,14 @@ import { refundEventPayload } from './refund-answer.ts';
 /** The processor's answer, or none that says what happened. */
 export type RefundAnswer = OperationOutcome | { readonly status: 'unknown' };
 
-export async function askRefund(deps: Deps, refund: RefundRow, connectorName: string, paymentReference: string | null): Promise<RefundAnswer> {
+export async function askRefund(deps: Deps, refund: RefundRow, connectorName: string, paymentReference: string | null, account?: AccountRow): Promise<RefundAnswer> {
   const connector = deps.connectors.get(connectorName);
   if (!connector) {
     deps.log.error({ refundId: refund.id, connector: connectorName }, 'no such connector in this mode');
     return { status: 'failed', reason: 'the processor of this transaction is not available' };
   }
   // The account's credentials only while its connector is still the payment's (credentialsFor).
-  const credentials = await credentialsToSend(deps, refund.accountId, connectorName);
+  const credentials = await credentialsToSend(deps, refund.accountId, connectorName, account);
   if (!credentials) return { status: 'unknown' };
   // Under the deadline: unanswered by then, the outcome is unknown and the refund stays pending.
   const result = await callConnector(deps, (signal) =>

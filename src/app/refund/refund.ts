@@ -91,7 +91,7 @@ export async function refundWave(deps: Deps, account: AccountRow, orders: readon
   }
   for (const index of unclaimed) results[index] = new AppError('operation_in_progress', 'the transaction kept changing while the refund was claimed: try again');
 
-  const asked = await askAll(deps, claimed.map(({ claim }) => claim));
+  const asked = await askAll(deps, account, claimed.map(({ claim }) => claim));
   const recorded = await recordWave(deps, asked);
   claimed.forEach(({ index }, i) => (results[index] = recorded[i]!));
   return results;
@@ -120,7 +120,7 @@ async function notClaimed(deps: Deps, account: AccountRow, order: RefundOrder): 
  * refunds at most as many at once as it accepts (`maxCallsInFlight`), the next asked as soon as one
  * is answered. Answers them in the claims' order.
  */
-async function askAll(deps: Deps, claims: readonly ClaimedRefund[]): Promise<RefundToRecord[]> {
+async function askAll(deps: Deps, account: AccountRow, claims: readonly ClaimedRefund[]): Promise<RefundToRecord[]> {
   const asked: RefundToRecord[] = new Array(claims.length);
   const byConnector = Map.groupBy(claims.map((claim, index) => ({ claim, index })), ({ claim }) => claim.connector);
   await Promise.all(
@@ -129,7 +129,7 @@ async function askAll(deps: Deps, claims: readonly ClaimedRefund[]): Promise<Ref
       // A call past its deadline keeps its slot until the connector lets go of it (callConnector).
       const fanOut = inFanOut(deps, limit);
       return mapBounded(group, limit, async ({ claim, index }) => {
-        asked[index] = { claimed: claim.refund, answer: await askRefund(fanOut, claim.refund, claim.connector, claim.paymentReference) };
+        asked[index] = { claimed: claim.refund, answer: await askRefund(fanOut, claim.refund, claim.connector, claim.paymentReference, account) };
       });
     }),
   );
