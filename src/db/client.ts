@@ -142,8 +142,27 @@ function listenOn(pg: typeof PgModule, url: string, searchPath: string | undefin
     });
     await client.connect();
     await client.query(`LISTEN ${channel}`);
-    return () => client.end().catch(() => {});
+    return () => endWithin(client, LISTENER_END_MS);
   };
+}
+
+/** How long a stop waits for the listening connection to say it has ended. */
+const LISTENER_END_MS = 2_000;
+
+/**
+ * Ends a client, waiting at most `ms` for it to say so: a connection the database dropped (a
+ * restart, a failover) may never report its end, and a process's stop must not hang on it; its
+ * socket is destroyed then.
+ */
+async function endWithin(client: PgModule.Client, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const ended = client.end().then(
+    () => true,
+    () => true,
+  );
+  const late = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  if (!(await Promise.race([ended, late]))) (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  clearTimeout(timer);
 }
 
 /**
