@@ -62,14 +62,15 @@ function templatePath(): string {
   return join(tmpdir(), `acquiro-test-migrated-${hash.digest('hex').slice(0, 16)}`);
 }
 
-let template: Promise<string> | undefined;
-
-async function makeTemplate(): Promise<string> {
-  const path = templatePath();
+/**
+ * The template at `path`, built by `build` into a new directory when this machine has none yet:
+ * renamed into place whole, so a test process never copies a half-built one, and the first of
+ * several processes building it at once wins.
+ */
+async function sharedTemplate(path: string, build: (dir: string) => Promise<void>): Promise<string> {
   if (existsSync(path)) return path;
   const built = tempDataDir();
-  const run = await acquiro(['migrate'], { ACQUIRO_DATA_DIR: built });
-  if (run.code !== 0) throw new Error(`acquiro migrate exited ${run.code}:\n${run.stderr}`);
+  await build(built);
   try {
     renameSync(built, path);
   } catch (error) {
@@ -78,6 +79,15 @@ async function makeTemplate(): Promise<string> {
   return path;
 }
 
+/** A new data directory, a copy of `template`. */
+async function copyOf(template: Promise<string>): Promise<string> {
+  const dir = tempDataDir();
+  cpSync(await template, dir, { recursive: true });
+  return dir;
+}
+
+let template: Promise<string> | undefined;
+
 /**
  * A new data directory whose embedded database is migrated and holds nothing else: a copy of one
  * `acquiro migrate` made once per set of migrations (in the temporary directory, shared by the
@@ -85,11 +95,12 @@ async function makeTemplate(): Promise<string> {
  * one; it only skips the migrations (seconds per start on a loaded machine). A test of a
  * directory's very first start uses tempDataDir().
  */
-export async function migratedDataDir(): Promise<string> {
-  template ??= makeTemplate();
-  const dir = tempDataDir();
-  cpSync(await template, dir, { recursive: true });
-  return dir;
+export function migratedDataDir(): Promise<string> {
+  template ??= sharedTemplate(templatePath(), async (dir) => {
+    const run = await acquiro(['migrate'], { ACQUIRO_DATA_DIR: dir });
+    if (run.code !== 0) throw new Error(`acquiro migrate exited ${run.code}:\n${run.stderr}`);
+  });
+  return copyOf(template);
 }
 
 /** Where an embedded database as PGlite's initdb leaves it is kept: one per PGlite version. */
@@ -100,21 +111,6 @@ function initialisedTemplatePath(): string {
 
 let initialisedTemplate: Promise<string> | undefined;
 
-async function makeInitialisedTemplate(): Promise<string> {
-  const path = initialisedTemplatePath();
-  if (existsSync(path)) return path;
-  const built = tempDataDir();
-  // What src/db/client.ts does to a data directory that holds no database yet.
-  const { PGlite } = await import('@electric-sql/pglite');
-  await (await PGlite.create(built)).close();
-  try {
-    renameSync(built, path);
-  } catch (error) {
-    if (!existsSync(path)) throw error; // otherwise another test process made it first
-  }
-  return path;
-}
-
 /**
  * A new data directory holding an empty embedded database, not migrated: a copy of one PGlite
  * initdb made once per PGlite version (most of the 4 s of CPU of a first start is initdb, the
@@ -122,11 +118,13 @@ async function makeInitialisedTemplate(): Promise<string> {
  * not exist yet; a test of what a start does to a directory that does not exist (making it, its
  * files' modes) uses tempDataDir().
  */
-export async function initialisedDataDir(): Promise<string> {
-  initialisedTemplate ??= makeInitialisedTemplate();
-  const dir = tempDataDir();
-  cpSync(await initialisedTemplate, dir, { recursive: true });
-  return dir;
+export function initialisedDataDir(): Promise<string> {
+  initialisedTemplate ??= sharedTemplate(initialisedTemplatePath(), async (dir) => {
+    // What src/db/client.ts does to a data directory that holds no database yet.
+    const { PGlite } = await import('@electric-sql/pglite');
+    await (await PGlite.create(dir)).close();
+  });
+  return copyOf(initialisedTemplate);
 }
 
 /**
