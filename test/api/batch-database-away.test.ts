@@ -114,9 +114,20 @@ describe.runIf(TEST_DB === 'postgres')('a batch whose database goes away part wa
     // b's second order was not run, then or after the answer: one operation on b, the first's.
     await sleep(500);
     expect(await query(`SELECT kind, status FROM payment_operations WHERE payment_id = $1`, [b.transaction_id])).toEqual([{ kind: 'capture', status: 'pending' }]);
-    // The answer with a 9503 is not kept under the key: the same request sent again with it (once
-    // the key's lease has run out) does what this one did not.
-    expect(await query(`SELECT status FROM idempotency_keys WHERE key = $1`, [key])).toEqual([{ status: 'processing' }]);
+    // The answer with a 9503 is not kept under the key, and the key is let go once the database is
+    // back (not held for its 60 s lease): the same request sent again with it at once is run again,
+    // not answered 4017, and finds what this one did.
+    await until('the key let go', async () => (await query<{ holder: string | null }>(`SELECT holder FROM idempotency_keys WHERE key = $1 AND status = 'processing'`, [key]))[0]?.holder === null);
+    const again = await manual.post('/v1/capture', { ...manual.ids, capture_orders: [orderOf(a), orderOf(b), orderOf(c), orderOf(b)] }, { headers: { 'idempotency-key': key } });
+    expect(again.status, again.raw).toBe(200);
+    const retried = again.body.capture_orders as Record<string, string>[];
+    expect(retried.map((e) => [e.transaction_id, e.capture_status, (e.error_message ?? '').slice(0, 5)])).toEqual([
+      [a.transaction_id, '1', ''],
+      [b.transaction_id, '2', '1000:'],
+      [c.transaction_id, '1', ''],
+      [b.transaction_id, '0', '5012:'], // its first order's capture is still pending
+    ]);
+    expect(await query(`SELECT count(*)::int AS n FROM payment_operations WHERE payment_id = ANY($1)`, [[a, b, c].map((t) => t.transaction_id)])).toEqual([{ n: 3 }]);
   }, 90_000);
 
   it('a refund batch answers 200 with the refund done, and a batch of which nothing was done 503 9503', async () => {

@@ -39,6 +39,10 @@ export const HOLD_MS = 60_000;
 const RENEW_MS = HOLD_MS / 3;
 /** How often a waiting repeat tries to take the key over (the first try is at once). */
 const TAKEOVER_EVERY_MS = 250;
+/** How often keys left held while the database was away are tried again (lettingGoLater). */
+const LET_GO_RETRY_MS = 1_000;
+/** At most this many are remembered; past it a key waits for its lease to run out, as before. */
+const LET_GO_MOST = 10_000;
 
 /** The key this request holds while it runs. */
 interface HeldKey {
@@ -90,6 +94,8 @@ function keyOf(request: FastifyRequest): string | undefined {
 export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'database' | 'vault' | 'wallClock' | 'log'>, self: KeyHolder): void {
   const db = deps.database.db;
   const hold = (): KeyHold => ({ holder: self.id, heldUntil: new Date(deps.wallClock.now().getTime() + HOLD_MS) });
+  const later = lettingGoLater(deps, self);
+  app.addHook('onClose', async () => later.stop());
 
   /** This request holds `row` now: it renews the lease until its answer is sent. */
   function keep(request: FastifyRequest, row: IdempotencyRow): undefined {
@@ -163,18 +169,18 @@ export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'datab
     try {
       if (reply.statusCode >= 500 || held.letGo) await releaseKey(db, accountId, held.key, self.id);
       else {
-        await completeKey(db, accountId, held.key, self.id, {
-          httpStatus: reply.statusCode,
-          contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'),
-          answer: String(payload),
-        });
+        await completeKey(db, accountId, held.key, self.id, keptAnswer(reply, payload));
       }
     } catch (error) {
       // The database away: the answer is sent as it is (a batch's says what it did; never turned
-      // into a 503 that says nothing was stored). The key stays held until its lease runs out, no
-      // longer renewed: then a retry with it takes it over and finds what this request claimed.
+      // into a 503 that says nothing was stored). The key stays held, no longer renewed, and is
+      // let go (or given its answer) as soon as the database is back; should this process stop
+      // first, once its lease runs out. Either way a retry with it then finds what this request
+      // claimed.
       if (!isDatabaseUnavailable(error)) throw error;
-      deps.log.warn({ code: '9503', account: accountId }, 'database unavailable: Idempotency-Key free once its lease ends');
+      const answer = reply.statusCode >= 500 || held.letGo ? undefined : keptAnswer(reply, payload);
+      later.add({ accountId, key: held.key, answer });
+      deps.log.warn({ code: '9503', account: accountId }, 'database unavailable: Idempotency-Key let go once it is back');
     }
     return payload;
   });
@@ -182,4 +188,64 @@ export function installIdempotency(app: FastifyInstance, deps: Pick<Deps, 'datab
   app.addHook('onResponse', async (request) => {
     if (request.idempotency) clearInterval(request.idempotency.renewal);
   });
+}
+
+function keptAnswer(reply: FastifyReply, payload: unknown): KeptAnswer {
+  return { httpStatus: reply.statusCode, contentType: String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8'), answer: String(payload) };
+}
+
+type KeptAnswer = Parameters<typeof completeKey>[4];
+
+/** A key this process still holds though its request is over: let go, or given its answer. */
+interface Unfinished {
+  readonly accountId: string;
+  readonly key: string;
+  readonly answer: KeptAnswer | undefined;
+}
+
+/**
+ * Keys whose request ended while the database was away. Without this a key stayed held until its
+ * lease ran out (60 s), and the merchant's retry in that minute was answered 4017 though nothing
+ * ran. Tried every second until the database answers; each update names this process as the
+ * holder, so a key taken over meanwhile is left alone.
+ */
+function lettingGoLater(deps: Pick<Deps, 'database' | 'log'>, self: KeyHolder) {
+  const db = deps.database.db;
+  const unfinished = new Map<string, Unfinished>();
+  let timer: NodeJS.Timeout | undefined;
+  let running = false;
+
+  async function retry(): Promise<void> {
+    if (running) return;
+    running = true;
+    try {
+      for (const [id, { accountId, key, answer }] of unfinished) {
+        try {
+          if (answer) await completeKey(db, accountId, key, self.id, answer);
+          else await releaseKey(db, accountId, key, self.id);
+        } catch (error) {
+          if (isDatabaseUnavailable(error)) return; // still away: the next round tries again
+          deps.log.warn({ err: error, account: accountId }, 'Idempotency-Key not let go: free once its lease ends');
+        }
+        unfinished.delete(id);
+      }
+    } finally {
+      running = false;
+      if (unfinished.size === 0) stop();
+    }
+  }
+
+  function stop(): void {
+    clearInterval(timer);
+    timer = undefined;
+  }
+
+  return {
+    add(item: Unfinished): void {
+      if (unfinished.size >= LET_GO_MOST) return;
+      unfinished.set(`${item.accountId}\n${item.key}`, item);
+      timer ??= setInterval(() => void retry(), LET_GO_RETRY_MS).unref();
+    },
+    stop,
+  };
 }
