@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, liveBaseUrlProblem, loadConfig } from './config.ts';
 
 const key = Buffer.alloc(32, 7).toString('base64');
 
@@ -61,6 +61,20 @@ describe('configuration', () => {
     expect(loadConfig({ ...live, ACQUIRO_PASSWORD_COST: '17' }).passwordCost).toBe(17);
     expect(() => loadConfig({ ...live, ACQUIRO_PASSWORD_COST: '14' })).toThrow(/ACQUIRO_PASSWORD_COST is invalid in live mode: expected at least 15/);
     for (const value of ['9', '18', '2^15', '32768']) expect(() => loadConfig({ ACQUIRO_PASSWORD_COST: value })).toThrow(/ACQUIRO_PASSWORD_COST is invalid/);
+  });
+
+  it('takes an http:// ACQUIRO_BASE_URL or none in the sandbox; live mode an https:// one only, and hands out no link without one', () => {
+    const live = { ACQUIRO_MODE: 'live', DATABASE_URL: 'postgresql://db/acquiro', ACQUIRO_VAULT_KEYS: `k1:${key}` };
+    expect(loadConfig({ HOST: '::1', PORT: '9000' })).toMatchObject({ baseUrl: 'http://[::1]:9000', baseUrlConfigured: false });
+    expect(liveBaseUrlProblem(loadConfig({}))).toBeUndefined();
+    expect(loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test/' })).toMatchObject({ baseUrl: 'http://gateway.test', baseUrlConfigured: true });
+    expect(loadConfig({ ...live, ACQUIRO_BASE_URL: 'https://pay.example.com/' })).toMatchObject({ baseUrl: 'https://pay.example.com', baseUrlConfigured: true });
+    expect(liveBaseUrlProblem(loadConfig({ ...live, ACQUIRO_BASE_URL: 'https://pay.example.com' }))).toBeUndefined();
+    for (const url of ['http://pay.example.com', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
+      expect(() => loadConfig({ ...live, ACQUIRO_BASE_URL: url })).toThrow(/^ACQUIRO_BASE_URL is invalid in live mode: expected an https:\/\/ URL/);
+    }
+    // Unset, the configuration still loads (a worker and most commands build no link); what hands one out refuses.
+    expect(liveBaseUrlProblem(loadConfig(live))).toMatch(/^ACQUIRO_BASE_URL is required in live mode: .* would point at http:\/\/127\.0\.0\.1:8080, the listening address$/);
   });
 
   it('closes a stalled request within a minute by default, and reads timeouts in seconds', () => {

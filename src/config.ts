@@ -76,7 +76,14 @@ export interface Config {
   readonly databasePrepared: boolean;
   /** A connection to PostgreSQL itself for LISTEN, when DATABASE_URL goes through a pooler. */
   readonly databaseDirectUrl: string | undefined;
+  /**
+   * Where every link the gateway hands out points (hosted payment pages, 3-D Secure and APM
+   * pages, portal set-password links): ACQUIRO_BASE_URL, without a trailing slash; when it is not
+   * set, http://HOST:PORT, the listening address, which only the sandbox accepts.
+   */
   readonly baseUrl: string;
+  /** Whether baseUrl came from ACQUIRO_BASE_URL rather than from HOST and PORT (requireLiveBaseUrl). */
+  readonly baseUrlConfigured: boolean;
   /** First key encrypts; every key decrypts (rotation). */
   readonly vaultKeys: readonly VaultKey[];
   readonly fingerprintKey: Buffer | undefined;
@@ -169,6 +176,26 @@ export function requireLiveFingerprintKey(config: Pick<Config, 'mode' | 'fingerp
   }
 }
 
+/**
+ * Why this live configuration cannot hand out links (undefined when it can). The default base URL
+ * is the listening address (a loopback or internal one behind a proxy): in live mode hosted
+ * payment pages and portal set-password links would send shoppers and staff there. Checked by what
+ * hands out links (`acquiro serve`, `acquiro users create` and `reset`), not by every command: a
+ * worker builds none.
+ */
+export function liveBaseUrlProblem(config: Pick<Config, 'mode' | 'baseUrl' | 'baseUrlConfigured'>): string | undefined {
+  if (config.mode !== 'live' || config.baseUrlConfigured) return undefined;
+  return (
+    'ACQUIRO_BASE_URL is required in live mode: set it to the public https:// URL shoppers and portal staff reach the gateway at ' +
+    `(such as https://pay.example.com); without it hosted payment pages and portal set-password links would point at ${config.baseUrl}, the listening address`
+  );
+}
+
+export function requireLiveBaseUrl(config: Pick<Config, 'mode' | 'baseUrl' | 'baseUrlConfigured'>): void {
+  const problem = liveBaseUrlProblem(config);
+  if (problem) throw new ConfigError(problem);
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const relevant: Record<string, string> = {};
   for (const [name, { pattern, oneOf, expected }] of Object.entries(VARIABLES)) {
@@ -189,6 +216,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (mode === 'live' && vaultKeys.length === 0) {
     throw new ConfigError('ACQUIRO_VAULT_KEYS is required in live mode: stored cards and secrets must be encrypted');
+  }
+  // Card details on the hosted page and staff passwords in the portal travel over whatever scheme
+  // the links name: live mode refuses plain http, whatever the host (a base URL is only text in
+  // links; the TLS itself may end at a proxy in front of the gateway).
+  if (mode === 'live' && relevant.ACQUIRO_BASE_URL && !relevant.ACQUIRO_BASE_URL.startsWith('https://')) {
+    throw new ConfigError(
+      'ACQUIRO_BASE_URL is invalid in live mode: expected an https:// URL; hosted payment pages, 3-D Secure and APM pages and portal set-password links ' +
+        'are built from it, and over http card details and staff passwords would cross the network in clear',
+    );
   }
   const passwordCost = Number(relevant.ACQUIRO_PASSWORD_COST ?? DEFAULT_PASSWORD_COST);
   if (mode === 'live' && passwordCost < DEFAULT_PASSWORD_COST) {
@@ -216,6 +252,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databasePrepared: (relevant.DATABASE_PREPARED ?? 'on') === 'on',
     databaseDirectUrl: relevant.DATABASE_DIRECT_URL,
     baseUrl: (relevant.ACQUIRO_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}`).replace(/\/+$/, ''),
+    baseUrlConfigured: relevant.ACQUIRO_BASE_URL !== undefined,
     vaultKeys,
     fingerprintKey: relevant.ACQUIRO_FINGERPRINT_KEY ? decodeKey('ACQUIRO_FINGERPRINT_KEY', relevant.ACQUIRO_FINGERPRINT_KEY) : undefined,
     rateLimitPerSecond: Number(relevant.ACQUIRO_RATE_LIMIT ?? 200),

@@ -2,7 +2,7 @@
 // Order matters: the port is reserved first, so a start that could not serve writes nothing (not
 // even the data directory); the demo merchant is made only once the server listens, so its
 // credentials are printed by a server that runs; /health answers 200 only after that.
-import { requireLiveFingerprintKey, type Config } from './config.ts';
+import { requireLiveBaseUrl, requireLiveFingerprintKey, type Config } from './config.ts';
 import { runCommand } from './cli/commands.ts';
 import { createDemoMerchantIfEmpty } from './app/merchants/demo.ts';
 import { claimDataDir, type Ownership } from './db/ownership.ts';
@@ -35,6 +35,7 @@ export async function claimConfiguredDataDir(config: Config, inUse: string): Pro
 
 export async function serve(config: Config, print: (text: string) => void = (text) => process.stdout.write(text)): Promise<Running> {
   requireLiveFingerprintKey(config);
+  requireLiveBaseUrl(config);
   const log = createLogger(config.logLevel);
   const port = await reservePort(config);
   let ownership: Ownership | null = null;

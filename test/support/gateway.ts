@@ -99,7 +99,9 @@ export function withTestPasswordCost(env: Record<string, string | undefined>): R
 
 export async function startTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
   const { database, drop, another } = await openTestDatabase();
-  const config = loadConfig({ ACQUIRO_BASE_URL: 'http://gateway.test', LOG_LEVEL: 'info', ...withTestPasswordCost(options.env ?? {}), ...options.env });
+  // Live mode refuses an http:// base URL: its links send card details and staff passwords.
+  const baseUrl = options.env?.ACQUIRO_MODE === 'live' ? 'https://gateway.test' : 'http://gateway.test';
+  const config = loadConfig({ ACQUIRO_BASE_URL: baseUrl, LOG_LEVEL: 'info', ...withTestPasswordCost(options.env ?? {}), ...options.env });
   const logs = new LogCapture();
   const gateway = await createGateway({
     config,

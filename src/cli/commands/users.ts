@@ -7,6 +7,7 @@ import type { KeptHead } from '../../app/portal/audit.ts';
 import { CLI_ACTOR, PortalRefusal } from '../../app/portal/refusal.ts';
 import type { PortalUserRow } from '../../db/schema.ts';
 import { ROLES } from '../../domain/members.ts';
+import { CONFIG } from '../../exit-codes.ts';
 import { quietFailure, show, table, usageError, type CommandContext, type CommandDeps } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -63,6 +64,15 @@ async function refusals<T>(work: () => Promise<T>, given: Given = {}): Promise<T
   }
 }
 
+/**
+ * A set-password link is handed to a person, who signs in where it points: in live mode only with
+ * ACQUIRO_BASE_URL set, not the listening address (exit 78, before anything is stored).
+ */
+async function requireLinkBase(deps: CommandDeps): Promise<void> {
+  const problem = (await import('../../config.ts')).liveBaseUrlProblem(deps.config);
+  if (problem) throw usageError(problem, CONFIG);
+}
+
 /** The member named by --user-id or --email, and the deps it was found with. */
 async function namedMember(ctx: CommandContext, opts: { userId?: string; email?: string }): Promise<{ deps: CommandDeps; found: PortalUserRow }> {
   if (!opts.userId && !opts.email) throw usageError('name the member with --user-id or --email');
@@ -104,6 +114,7 @@ export function userCommands(program: Command, ctx: CommandContext): void {
         password = (await ctx.stdin()).replace(/\r?\n$/, '');
       }
       const deps = await ctx.deps();
+      if (password === undefined) await requireLinkBase(deps);
       const { createMember } = await members();
       const created = await refusals(
         () => createMember(deps, { merchantId: opts.merchantId, email: opts.email, role: opts.role, ...(password !== undefined ? { password } : {}), actor: CLI_ACTOR }),
@@ -140,6 +151,7 @@ export function userCommands(program: Command, ctx: CommandContext): void {
   which(users.command('reset').description("print a new one-time link to set the member's password; earlier links stop working")).action(
     async (opts: { userId?: string; email?: string; json?: boolean }) => {
       const { deps, found } = await namedMember(ctx, opts);
+      await requireLinkBase(deps);
       const { resetMember } = await members();
       const link = await refusals(() => resetMember(deps, { merchantId: found.merchantId, userId: found.id, actor: CLI_ACTOR }));
       show(ctx, Boolean(opts.json), { user_id: found.id, set_password_url: link }, () => `set-password link for ${found.email} (one use, 24 hours): ${link}`);
