@@ -73,6 +73,9 @@ describe('configuration', () => {
     for (const url of ['http://pay.example.com', 'http://127.0.0.1:8080', 'http://[::1]:8080']) {
       expect(() => loadConfig({ ...live, ACQUIRO_BASE_URL: url })).toThrow(/^ACQUIRO_BASE_URL is invalid in live mode: expected an https:\/\/ URL/);
     }
+    for (const url of ['https://pay.example.com/?shop=1', 'https://pay.example.com/#top']) {
+      expect(() => loadConfig({ ACQUIRO_BASE_URL: url })).toThrow(/^ACQUIRO_BASE_URL is invalid: expected the public http\(s\) URL of the gateway, without a query or fragment/);
+    }
     // Unset, the configuration still loads (a worker and most commands build no link); what hands one out refuses.
     expect(liveBaseUrlProblem(loadConfig(live))).toMatch(/^ACQUIRO_BASE_URL is required in live mode: .* would point at http:\/\/127\.0\.0\.1:8080, the listening address$/);
   });

@@ -29,7 +29,8 @@ const VARIABLES: Readonly<Record<string, Variable>> = {
   ACQUIRO_DB_POOL_SIZE: { pattern: /^[1-9][0-9]{0,2}$/, expected: 'a number of connections from 1 to 999' },
   DATABASE_PREPARED: { oneOf: ['on', 'off'], expected: '"on" or "off" (off behind PgBouncer in transaction mode)' },
   DATABASE_DIRECT_URL: { pattern: POSTGRES_URL, expected: 'a postgres:// or postgresql:// URL of the database itself, not of a pooler' },
-  ACQUIRO_BASE_URL: { pattern: /^https?:\/\/[^\s]+$/, expected: 'the public http(s) URL of the gateway' },
+  // Links are the base URL with a path appended: a query or a fragment would land in their middle.
+  ACQUIRO_BASE_URL: { pattern: /^https?:\/\/[^\s?#]+$/, expected: 'the public http(s) URL of the gateway, without a query or fragment' },
   ACQUIRO_VAULT_KEYS: {
     pattern: /^[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44}(,[A-Za-z0-9_-]+:[A-Za-z0-9+/=]{43,44})*$/,
     expected: 'a comma-separated list of id:base64-of-32-bytes, the first one active',
