@@ -3,7 +3,7 @@
 // is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { claimPendingTotpSecret, deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember, useRecoveryCode } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -126,25 +126,34 @@ export async function enrolmentOf(deps: SessionDeps, open: OpenSession): Promise
 
 export type EnrolmentResult =
   | { readonly ok: true; readonly recoveryCodes: readonly string[]; readonly token?: string }
-  /** `ended`: the sign-in's session was ended (the member has a second factor now: sign in with it). */
-  | { readonly ok: false; readonly ended?: true };
+  /**
+   * `wrong code`: not the key's code (or no key offered); `ended`: the sign-in's session was ended
+   * (the member has a second factor now: sign in with it); `confirmed`: this session's key was
+   * confirmed already, by another request (sent at the same time, say), whose answer showed the
+   * recovery codes.
+   */
+  | { readonly ok: false; readonly reason: 'wrong code' | 'ended' | 'confirmed' };
 
 /**
  * Confirms enrolment with a code from the app: the member's second factor is set, ten recovery
  * codes are made (shown once), and a session that was waiting on enrolment becomes active under a
  * new token. A member already enrolled replaces its secret (My account); set or replaced from My
  * account, the member's other sessions end, as with a new password: one opened elsewhere with
- * the factor being replaced (a lost phone, say) is not trusted past the change.
+ * the factor being replaced (a lost phone, say) is not trusted past the change. The key is taken
+ * from the session once (claimPendingTotpSecret): of confirmations sent at once with its code,
+ * from any process, one sets the factor and its recovery codes; the others change nothing.
  */
 export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, attempt: { code: string; ip: string }): Promise<EnrolmentResult> {
   const at = deps.wallClock.now();
-  if (!open.session.pendingTotpSecret) return { ok: false };
-  const secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
+  const pending = open.session.pendingTotpSecret;
+  // No key on the session: a signed-in member with a factor had it confirmed by an earlier request.
+  if (!pending) return { ok: false, reason: open.session.status === 'active' && open.member.totpSecret !== null ? 'confirmed' : 'wrong code' };
+  const secret = deps.vault.open({ ciphertext: pending, keyId: open.session.pendingTotpKeyId! }, open.session.id);
   const step = totpStep(secret, attempt.code, at, null);
   const base = { merchantId: open.member.merchantId, ...actorOf(open, attempt.ip), action: 'second-factor.enrol' };
   if (step === undefined) {
     await recordAudit(deps.database, { ...base, outcome: 'refused', detail: { reason: 'wrong code' } }, at);
-    return { ok: false };
+    return { ok: false, reason: 'wrong code' };
   }
   const codes = newRecoveryCodes();
   return runUnitOfWork(deps.database, {
@@ -157,7 +166,11 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       if (open.session.status === 'enrol' && member.totpSecret !== null) {
         await deleteSession(tx, open.session.id);
         await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'a second factor was set in another session' } }, at);
-        return { ok: false, ended: true };
+        return { ok: false, reason: 'ended' };
+      }
+      if (!(await claimPendingTotpSecret(tx, open.session.id, pending))) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'key already confirmed' } }, at);
+        return { ok: false, reason: 'confirmed' };
       }
       const sealed = deps.vault.seal(secret, member.id);
       await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
@@ -169,7 +182,6 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       }
       const ended = await deleteOtherSessionsOf(tx, member.id, open.session.id);
       await appendAudit(tx, { ...base, outcome: 'ok', detail: { sessions_ended: String(ended) } }, at);
-      await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: null, pendingTotpKeyId: null });
       return { ok: true, recoveryCodes: codes };
     },
   });

@@ -16,7 +16,7 @@ import type { Html } from '../html.ts';
 import { checkPost, formOf, fromOurSite } from './guard.ts';
 import { narrowLayout } from './layout.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
-import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
+import { enrolForm, enrolmentTakenPage, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
 import type { PortalOptions } from './plugin.ts';
 
 const HOME = '/portal/transactions';
@@ -105,11 +105,12 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     const form = formOf(request);
     // A signed-in member replacing (or adding) its second factor confirms it is them first.
     const confirmed = open.session.status !== 'active' || (await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }));
-    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const };
-    if (!result.ok && 'ended' in result) {
+    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const, reason: 'wrong code' as const };
+    if (!result.ok && result.reason === 'ended') {
       clearSessionCookie(reply, deps);
       return redirect(reply, '/portal/sign-in');
     }
+    if (!result.ok && result.reason === 'confirmed') return page(reply, 'Two-step verification', enrolmentTakenPage(), 409);
     if (!result.ok) {
       const enrolment = await enrolmentOf(deps, open);
       const error = confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
