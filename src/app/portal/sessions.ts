@@ -76,32 +76,56 @@ export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow
 }
 
 /**
+ * A confirmation's verdict. `locked`: the member is locked, by this failure (the fifth in a row,
+ * counted with sign-in's) or before it, until `until`; the action waits for the lock to end, the
+ * session stays (ending it would let anyone who can fail five sign-ins sign the member out).
+ */
+export type Reauthentication =
+  | { readonly outcome: 'ok' | 'wrong' }
+  | { readonly outcome: 'locked'; readonly until: Date }
+  /** The member's second factor was set or replaced after this request's session was read (by a request sent with it): refused, not counted. */
+  | { readonly outcome: 'changed' };
+
+/**
  * Confirms the member is at the keyboard: the password, and a TOTP code when enrolled, or one of
  * its recovery codes (used up), as at sign-in: a member who lost its authenticator must still be
- * able to replace it from My account. Failures count toward the lockout like a sign-in's. True
- * when the session is fresh again.
+ * able to replace it from My account. Failures count toward the lockout like a sign-in's, in the
+ * same count; while the member is locked nothing is checked or counted, the right password too.
  */
-export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<boolean> {
+export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<Reauthentication> {
   const at = deps.wallClock.now();
   const passwordOk = await passwordMatches(open.member.passwordHash ?? '', attempt.password);
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, open.member.id, { lock: true }),
     check: (member) => ({ change: member! }),
-    change: async (tx, member) => {
+    change: async (tx, member): Promise<Reauthentication> => {
       const base = { merchantId: member.merchantId, ...actorOf(open, attempt.ip), action: 'reauthenticate' };
-      const locked = isLocked(member, at);
-      const passwordGood = !locked && passwordOk && member.passwordHash === open.member.passwordHash;
+      if (isLocked(member, at)) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'locked' } }, at);
+        return { outcome: 'locked', until: member.lockedUntil! };
+      }
+      // Its code was typed for the factor as it was (none, or the one replaced): no guess at the
+      // factor now set, so no failure is counted (a form sent twice would otherwise count one).
+      if (member.totpSecret !== open.member.totpSecret) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'second factor changed meanwhile' } }, at);
+        return { outcome: 'changed' };
+      }
+      const passwordGood = passwordOk && member.passwordHash === open.member.passwordHash;
       const recovery = member.totpSecret !== null && isRecoveryCode(attempt.code);
       const step = member.totpSecret && !recovery ? totpStep(deps.vault.open({ ciphertext: member.totpSecret, keyId: member.totpKeyId! }, member.id), attempt.code, at, member.totpLastStep) : undefined;
       // A recovery code is used up only by a confirmation that the password makes good.
       const codeGood = !member.totpSecret || (recovery ? passwordGood && (await useRecoveryCode(tx, member.id, recoveryCodeHash(attempt.code), at)) : step !== undefined);
       const good = passwordGood && codeGood;
-      if (!locked) {
-        await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...afterVerdict(member, good ? 'good' : 'bad', at), ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
+      const lockout = afterVerdict(member, good ? 'good' : 'bad', at);
+      await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...lockout, ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
+      if (good) {
+        await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { reauthAt: at });
+        await appendAudit(tx, { ...base, outcome: 'ok' }, at);
+        return { outcome: 'ok' };
       }
-      if (good) await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { reauthAt: at });
-      await appendAudit(tx, { ...base, outcome: good ? 'ok' : 'refused', ...(good ? {} : { detail: { reason: locked ? 'locked' : 'wrong password or code' } }) }, at);
-      return good;
+      const lockedNow = lockout.lockedUntil ?? undefined;
+      await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'wrong password or code', ...(lockedNow ? { locked: 'now' } : {}) } }, at);
+      return lockedNow ? { outcome: 'locked', until: lockedNow } : { outcome: 'wrong' };
     },
   });
 }
