@@ -1,7 +1,8 @@
 // Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
-// limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a key revoked or a
+// limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a portal TOTP code
+// sent in ten second-factor steps at once over both is accepted once, a new key confirmed once; a key revoked or a
 // merchant disabled is refused by both within a second; subscription cycles made due by the test
 // clock are charged once each by the two workers. The tests' merchants are made by this process on
 // the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a

@@ -14,7 +14,7 @@ export interface ConfirmForm {
   /** The action's own fields, carried over unchanged. */
   readonly fields: readonly (readonly [string, string])[];
   readonly secondFactor: boolean;
-  /** The confirmation sent was refused: wrong, or the member is locked for this many seconds more. */
+  /** The confirmation sent was refused: wrong, made before the second factor changed, or the member is locked for this many seconds more. */
   readonly failed?: { readonly wrong: true } | { readonly lockedFor: number } | { readonly changed: true };
 }
 
