@@ -1,7 +1,8 @@
 // Acquiro as a set of identical processes on one PostgreSQL: two gateways (`ACQUIRO_WORKERS=off`)
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
-// limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a key revoked or a
+// limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a portal TOTP code
+// sent in ten second-factor steps at once over both is accepted once, a new key confirmed once; a key revoked or a
 // merchant disabled is refused by both within a second; subscription cycles made due by the test
 // clock are charged once each by the two workers. The tests' merchants are made by this process on
 // the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a
@@ -10,6 +11,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deps } from '../../src/app/context.ts';
 import { createMerchant, type AccountSettings } from '../../src/app/merchants/credentials.ts';
+import { recoveryCodeHash, totpCode, TOTP_PERIOD_SECONDS } from '../../src/app/portal/credentials.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createDeps, releaseDeps } from '../../src/deps.ts';
 import { createLogger } from '../../src/logging.ts';
@@ -40,6 +43,47 @@ async function merchant(settings: AccountSettings): Promise<{ credentials: { mer
 
 const count = <T>(values: readonly T[], value: T) => values.filter((v) => v === value).length;
 const one = async <T>(text: string, params: unknown[]) => (await test.database.query<T>(text, params))[0]!;
+
+/** A member of a merchant made here, with a password, as `acquiro users create` makes one. */
+async function portalMember(role: 'owner' | 'operator'): Promise<{ userId: string; email: string; password: string }> {
+  const { credentials } = await merchant({});
+  const email = `${role}-${Math.random().toString(36).slice(2, 10)}@shop.example`;
+  const password = 'correct horse battery staple';
+  const made = await runCommand(['users', 'create', '--merchant-id', credentials.merchant_id, '--email', email, '--role', role, '--password-stdin', '--json'], deps!, { stdin: async () => `${password}\n` });
+  expect(made.exitCode, made.stderr).toBe(0);
+  return { userId: (JSON.parse(made.stdout) as { user_id: string }).user_id, email, password };
+}
+
+/** A browser over fetch: its cookies, the latest page's CSRF token, each request to the gateway at `url` unless told another. */
+function portalBrowser(url: string) {
+  const cookies = new Map<string, string>();
+  let csrf = '';
+  const send = async (path: string, init: RequestInit, at = url) => {
+    const response = await fetch(`${at}${path}`, { ...init, redirect: 'manual', headers: { ...init.headers, cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') } });
+    for (const line of response.headers.getSetCookie()) {
+      const [name, value] = line.split(';')[0]!.split('=') as [string, string];
+      if (value === '' || /expires=Thu, 01 Jan 1970/i.test(line)) cookies.delete(name);
+      else cookies.set(name, value);
+    }
+    const body = await response.text();
+    csrf = /name="_csrf" value="([^"]+)"/.exec(body)?.[1] ?? csrf;
+    return { status: response.status, location: response.headers.get('location'), body };
+  };
+  return {
+    get: async (path: string) => (await send(path, {})).body,
+    post: (path: string, fields: Record<string, string>, at?: string) =>
+      send(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }) }, at),
+  };
+}
+
+/** The member's password step at the gateway at `url`: a browser left at its second step (or signed in). */
+async function portalPassword(url: string, member: { email: string; password: string }) {
+  const browser = portalBrowser(url);
+  await browser.get('/portal/sign-in');
+  const answer = await browser.post('/portal/sign-in', { email: member.email, password: member.password });
+  expect(answer.status).toBe(303);
+  return browser;
+}
 
 describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one PostgreSQL', () => {
   beforeAll(async () => {
@@ -217,6 +261,35 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     }
     const check = await acquiro(['ledger', 'check'], env);
     expect(check.code, check.stdout + check.stderr).toBe(0);
+  });
+
+  it('accepts one TOTP code once among 10 second-factor steps sent at once over both gateways, and confirms a key once', async () => {
+    const owner = await portalMember('owner');
+    // The owner's first sign-in enrols its factor with the code of this time step.
+    const first = await portalPassword(urls[0]!, owner);
+    const secret = /id="totp-secret">([^<]+)</.exec(await first.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const step = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS);
+    expect((await first.post('/portal/enrol', { code: totpCode(secret, new Date(step * TOTP_PERIOD_SECONDS * 1000)) })).status).toBe(200);
+    // Ten sign-ins past their password, half on each gateway, then the next step's code in all ten at once.
+    const pending = await Promise.all(Array.from({ length: 10 }, (_, i) => portalPassword(urls[i % 2]!, owner)));
+    for (const client of pending) await client.get('/portal/second-factor');
+    const code = totpCode(secret, new Date((step + 1) * TOTP_PERIOD_SECONDS * 1000));
+    const answers = await Promise.all(pending.map((client) => client.post('/portal/second-factor', { code })));
+    expect(answers.filter((a) => a.status === 303 && a.location === '/portal/transactions')).toHaveLength(1);
+    expect(answers.every((a) => [303, 401, 429].includes(a.status))).toBe(true);
+    expect(await one<{ n: number }>(`SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1 AND status = 'active'`, [owner.userId])).toEqual({ n: 2 });
+
+    // An operator turns a factor on from My account: ten confirmations at once over both, one sets it.
+    const operator = await portalMember('operator');
+    const signedIn = await portalPassword(urls[0]!, operator);
+    const key = /id="totp-secret">([^<]+)</.exec(await signedIn.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const confirm = totpCode(key, new Date());
+    const confirmations = await Promise.all(Array.from({ length: 10 }, (_, i) => signedIn.post('/portal/enrol', { code: confirm, _reauth_password: operator.password }, urls[i % 2]!)));
+    const shown = confirmations.filter((a) => a.status === 200 && a.body.includes('id="recovery-codes"'));
+    expect(shown).toHaveLength(1);
+    const codes = [...shown[0]!.body.matchAll(/<li>([a-z2-9-]{19})<\/li>/g)].map((match) => recoveryCodeHash(match[1]!));
+    const stored = await test.database.query<{ code_hash: string }>('SELECT code_hash FROM portal_recovery_codes WHERE user_id = $1', [operator.userId]);
+    expect(stored.map((row) => row.code_hash).sort()).toEqual(codes.sort());
   });
 
   // Last in the file: it spends 127.0.0.1's failure budget on both gateways for a minute.

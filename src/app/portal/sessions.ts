@@ -3,7 +3,7 @@
 // is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { claimPendingTotpSecret, deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember, useRecoveryCode } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -76,32 +76,56 @@ export function isFresh(deps: Pick<Deps, 'wallClock'>, session: PortalSessionRow
 }
 
 /**
+ * A confirmation's verdict. `locked`: the member is locked, by this failure (the fifth in a row,
+ * counted with sign-in's) or before it, until `until`; the action waits for the lock to end, the
+ * session stays (ending it would let anyone who can fail five sign-ins sign the member out).
+ */
+export type Reauthentication =
+  | { readonly outcome: 'ok' | 'wrong' }
+  | { readonly outcome: 'locked'; readonly until: Date }
+  /** The member's second factor was set or replaced after this request's session was read (by a request sent with it): refused, not counted. */
+  | { readonly outcome: 'changed' };
+
+/**
  * Confirms the member is at the keyboard: the password, and a TOTP code when enrolled, or one of
  * its recovery codes (used up), as at sign-in: a member who lost its authenticator must still be
- * able to replace it from My account. Failures count toward the lockout like a sign-in's. True
- * when the session is fresh again.
+ * able to replace it from My account. Failures count toward the lockout like a sign-in's, in the
+ * same count; while the member is locked nothing is checked or counted, the right password too.
  */
-export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<boolean> {
+export async function reauthenticate(deps: SessionDeps, open: OpenSession, attempt: { password: string; code: string; ip: string }): Promise<Reauthentication> {
   const at = deps.wallClock.now();
   const passwordOk = await passwordMatches(open.member.passwordHash ?? '', attempt.password);
   return runUnitOfWork(deps.database, {
     lock: (tx) => memberById(tx, open.member.id, { lock: true }),
     check: (member) => ({ change: member! }),
-    change: async (tx, member) => {
+    change: async (tx, member): Promise<Reauthentication> => {
       const base = { merchantId: member.merchantId, ...actorOf(open, attempt.ip), action: 'reauthenticate' };
-      const locked = isLocked(member, at);
-      const passwordGood = !locked && passwordOk && member.passwordHash === open.member.passwordHash;
+      if (isLocked(member, at)) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'locked' } }, at);
+        return { outcome: 'locked', until: member.lockedUntil! };
+      }
+      // Its code was typed for the factor as it was (none, or the one replaced): no guess at the
+      // factor now set, so no failure is counted (a form sent twice would otherwise count one).
+      if (member.totpSecret !== open.member.totpSecret) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'second factor changed meanwhile' } }, at);
+        return { outcome: 'changed' };
+      }
+      const passwordGood = passwordOk && member.passwordHash === open.member.passwordHash;
       const recovery = member.totpSecret !== null && isRecoveryCode(attempt.code);
       const step = member.totpSecret && !recovery ? totpStep(deps.vault.open({ ciphertext: member.totpSecret, keyId: member.totpKeyId! }, member.id), attempt.code, at, member.totpLastStep) : undefined;
       // A recovery code is used up only by a confirmation that the password makes good.
       const codeGood = !member.totpSecret || (recovery ? passwordGood && (await useRecoveryCode(tx, member.id, recoveryCodeHash(attempt.code), at)) : step !== undefined);
       const good = passwordGood && codeGood;
-      if (!locked) {
-        await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...afterVerdict(member, good ? 'good' : 'bad', at), ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
+      const lockout = afterVerdict(member, good ? 'good' : 'bad', at);
+      await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { ...lockout, ...(step !== undefined ? { totpLastStep: step } : {}) }, at);
+      if (good) {
+        await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { reauthAt: at });
+        await appendAudit(tx, { ...base, outcome: 'ok' }, at);
+        return { outcome: 'ok' };
       }
-      if (good) await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { reauthAt: at });
-      await appendAudit(tx, { ...base, outcome: good ? 'ok' : 'refused', ...(good ? {} : { detail: { reason: locked ? 'locked' : 'wrong password or code' } }) }, at);
-      return good;
+      const lockedNow = lockout.lockedUntil ?? undefined;
+      await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'wrong password or code', ...(lockedNow ? { locked: 'now' } : {}) } }, at);
+      return lockedNow ? { outcome: 'locked', until: lockedNow } : { outcome: 'wrong' };
     },
   });
 }
@@ -126,25 +150,34 @@ export async function enrolmentOf(deps: SessionDeps, open: OpenSession): Promise
 
 export type EnrolmentResult =
   | { readonly ok: true; readonly recoveryCodes: readonly string[]; readonly token?: string }
-  /** `ended`: the sign-in's session was ended (the member has a second factor now: sign in with it). */
-  | { readonly ok: false; readonly ended?: true };
+  /**
+   * `wrong code`: not the key's code (or no key offered); `ended`: the sign-in's session was ended
+   * (the member has a second factor now: sign in with it); `confirmed`: this session's key was
+   * confirmed already, by another request (sent at the same time, say), whose answer showed the
+   * recovery codes.
+   */
+  | { readonly ok: false; readonly reason: 'wrong code' | 'ended' | 'confirmed' };
 
 /**
  * Confirms enrolment with a code from the app: the member's second factor is set, ten recovery
  * codes are made (shown once), and a session that was waiting on enrolment becomes active under a
  * new token. A member already enrolled replaces its secret (My account); set or replaced from My
  * account, the member's other sessions end, as with a new password: one opened elsewhere with
- * the factor being replaced (a lost phone, say) is not trusted past the change.
+ * the factor being replaced (a lost phone, say) is not trusted past the change. The key is taken
+ * from the session once (claimPendingTotpSecret): of confirmations sent at once with its code,
+ * from any process, one sets the factor and its recovery codes; the others change nothing.
  */
 export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, attempt: { code: string; ip: string }): Promise<EnrolmentResult> {
   const at = deps.wallClock.now();
-  if (!open.session.pendingTotpSecret) return { ok: false };
-  const secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
+  const pending = open.session.pendingTotpSecret;
+  // No key on the session: a signed-in member with a factor had it confirmed by an earlier request.
+  if (!pending) return { ok: false, reason: open.session.status === 'active' && open.member.totpSecret !== null ? 'confirmed' : 'wrong code' };
+  const secret = deps.vault.open({ ciphertext: pending, keyId: open.session.pendingTotpKeyId! }, open.session.id);
   const step = totpStep(secret, attempt.code, at, null);
   const base = { merchantId: open.member.merchantId, ...actorOf(open, attempt.ip), action: 'second-factor.enrol' };
   if (step === undefined) {
     await recordAudit(deps.database, { ...base, outcome: 'refused', detail: { reason: 'wrong code' } }, at);
-    return { ok: false };
+    return { ok: false, reason: 'wrong code' };
   }
   const codes = newRecoveryCodes();
   return runUnitOfWork(deps.database, {
@@ -157,7 +190,11 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       if (open.session.status === 'enrol' && member.totpSecret !== null) {
         await deleteSession(tx, open.session.id);
         await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'a second factor was set in another session' } }, at);
-        return { ok: false, ended: true };
+        return { ok: false, reason: 'ended' };
+      }
+      if (!(await claimPendingTotpSecret(tx, open.session.id, pending))) {
+        await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'key already confirmed' } }, at);
+        return { ok: false, reason: 'confirmed' };
       }
       const sealed = deps.vault.seal(secret, member.id);
       await updateMember(tx, member.id, MEMBER_MACHINE.stay(member.status), { totpSecret: sealed.ciphertext, totpKeyId: sealed.keyId, totpLastStep: step }, at);
@@ -169,7 +206,6 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       }
       const ended = await deleteOtherSessionsOf(tx, member.id, open.session.id);
       await appendAudit(tx, { ...base, outcome: 'ok', detail: { sessions_ended: String(ended) } }, at);
-      await updateSession(tx, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: null, pendingTotpKeyId: null });
       return { ok: true, recoveryCodes: codes };
     },
   });

@@ -36,6 +36,11 @@ export function isLocked(member: PortalUserRow, at: Date): boolean {
   return member.lockedUntil !== null && member.lockedUntil > at;
 }
 
+/** Whole seconds from `at` to `until` (a lock's end), at least 1: a Retry-After. */
+export function secondsUntil(until: Date, at: Date): number {
+  return Math.max(1, Math.ceil((until.getTime() - at.getTime()) / 1000));
+}
+
 function firstStatus(member: PortalUserRow): SessionStatus {
   if (member.totpSecret) return 'second_factor';
   return SECOND_FACTOR_REQUIRED.includes(member.role) ? 'enrol' : 'active';

@@ -43,6 +43,20 @@ export async function touchSession(db: Executor, id: string, at: Date): Promise<
   await db.update(portalSessions).set({ lastSeenAt: at }).where(eq(portalSessions.id, id));
 }
 
+/**
+ * Takes the key a session is enrolling (set by enrolmentOf), once: true for the one confirmation
+ * that finds it still there and clears it, false for any other (sent at the same time, from any
+ * process, with the same code). The statement is the claim; no read before it decides.
+ */
+export async function claimPendingTotpSecret(db: Executor, id: string, sealed: string): Promise<boolean> {
+  const rows = await db
+    .update(portalSessions)
+    .set({ pendingTotpSecret: null, pendingTotpKeyId: null })
+    .where(and(eq(portalSessions.id, id), eq(portalSessions.pendingTotpSecret, sealed)))
+    .returning({ id: portalSessions.id });
+  return rows.length === 1;
+}
+
 export async function deleteSession(db: Executor, id: string): Promise<void> {
   await db.delete(portalSessions).where(eq(portalSessions.id, id));
 }

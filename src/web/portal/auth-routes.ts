@@ -9,14 +9,15 @@ import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
 import { PortalRefusal } from '../../app/portal/refusal.ts';
 import { confirmEnrolment, endReplacedSession, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
-import { completeSecondFactor, signIn } from '../../app/portal/sign-in.ts';
+import { completeSecondFactor, secondsUntil, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
 import type { Html } from '../html.ts';
 import { checkPost, formOf, fromOurSite } from './guard.ts';
 import { narrowLayout } from './layout.ts';
 import { clearSessionCookie, setSessionCookie } from './cookies.ts';
-import { enrolForm, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
+import { lockedText } from './pages/refusals.ts';
+import { enrolForm, enrolmentTakenPage, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
 import type { PortalOptions } from './plugin.ts';
 
 const HOME = '/portal/transactions';
@@ -104,16 +105,22 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
     const form = formOf(request);
     // A signed-in member replacing (or adding) its second factor confirms it is them first.
-    const confirmed = open.session.status !== 'active' || (await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }));
-    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const };
-    if (!result.ok && 'ended' in result) {
+    const verdict = open.session.status === 'active' ? await reauthenticate(deps, open, { password: form._reauth_password ?? '', code: form._reauth_code ?? '', ip: request.ip }) : undefined;
+    const confirmed = verdict === undefined || verdict.outcome === 'ok';
+    const result = confirmed ? await confirmEnrolment(deps, open, { code: (form.code ?? '').slice(0, 40), ip: request.ip }) : { ok: false as const, reason: 'wrong code' as const };
+    if (!result.ok && result.reason === 'ended') {
       clearSessionCookie(reply, deps);
       return redirect(reply, '/portal/sign-in');
     }
+    // This key confirmed by another request (the form sent twice), or the factor changed by one meanwhile.
+    if ((!result.ok && result.reason === 'confirmed') || verdict?.outcome === 'changed') return page(reply, 'Two-step verification', enrolmentTakenPage(), 409);
     if (!result.ok) {
       const enrolment = await enrolmentOf(deps, open);
-      const error = confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
-      return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open), error }), 400);
+      // Locked (here or at sign-in): nothing changes until the lock ends; the session stays.
+      const lockedFor = verdict?.outcome === 'locked' ? secondsUntil(verdict.until, deps.wallClock.now()) : undefined;
+      if (lockedFor !== undefined) reply.header('retry-after', String(lockedFor));
+      const error = lockedFor !== undefined ? lockedText(lockedFor) : confirmed ? 'That code is not right: check the key and try again.' : 'Your password or current code is not right.';
+      return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open), error }), lockedFor !== undefined ? 429 : 400);
     }
     if (result.token) setSessionCookie(reply, deps, result.token);
     return page(reply, 'Recovery codes', recoveryCodesPage(result.recoveryCodes, result.token ? HOME : '/portal/account'));

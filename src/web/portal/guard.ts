@@ -9,6 +9,7 @@ import type { Deps } from '../../app/context.ts';
 import { recordAudit } from '../../app/portal/audit.ts';
 import { PortalRefusal, type Actor } from '../../app/portal/refusal.ts';
 import { actorOf, isFresh, reauthenticate, type OpenSession } from '../../app/portal/sessions.ts';
+import { secondsUntil } from '../../app/portal/sign-in.ts';
 import { merchantName } from '../../db/repositories/checkout.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import type { Html } from '../html.ts';
@@ -186,13 +187,17 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
     if (wantsReauth && !isFresh(deps, open.session)) {
       const form = formOf(request);
       const password = form._reauth_password;
-      const confirmed = password !== undefined && (await reauthenticate(deps, open, { password, code: form._reauth_code ?? '', ip: request.ip }));
-      if (!confirmed) {
+      const verdict = password === undefined ? undefined : await reauthenticate(deps, open, { password, code: form._reauth_code ?? '', ip: request.ip });
+      if (verdict?.outcome !== 'ok') {
+        // Locked (here or at sign-in): the action waits for the lock to end, its form kept; the session stays.
+        const lockedFor = verdict?.outcome === 'locked' ? secondsUntil(verdict.until, deps.wallClock.now()) : undefined;
+        if (lockedFor !== undefined) reply.header('retry-after', String(lockedFor));
         const fields = Object.entries(form).filter(([name]) => !name.startsWith('_'));
+        const failed = lockedFor !== undefined ? { lockedFor } : verdict?.outcome === 'changed' ? { changed: true as const } : verdict ? { wrong: true as const } : undefined;
         return sendFrame(deps, reply, context, {
           title: 'Confirm it is you',
-          main: confirmPage({ action: request.url.split('?', 1)[0]!, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, failed: password !== undefined }),
-          status: password !== undefined ? 403 : 200,
+          main: confirmPage({ action: request.url.split('?', 1)[0]!, csrfToken: context.csrfToken, fields, secondFactor: open.member.totpSecret !== null, ...(failed ? { failed } : {}) }),
+          status: lockedFor !== undefined ? 429 : verdict?.outcome === 'changed' ? 409 : verdict ? 403 : 200,
         });
       }
     }

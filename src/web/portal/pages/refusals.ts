@@ -14,13 +14,20 @@ export interface ConfirmForm {
   /** The action's own fields, carried over unchanged. */
   readonly fields: readonly (readonly [string, string])[];
   readonly secondFactor: boolean;
-  readonly failed: boolean;
+  /** The confirmation sent was refused: wrong, made before the second factor changed, or the member is locked for this many seconds more. */
+  readonly failed?: { readonly wrong: true } | { readonly lockedFor: number } | { readonly changed: true };
+}
+
+/** A member locked (after five failures in a row, at sign-in or here) that stays signed in. */
+export function lockedText(seconds: number): string {
+  const minutes = Math.max(1, Math.ceil(seconds / 60));
+  return `Too many failed attempts: this account is locked for ${minutes} more minute${minutes === 1 ? '' : 's'}. Nothing was done. You stay signed in; confirm again once the lock ends.`;
 }
 
 export function confirmPage(form: ConfirmForm): Html {
   return html`<h1>Confirm it is you</h1>
 <p>This action needs your password${form.secondFactor ? ' and a code from your authenticator app (or one of your recovery codes)' : ''} again.</p>
-${form.failed ? html`<div class="alert" role="alert"><p>The password or code was not right.</p></div>` : ''}
+${form.failed ? html`<div class="alert" role="alert"><p>${'lockedFor' in form.failed ? lockedText(form.failed.lockedFor) : 'changed' in form.failed ? 'Your second factor was changed meanwhile, by another request: nothing was done. Confirm with a code from your current authenticator app.' : 'The password or code was not right.'}</p></div>` : ''}
 <form method="post" action="${form.action}" class="panel">
 ${csrfField(form.csrfToken)}
 ${form.fields.map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`)}

@@ -63,6 +63,13 @@ export function recoveryCodesPage(codes: readonly string[], next: string): Html 
 <p><a class="button" href="${next}">Continue</a></p>`;
 }
 
+/** A confirmation that lost to another request sent with it (the form sent twice): nothing done here, its codes were shown there. */
+export function enrolmentTakenPage(): Html {
+  return html`<h1>Already confirmed</h1>
+<p>This key was already confirmed, or your second factor changed, by another request sent at the same time (the form sent twice, say): nothing was done by this one. If it was this key, two-step verification is on with it, and that answer showed your recovery codes. If you did not keep them, replace the key from My account to get ten new ones.</p>
+<p><a class="button" href="/portal/account">My account</a></p>`;
+}
+
 export function setPasswordForm(form: { csrfToken: string; token: string; email: string; error?: string }): Html {
   return html`<h1>Choose a password</h1>
 <p>For <strong>${form.email}</strong>. At least 12 characters; a phrase of several words is easy to remember and hard to guess.</p>
