@@ -105,4 +105,27 @@ describe('one TOTP code, many requests at once', () => {
     expect(audit!.n).toBe(1);
     wall.advance(60_000);
   });
+
+  it('opens one session for one pending sign-in sent a TOTP code and recovery codes at once', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const enrolling = await passwordStep(owner);
+    owner.totpSecret = secretOn((await enrolling.get('/portal/enrol')).body);
+    const recovery = shownCodes((await enrolling.post('/portal/enrol', { code: nextCode(owner, wall) })).body);
+    wall.advance(60_000);
+    const client = await passwordStep(owner);
+    await client.get('/portal/second-factor');
+    const codes = [nextCode(owner, wall), ...recovery.slice(0, 4)];
+    const answers = await Promise.all(codes.map((code) => client.post('/portal/second-factor', { code })));
+    // Each good code read the pending sign-in before the first finished it; one finishes it, and
+    // the others, finding it gone, open nothing, spend no recovery code and count no failure.
+    expect(answers.map((a) => [a.status, a.location])).toEqual(codes.map(() => [303, '/portal/transactions']));
+    expect(answers.filter((a) => String(a.headers['set-cookie'] ?? '').includes('acquiro_portal='))).toHaveLength(1);
+    const [sessions] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1 AND status = 'active'`, [owner.userId]);
+    expect(sessions!.n).toBe(2); // the enrolment's, and this one
+    const [left] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_recovery_codes WHERE user_id = $1 AND used_at IS NULL`, [owner.userId]);
+    expect(left!.n).toBeGreaterThanOrEqual(recovery.length - 1);
+    const [member] = await gw.database.query<{ failed_attempts: number }>(`SELECT failed_attempts FROM portal_users WHERE id = $1`, [owner.userId]);
+    expect(member!.failed_attempts).toBe(0);
+    wall.advance(60_000);
+  });
 });

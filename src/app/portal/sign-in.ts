@@ -5,7 +5,7 @@
 // row's key changes), so no token seen before sign-in is ever a signed-in session.
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
-import { deleteSession, insertSession } from '../../db/repositories/portal-sessions.ts';
+import { deleteSession, insertSession, sessionWithMember } from '../../db/repositories/portal-sessions.ts';
 import { merchantActive } from '../../db/repositories/accounts.ts';
 import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
@@ -20,7 +20,9 @@ type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault' | 'config'>;
 
 export type SignInResult =
   | { readonly ok: true; readonly token: string; readonly status: SessionStatus }
-  | { readonly ok: false; readonly reason: 'invalid' | 'locked' };
+  | { readonly ok: false; readonly reason: 'invalid' | 'locked' }
+  /** The pending sign-in is over (another request with a good code finished it): nothing done, nothing counted. */
+  | { readonly ok: false; readonly reason: 'ended' };
 
 /** What a step of sign-in learned about the member's credentials. */
 export type Verdict = 'good' | 'bad';
@@ -124,6 +126,10 @@ export async function completeSecondFactor(
     change: async (tx, member): Promise<SignInResult> => {
       const base = { merchantId: member.merchantId, userId: member.id, email: member.email, ip: attempt.ip, action: 'sign-in' };
       if (member.status !== 'active' || !member.totpSecret || attempt.session.status !== 'second_factor') return { ok: false, reason: 'invalid' };
+      // Read again under the member's lock: two requests with two good codes (a TOTP code and a
+      // recovery code, or this step's and the next) each read the pending session before either
+      // promoted it, and the second would open a second session, spending its code.
+      if (!(await sessionWithMember(tx, attempt.session.id))) return { ok: false, reason: 'ended' };
       if (isLocked(member, at)) {
         await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'locked' } }, at);
         return { ok: false, reason: 'locked' };

@@ -84,6 +84,8 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     const open = request.portal;
     if (open?.session.status !== 'second_factor') return redirect(reply, '/portal/sign-in');
     const result = await completeSecondFactor(deps, { session: open.session, code: (formOf(request).code ?? '').slice(0, 40), ip: request.ip });
+    // A form sent twice: the other sending signed in, and its answer sets the cookie.
+    if (!result.ok && result.reason === 'ended') return redirect(reply, HOME);
     if (!result.ok) {
       const error = result.reason === 'locked' ? 'Too many failed attempts: this account is locked for 15 minutes.' : 'That code is not right.';
       return page(reply, 'Two-step verification', secondFactorForm({ csrfToken: csrf(request, reply), error }), result.reason === 'locked' ? 429 : 401);
