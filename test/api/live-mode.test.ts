@@ -49,7 +49,7 @@ describe('acquiro accounts connector', () => {
     const piped = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], gw.gateway.deps, {
       stdin: async () => '{"api_key":"ak_live_piped_456"}\n',
     });
-    expect([piped.exitCode, JSON.parse(piped.stdout)]).toEqual([0, { account_id: shop.ids.account_id, connector: 'simulator', credentials: ['api_key'] }]);
+    expect([piped.exitCode, JSON.parse(piped.stdout)]).toEqual([0, { account_id: shop.ids.account_id, connector: 'simulator', credentials: ['api_key'], dropped_credentials: [] }]);
     const notJson = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-'], gw.gateway.deps, { stdin: async () => 'api_key=x' });
     expect([notJson.exitCode, notJson.stderr]).toEqual([2, 'error: --credentials-file on standard input is not a readable JSON file\n']);
   });

@@ -31,7 +31,7 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     // for in the server's directory: refused as unreadable (or another file of that name taken).
     const routed = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'creds.json', '--json'], env, undefined, operatorDir);
     expect([routed.code, routed.stderr]).toEqual([0, '']);
-    expect(JSON.parse(routed.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key', 'region'] });
+    expect(JSON.parse(routed.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key', 'region'], dropped_credentials: [] });
     // A file the operator cannot give is refused by the operator's command, naming the path, exit 2.
     const missing = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'nothing.json'], env, undefined, operatorDir);
     expect([missing.code, missing.stderr]).toEqual([2, 'error: --credentials-file nothing.json is not a readable JSON file\n']);
@@ -51,7 +51,7 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     }
     const piped = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], env, '{"api_key":"ak_live_piped_2"}');
     expect([piped.code, piped.stderr]).toEqual([0, '']);
-    expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'] });
+    expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'], dropped_credentials: [] });
     expect(existsSync(join(dataDir, 'acquiro.lock'))).toBe(true); // it ran in the worker, not as an owner of its own
   });
 });

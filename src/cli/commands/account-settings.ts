@@ -103,7 +103,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     });
   connector
     .command('set')
-    .description('route the account to a connector, with its credentials sealed by the vault (refused for the simulator in live mode)')
+    .description("route the account to a connector, with its credentials sealed by the vault (refused for the simulator in live mode); without --credentials-file, another connector gets none: the previous one's are dropped")
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
     .requiredOption('--connector <name>', 'a connector registered in this mode')
@@ -114,7 +114,10 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
       const deps = await ctx.deps();
       const { setConnector } = await connectors();
       const view = await setConnector(deps, opts.merchantId, opts.accountId, opts.connector, credentials);
-      show(ctx, Boolean(opts.json), view, () => connectorText(view));
+      const dropped = view.dropped_credentials.length
+        ? `\ndropped the previous connector's credentials (${view.dropped_credentials.join(', ')}): they are never sent to ${view.connector}; store its own with --credentials-file`
+        : '';
+      show(ctx, Boolean(opts.json), view, () => connectorText(view) + dropped);
     });
 }
 
