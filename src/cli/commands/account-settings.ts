@@ -107,7 +107,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
     .requiredOption('--connector <name>', 'a connector registered in this mode')
-    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file (- for standard input), never typed on the command line')
+    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file only its owner may read (chmod 600), or - for standard input; never typed on the command line')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; connector: string; credentialsFile?: string; json?: boolean }) => {
       const credentials = opts.credentialsFile ? await readCredentials(ctx, opts.credentialsFile) : undefined;
