@@ -3,7 +3,8 @@
 // permissions (src/cli/main.ts), even when the command itself runs inside the server that owns
 // the embedded database: that process's directory and file system are not the operator's. It
 // hands the text on as the command's standard input, as `--credentials-file -` takes it.
-import { readFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
+import { CommanderError } from 'commander';
 import { usageError } from './io.ts';
 
 /** `--credentials-file -`: the JSON is read from standard input. */
@@ -23,12 +24,34 @@ export function parseCredentials(text: string, shown: string): Record<string, st
   return parsed as Record<string, string>;
 }
 
-/** The file's text, or a refusal naming it (exit 2) when it cannot be read. */
+/** Permission bits that let the file's group or anyone else read or write it. */
+const SHARED = 0o077;
+
+/**
+ * The file's text, or a refusal naming it (exit 2) when it cannot be read, or when it is a file
+ * its group or others may read or write: API keys are refused as ssh refuses such a private key.
+ * The mode is read from the file opened (no swap between the check and the read); a pipe
+ * (`<(secret-manager read …)`) is read once and left nowhere, so only a regular file is checked.
+ */
 export async function readCredentialsText(path: string): Promise<string> {
+  let file: FileHandle;
   try {
-    return await readFile(path, 'utf8');
+    file = await open(path, 'r');
   } catch {
     throw usageError(`--credentials-file ${path} is not a readable JSON file`);
+  }
+  try {
+    const stat = await file.stat();
+    if (process.platform !== 'win32' && stat.isFile() && (stat.mode & SHARED) !== 0) {
+      const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
+      throw usageError(`--credentials-file ${path} can be read or written by its group or others (mode ${mode}): run chmod 600 ${path} (or give the credentials on standard input with --credentials-file -)`);
+    }
+    return await file.readFile('utf8');
+  } catch (error) {
+    if (error instanceof CommanderError) throw error;
+    throw usageError(`--credentials-file ${path} is not a readable JSON file`);
+  } finally {
+    await file.close();
   }
 }
 

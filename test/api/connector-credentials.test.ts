@@ -44,7 +44,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-async function route(shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<void> {
+async function route(shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<string> {
   const argv = ['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector];
   if (credentials) {
     const path = join(tempDir('acquiro-creds-'), 'credentials.json');
@@ -53,6 +53,7 @@ async function route(shop: SignedClient, connector: string, credentials?: Record
   }
   const set = await runCommand(argv, gw.gateway.deps);
   expect([set.exitCode, set.stderr]).toEqual([0, '']);
+  return set.stdout;
 }
 
 const callsFor = (paymentId: string) => seen.filter((call) => call.paymentId === paymentId).map(({ connector, call, credentials }) => ({ connector, call, credentials }));
@@ -99,5 +100,38 @@ describe("an account's connector credentials", () => {
       { connector: 'acme', call: 'authorise', credentials: { api_key: 'ak_test_acme' } },
       { connector: 'acme', call: 'capture', credentials: { api_key: 'ak_test_acme' } },
     ]);
+  });
+
+  it("drops the previous connector's credentials when the account moves to another without new ones: the new connector never gets them", async () => {
+    const shop = await gw.merchant({ captureMode: 'manual' });
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    await route(shop, 'simulator', { api_key: 'ak_test_simulator_only', region: 'eu' });
+    // The same connector again, without a file: its credentials are kept, nothing said dropped.
+    expect(await route(shop, 'simulator')).toBe(`account ${shop.ids.account_id}: connector simulator, credentials api_key, region\n`);
+    expect(await route(shop, 'acme')).toBe(
+      `account ${shop.ids.account_id}: connector acme, credentials (none)\n` +
+        "dropped the previous connector's credentials (api_key, region): they are never sent to acme; store its own with --credentials-file\n",
+    );
+    const [row] = await gw.database.query<{ connector_credentials: string | null }>(`SELECT connector_credentials FROM accounts WHERE id = $1`, [shop.ids.account_id]);
+    expect(row!.connector_credentials).toBeNull();
+    expect(JSON.parse((await runCommand(['accounts', 'connector', 'show', ...ids, '--json'], gw.gateway.deps)).stdout)).toEqual({
+      account_id: shop.ids.account_id,
+      connector: 'acme',
+      credentials: [],
+    });
+
+    const txn = await pay(shop);
+    expect((await capture(shop, txn)).capture_status).toBe('1');
+    expect(callsFor(txn.transaction_id)).toEqual([
+      { connector: 'acme', call: 'authorise', credentials: {} },
+      { connector: 'acme', call: 'capture', credentials: {} },
+    ]);
+
+    // Moving on with a file stores the new connector's; back without one drops them, as --json says.
+    await route(shop, 'simulator', { api_key: 'ak_test_simulator_2' });
+    const json = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'acme', '--json'], gw.gateway.deps);
+    expect(JSON.parse(json.stdout)).toEqual({ account_id: shop.ids.account_id, connector: 'acme', credentials: [], dropped_credentials: ['api_key'] });
+    const again = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'acme', '--json'], gw.gateway.deps);
+    expect(JSON.parse(again.stdout)).toEqual({ account_id: shop.ids.account_id, connector: 'acme', credentials: [], dropped_credentials: [] });
   });
 });

@@ -2,7 +2,7 @@
 // mode's honesty: no live merchant on the sandbox simulator, no start on data it cannot decrypt,
 // and no 500 for a configuration problem (an account whose connector this process lacks).
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -49,9 +49,29 @@ describe('acquiro accounts connector', () => {
     const piped = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], gw.gateway.deps, {
       stdin: async () => '{"api_key":"ak_live_piped_456"}\n',
     });
-    expect([piped.exitCode, JSON.parse(piped.stdout)]).toEqual([0, { account_id: shop.ids.account_id, connector: 'simulator', credentials: ['api_key'] }]);
+    expect([piped.exitCode, JSON.parse(piped.stdout)]).toEqual([0, { account_id: shop.ids.account_id, connector: 'simulator', credentials: ['api_key'], dropped_credentials: [] }]);
     const notJson = await runCommand(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-'], gw.gateway.deps, { stdin: async () => 'api_key=x' });
     expect([notJson.exitCode, notJson.stderr]).toEqual([2, 'error: --credentials-file on standard input is not a readable JSON file\n']);
+  });
+
+  it.each([0o644, 0o640, 0o604, 0o620, 0o602])('refuses a credentials file its group or others may read or write (mode %o), naming it and chmod 600, nothing stored', async (mode) => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const shared = file('{"api_key":"ak_live_shared_1"}');
+    chmodSync(shared, mode);
+    const refused = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', shared);
+    const shown = `0${mode.toString(8)}`;
+    expect([refused.exitCode, refused.stdout, refused.stderr]).toEqual([
+      2,
+      '',
+      `error: --credentials-file ${shared} can be read or written by its group or others (mode ${shown}): run chmod 600 ${shared} (or give the credentials on standard input with --credentials-file -)\n`,
+    ]);
+    expect(JSON.parse((await acquiro('accounts', 'connector', 'show', ...ids, '--json')).stdout).credentials).toEqual([]);
+
+    // The owner's alone (600, or 400): taken.
+    chmodSync(shared, 0o400);
+    const taken = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', shared, '--json');
+    expect([taken.exitCode, JSON.parse(taken.stdout).credentials]).toEqual([0, ['api_key']]);
   });
 
   it('creates no merchant or account on a connector this mode has not registered', async () => {

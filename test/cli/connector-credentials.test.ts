@@ -1,7 +1,7 @@
 // `acquiro accounts connector set --credentials-file`: the file is the operator's, read where the
 // operator runs the command (its directory, its permissions), also when the command runs inside
 // the process that owns the embedded database (a server started elsewhere, or `acquiro worker`).
-import { existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -31,10 +31,18 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     // for in the server's directory: refused as unreadable (or another file of that name taken).
     const routed = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'creds.json', '--json'], env, undefined, operatorDir);
     expect([routed.code, routed.stderr]).toEqual([0, '']);
-    expect(JSON.parse(routed.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key', 'region'] });
+    expect(JSON.parse(routed.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key', 'region'], dropped_credentials: [] });
     // A file the operator cannot give is refused by the operator's command, naming the path, exit 2.
     const missing = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'nothing.json'], env, undefined, operatorDir);
     expect([missing.code, missing.stderr]).toEqual([2, 'error: --credentials-file nothing.json is not a readable JSON file\n']);
+    // One its group or others may read is refused by the operator's command too, naming it, exit 2.
+    writeFileSync(join(operatorDir, 'shared.json'), '{"api_key":"ak_live_shared_3"}');
+    chmodSync(join(operatorDir, 'shared.json'), 0o644);
+    const shared = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'shared.json'], env, undefined, operatorDir);
+    expect([shared.code, shared.stderr]).toEqual([
+      2,
+      'error: --credentials-file shared.json can be read or written by its group or others (mode 0644): run chmod 600 shared.json (or give the credentials on standard input with --credentials-file -)\n',
+    ]);
     await server.stop();
 
     // `acquiro worker` owns the directory now: it gets the caller's standard input as the server does.
@@ -51,7 +59,7 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     }
     const piped = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], env, '{"api_key":"ak_live_piped_2"}');
     expect([piped.code, piped.stderr]).toEqual([0, '']);
-    expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'] });
+    expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'], dropped_credentials: [] });
     expect(existsSync(join(dataDir, 'acquiro.lock'))).toBe(true); // it ran in the worker, not as an owner of its own
   });
 });

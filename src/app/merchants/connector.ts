@@ -19,24 +19,53 @@ export interface ConnectorView {
   readonly credentials: readonly string[];
 }
 
+/** `accounts connector set`'s answer: the account as it now stands, and what it no longer holds. */
+export interface ConnectorSetView extends ConnectorView {
+  /**
+   * The names of the credentials dropped: the previous connector's, when the account moved to
+   * another connector without new ones (never handed to the new connector, another acquirer).
+   */
+  readonly dropped_credentials: readonly string[];
+}
+
+/**
+ * Routes the account to `connector`. With `credentials`, they replace the stored ones. Without,
+ * the stored ones are kept while the connector stays the same, and dropped when it changes: they
+ * are the previous connector's keys, and every call to the new one would carry them.
+ */
 export async function setConnector(
   deps: ConnectorDeps,
   merchantId: string,
   accountId: string,
   connector: string,
   credentials: Readonly<Record<string, string>> | undefined,
-): Promise<ConnectorView> {
+): Promise<ConnectorSetView> {
   assertConnectorUsable(deps, connector);
   const sealed = credentials ? deps.vault.seal(JSON.stringify(credentials), accountId) : undefined;
   return deps.database.db.transaction(async (tx) => {
-    const changed = await tx
+    const [before] =
+      merchantId === PLATFORM_MERCHANT_ID
+        ? []
+        : await tx
+            .select()
+            .from(accounts)
+            .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+            .for('update');
+    if (!before) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
+    const moved = before.connector !== connector;
+    const stored = sealed
+      ? { connectorCredentials: sealed.ciphertext, connectorCredentialsKey: sealed.keyId }
+      : moved
+        ? { connectorCredentials: null, connectorCredentialsKey: null }
+        : {};
+    const [changed] = await tx
       .update(accounts)
-      .set({ connector, ...(sealed ? { connectorCredentials: sealed.ciphertext, connectorCredentialsKey: sealed.keyId } : {}) })
-      .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+      .set({ connector, ...stored })
+      .where(eq(accounts.id, accountId))
       .returning();
-    if (changed.length === 0 || merchantId === PLATFORM_MERCHANT_ID) throw new AppError('account_not_found', `no account ${accountId} under merchant ${merchantId}`);
     await announceAccountChange(tx);
-    return viewOf(deps, changed[0]!);
+    const dropped = !sealed && moved ? viewOf(deps, before).credentials : [];
+    return { ...viewOf(deps, changed!), dropped_credentials: dropped };
   });
 }
 

@@ -1,7 +1,8 @@
-// What operators change on a live merchant: disable or re-enable it (or one account), and the
-// fees per currency. Each change is announced (announceAccountChange), so every process's account
-// directory drops its cache at once: a disabled merchant's next request is refused, and its
-// staff's portal sessions end.
+// What operators change on a live merchant: disable or re-enable it (or one account), the fees
+// per currency, and an account's rate limit and capture mode. Each change is announced
+// (announceAccountChange), so every process's account directory drops its cache at once: a
+// disabled merchant's next request is refused, and its staff's portal sessions end; a lowered
+// rate limit holds from the next request, a new capture mode from the next authorisation.
 import { and, eq } from 'drizzle-orm';
 import { AppError } from '../../domain/errors.ts';
 import { PLATFORM_MERCHANT_ID, type CurrencyFee, type FeeSchedule } from '../../domain/ledger.ts';
@@ -9,6 +10,7 @@ import { announceAccountChange } from '../../db/repositories/accounts.ts';
 import { deleteSessionsOfMerchant } from '../../db/repositories/portal-sessions.ts';
 import { accounts, merchants } from '../../db/schema.ts';
 import type { Deps } from '../context.ts';
+import type { CaptureMode } from './credentials.ts';
 import { operatorAccount } from '../accounts/of-merchant.ts';
 
 type Db = Pick<Deps, 'database'>;
@@ -71,4 +73,45 @@ export async function setCurrencyFee(deps: Db, merchantId: string, accountId: st
 export async function removeCurrencyFee(deps: Db, merchantId: string, accountId: string, currency: string): Promise<FeesView & { currency: string; removed: boolean }> {
   const { had, ...view } = await setCurrencyFee(deps, merchantId, accountId, currency, null);
   return { currency, removed: had, ...view };
+}
+
+export interface AccountSettingsView {
+  readonly account_id: string;
+  readonly capture_mode: CaptureMode;
+  /** Requests per second; null: the gateway's default (ACQUIRO_RATE_LIMIT). */
+  readonly rate_limit_per_second: number | null;
+}
+
+export interface AccountSettingsChange {
+  readonly captureMode?: CaptureMode;
+  /** null: back to the gateway's default. */
+  readonly rateLimitPerSecond?: number | null;
+}
+
+const settingsView = (row: { id: string; captureMode: CaptureMode; rateLimitPerSecond: number | null }): AccountSettingsView => ({
+  account_id: row.id,
+  capture_mode: row.captureMode,
+  rate_limit_per_second: row.rateLimitPerSecond,
+});
+
+export async function showAccountSettings(deps: Db, merchantId: string, accountId: string): Promise<AccountSettingsView> {
+  return settingsView(await accountOf(deps, merchantId, accountId));
+}
+
+/** Sets what `change` names, leaving the rest; every process applies it from its next request. */
+export async function setAccountSettings(deps: Db, merchantId: string, accountId: string, change: AccountSettingsChange): Promise<AccountSettingsView> {
+  const current = await accountOf(deps, merchantId, accountId);
+  if (change.captureMode === undefined && change.rateLimitPerSecond === undefined) return settingsView(current);
+  return deps.database.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(accounts)
+      .set({
+        ...(change.captureMode ? { captureMode: change.captureMode } : {}),
+        ...(change.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: change.rateLimitPerSecond } : {}),
+      })
+      .where(and(eq(accounts.id, accountId), eq(accounts.merchantId, merchantId)))
+      .returning();
+    await announceAccountChange(tx);
+    return settingsView(row!);
+  });
 }

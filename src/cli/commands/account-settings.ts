@@ -1,10 +1,12 @@
-// `acquiro merchants disable|enable` and `acquiro accounts fees show|set|remove`: what an
+// `acquiro merchants disable|enable`, `acquiro accounts fees show|set|remove`, `accounts
+// settings show|set` (rate limit, capture mode) and `accounts connector show|set`: what an
 // operator changes on a merchant already taking payments. Every process sees it at once.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { ConnectorView } from '../../app/merchants/connector.ts';
-import type { FeesView, Status } from '../../app/merchants/settings.ts';
+import type { AccountSettingsView, FeesView, Status } from '../../app/merchants/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
-import { show, usageError, type CommandContext } from '../io.ts';
+import { intBetween, show, usageError, type CommandContext } from '../io.ts';
+import { MAX_RATE_LIMIT } from './merchants.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const settings = () => import('../../app/merchants/settings.ts');
@@ -23,6 +25,20 @@ export function percentToBps(text: string): number {
   if (!/^(100|[0-9]{1,2})(\.[0-9]{1,2})?$/.test(text) || Number(text) > 100) throw usageError(`--percent ${text} is a percentage from 0 to 100 with at most two decimals`);
   return Math.round(Number(text) * 100);
 }
+
+/** `--rate-limit`: requests per second, as at creation, or `default` (the gateway's, ACQUIRO_RATE_LIMIT). */
+function rateLimit(value: string): number | 'default' {
+  // Kept as the word: commander takes a parser's null for an option given without a value.
+  if (value === 'default') return value;
+  try {
+    return intBetween('--rate-limit', 1, MAX_RATE_LIMIT)(value);
+  } catch {
+    throw usageError(`--rate-limit must be a whole number from 1 to ${MAX_RATE_LIMIT}, or default`);
+  }
+}
+
+const settingsText = (view: AccountSettingsView) =>
+  `account ${view.account_id}: capture ${view.capture_mode}, rate limit ${view.rate_limit_per_second === null ? "the gateway's default (ACQUIRO_RATE_LIMIT)" : `${view.rate_limit_per_second} requests per second`}`;
 
 function feesText(view: FeesView): string {
   const lines = Object.entries(view.currencies)
@@ -87,6 +103,29 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
       show(ctx, Boolean(opts.json), result, () => `${said}\n${feesText(result)}`);
     });
 
+  const accountSettings = sub(program, 'accounts', 'accounts of a merchant').command('settings').description("an account's rate limit and capture mode");
+  const settingsCommand = (name: string, description: string) =>
+    accountSettings.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  settingsCommand('show', "print the account's capture mode and rate limit").action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
+    const deps = await ctx.deps();
+    const { showAccountSettings } = await settings();
+    const view = await showAccountSettings(deps, opts.merchantId, opts.accountId);
+    show(ctx, Boolean(opts.json), view, () => settingsText(view));
+  });
+  settingsCommand('set', 'change the rate limit or the capture mode (or both): every running process applies it from its next request')
+    .option('--rate-limit <n>', "requests per second for the account, or default (the gateway's, ACQUIRO_RATE_LIMIT)", rateLimit)
+    .addOption(new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']))
+    .action(async (opts: { merchantId: string; accountId: string; rateLimit?: number | 'default'; captureMode?: 'auto' | 'manual'; json?: boolean }) => {
+      if (opts.rateLimit === undefined && opts.captureMode === undefined) throw usageError('give --rate-limit, --capture-mode or both');
+      const deps = await ctx.deps();
+      const { setAccountSettings } = await settings();
+      const view = await setAccountSettings(deps, opts.merchantId, opts.accountId, {
+        ...(opts.captureMode ? { captureMode: opts.captureMode } : {}),
+        ...(opts.rateLimit !== undefined ? { rateLimitPerSecond: opts.rateLimit === 'default' ? null : opts.rateLimit } : {}),
+      });
+      show(ctx, Boolean(opts.json), view, () => settingsText(view));
+    });
+
   const connector = sub(program, 'accounts', 'accounts of a merchant').command('connector').description("the connector that processes an account's payments, and its credentials");
   const connectorText = (view: ConnectorView) => `account ${view.account_id}: connector ${view.connector}, credentials ${view.credentials.join(', ') || '(none)'}`;
   connector
@@ -103,18 +142,21 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     });
   connector
     .command('set')
-    .description('route the account to a connector, with its credentials sealed by the vault (refused for the simulator in live mode)')
+    .description("route the account to a connector, with its credentials sealed by the vault (refused for the simulator in live mode); without --credentials-file, another connector gets none: the previous one's are dropped")
     .requiredOption('--merchant-id <id>')
     .requiredOption('--account-id <id>')
     .requiredOption('--connector <name>', 'a connector registered in this mode')
-    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file (- for standard input), never typed on the command line')
+    .option('--credentials-file <path>', 'a JSON object of text values (API keys): read from a file only its owner may read (chmod 600), or - for standard input; never typed on the command line')
     .option('--json', 'print JSON')
     .action(async (opts: { merchantId: string; accountId: string; connector: string; credentialsFile?: string; json?: boolean }) => {
       const credentials = opts.credentialsFile ? await readCredentials(ctx, opts.credentialsFile) : undefined;
       const deps = await ctx.deps();
       const { setConnector } = await connectors();
       const view = await setConnector(deps, opts.merchantId, opts.accountId, opts.connector, credentials);
-      show(ctx, Boolean(opts.json), view, () => connectorText(view));
+      const dropped = view.dropped_credentials.length
+        ? `\ndropped the previous connector's credentials (${view.dropped_credentials.join(', ')}): they are never sent to ${view.connector}; store its own with --credentials-file`
+        : '';
+      show(ctx, Boolean(opts.json), view, () => connectorText(view) + dropped);
     });
 }
 

@@ -25,7 +25,7 @@ const nonEmpty = (option: string) => (value: string) => {
 };
 
 /** As ACQUIRO_RATE_LIMIT takes (src/config.ts). */
-const MAX_RATE_LIMIT = 9_999_999;
+export const MAX_RATE_LIMIT = 9_999_999;
 
 const captureMode = () =>
   new Option('--capture-mode <mode>', 'auto captures approved card payments; manual leaves them authorised').choices(['auto', 'manual']).default('auto');
