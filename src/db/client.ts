@@ -39,7 +39,8 @@ export interface Database {
   /**
    * Calls `onNotify` on every NOTIFY on `channel`, from any process on this database (PostgreSQL:
    * over a connection of its own, outside the pool; PGlite: within the owning process, where every
-   * command runs). Answers the function that stops listening.
+   * command runs), but those whose payload names another schema (`schema:…`, notifyingSchema).
+   * Answers the function that stops listening.
    */
   listen?(channel: string, onNotify: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
@@ -47,6 +48,22 @@ export interface Database {
 
 /** Channel names are fixed identifiers: never built from input. */
 const CHANNEL = /^[a-z_]+$/;
+
+/**
+ * NOTIFY is heard by every connection of the database that listens, whatever its schema: other
+ * installs sharing the database (and other test files) would each empty this one's caches. A
+ * payload `schema:rest`, as `notifyingSchema` writes it, is heard only in that schema; any other
+ * payload (a process of an earlier release) everywhere.
+ */
+function inSchema(own: string, onNotify: () => void): (payload: string | undefined) => void {
+  return (payload) => {
+    const end = payload?.lastIndexOf(':') ?? -1;
+    if (end < 0 || payload!.slice(0, end) === own) onNotify();
+  };
+}
+
+/** SQL text of a NOTIFY payload that only listeners in the caller's schema hear (inSchema). */
+export const notifyingSchema = (rest: string) => `current_schema() || ':' || ${rest}`;
 
 export type RawQuery = <Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string) => Promise<Row[]>;
 
@@ -137,10 +154,13 @@ function listenOn(pg: typeof PgModule, url: string, searchPath: string | undefin
     const client = new pg.Client({ connectionString: url, ...(searchPath ? { options: `-c search_path=${searchPath}` } : {}) });
     // A lost listening connection only slows invalidation down to the version row's polling.
     client.on('error', () => {});
+    let heard: (payload: string | undefined) => void = () => {};
     client.on('notification', (message) => {
-      if (message.channel === channel) onNotify();
+      if (message.channel === channel) heard(message.payload);
     });
     await client.connect();
+    const [{ schema }] = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows as [{ schema: string }];
+    heard = inSchema(schema, onNotify);
     await client.query(`LISTEN ${channel}`);
     return () => endWithin(client, LISTENER_END_MS);
   };
@@ -204,7 +224,8 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     },
     listen: async (channel, onNotify) => {
       if (!CHANNEL.test(channel)) throw new Error(`not a channel name: ${channel}`);
-      const stop = await client.listen(channel, () => onNotify());
+      const [{ schema }] = (await client.query<{ schema: string }>('SELECT current_schema() AS schema')).rows as [{ schema: string }];
+      const stop = await client.listen(channel, inSchema(schema, onNotify));
       // Stopping after the database closed has nothing left to stop.
       return () => stop().catch(() => {});
     },

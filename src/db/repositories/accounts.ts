@@ -1,5 +1,5 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { rowsOf, type Executor, type RawQuery } from '../client.ts';
+import { notifyingSchema, rowsOf, type Executor, type RawQuery } from '../client.ts';
 import { accountIps, accountKeys, accounts, merchants, type AccountRow } from '../schema.ts';
 
 export interface AccountWithKeys {
@@ -50,7 +50,7 @@ export const ACCOUNTS_CHANNEL = 'acquiro_accounts';
 export async function announceAccountChange(db: Executor): Promise<void> {
   await db.execute(
     sql`WITH bumped AS (UPDATE cache_versions SET version = version + 1 WHERE name = 'accounts' RETURNING version)
-        SELECT pg_notify(${ACCOUNTS_CHANNEL}, version::text) FROM bumped`,
+        SELECT pg_notify(${ACCOUNTS_CHANNEL}, ${sql.raw(notifyingSchema('version::text'))}) FROM bumped`,
   );
 }
 

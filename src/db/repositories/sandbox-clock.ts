@@ -1,7 +1,7 @@
 // The sandbox's test clock row (0014): how many milliseconds business time runs ahead of the wall
 // clock. An advance adds to it and announces itself on CLOCK_CHANNEL in the same transaction, so
 // every process's business clock (src/app/clock/business-clock.ts) moves within a moment.
-import type { Database } from '../client.ts';
+import { notifyingSchema, type Database } from '../client.ts';
 
 export const CLOCK_CHANNEL = 'acquiro_clock';
 
@@ -26,7 +26,7 @@ export async function advanceClockOffset(database: Pick<Database, 'transaction'>
       [ms, maxOffsetMs],
     );
     if (!row) return null;
-    await query(`SELECT pg_notify('${CLOCK_CHANNEL}', '')`);
+    await query(`SELECT pg_notify('${CLOCK_CHANNEL}', ${notifyingSchema("''")})`);
     return Number(row.offset_ms);
   });
 }
