@@ -9,7 +9,7 @@ import { FakeClock, startTestGateway, type TestGateway } from '../support/gatewa
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
 import { createMember, signIn, type PortalClient } from '../support/portal.ts';
-import { chargesOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { chargesOf, eventsOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -139,6 +139,16 @@ describe('portal subscriptions', () => {
     expect(pages.flat()).toEqual(newestFirst.map(({ cycle, attempt }) => ({ cycle, attempt })));
   });
 
+  it('10 concurrent cancels of one subscription end it once: one subscription.cancelled, each answered as its repeat', async () => {
+    const { recurringId } = await subscribe(shop, subscribing(shop));
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    await operator.get(path);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => operator.post(`${path}/cancel`)));
+    for (const answer of answers) expect([answer.status, answer.location]).toEqual([303, `${path}?done=cancel`]);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+    expect(await eventsOf(gw.gateway.deps, 'subscription.cancelled', recurringId)).toHaveLength(1);
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {
@@ -212,6 +222,25 @@ describe('portal payouts', () => {
     expect(rowOf(payer.body.transaction_id)).toMatch(/101\.50 USD<\/td><td class="num">100\.00 USD/);
     expect(rowOf(beneficiary.body.transaction_id)).toMatch(/100\.00 USD<\/td><td class="num">98\.50 USD/);
     for (const created of [payer, beneficiary]) await runCommand(['payouts', 'cancel', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--transaction-id', created.body.transaction_id], gw.gateway.deps);
+  });
+
+  it('10 concurrent cancels of one scheduled payout: one cancels it, the reservation returns once, the rest are refused 5060', async () => {
+    const before = await balanceOf(gw, shop, 'USD');
+    const created = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-30' }));
+    expect(created.body).toMatchObject({ status: 'SCHEDULED' });
+    const id = created.body.transaction_id as string;
+    const path = `/portal/payouts/${shop.ids.account_id}/${id}`;
+    await admin.get(path);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => admin.post(`${path}/cancel`)));
+    expect(answers.filter((a) => a.status === 303).map((a) => a.location)).toEqual([`${path}?done=cancel`]);
+    for (const refused of answers.filter((a) => a.status !== 303)) {
+      expect(refused.status).toBe(409);
+      expect(refused.body).toContain('5060');
+    }
+    expect(await balanceOf(gw, shop, 'USD')).toEqual(before);
+    const events = await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'payout.cancelled' AND payload->>'transaction_id' = $1", [id]);
+    expect(events[0]!.n).toBe(1);
+    await expectLedgerBalanced(gw);
   });
 
   it('another merchant’s payout is not found, and stays scheduled', async () => {
