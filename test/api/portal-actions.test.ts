@@ -50,6 +50,19 @@ async function act(client: PortalClient, txn: Txn, action: string, fields: Recor
   return client.post(path, { form_key: formKeyOf(page.body, path) ?? anyFormKey(), ...fields });
 }
 
+/** The action's form posted as a JSON body (CSRF token and form key included), as a script could. */
+async function postJson(client: PortalClient, txn: Txn, action: string, fields: Record<string, unknown>) {
+  const path = `/portal/transactions/${txn.transaction_id}/${action}`;
+  const page = await client.get(`/portal/transactions/${txn.transaction_id}`);
+  const response = await gw.gateway.server.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '), 'content-type': 'application/json' },
+    payload: JSON.stringify({ _csrf: client.csrf, form_key: formKeyOf(page.body, path), ...fields }),
+  });
+  return { status: response.statusCode, body: response.body };
+}
+
 /** Every action a transaction's page offers, with fields that would do it; `eventId` is one of its notifications. */
 const everyAction = (eventId: string) =>
   [
@@ -206,6 +219,17 @@ describe('portal cancel, capture and review', () => {
       const answer = await act(staff2(), txn, 'capture', { amount: amount! });
       expect(answer.status, amount).toBe(400);
       expect(answer.body, amount).toMatch(new RegExp(`${code}:amount `));
+    }
+    // Not one text value (a list or a group in bracket notation, a JSON number): refused naming it,
+    // never read as no amount, which captures the whole authorisation.
+    const notText = [
+      await act(staff2(), txn, 'capture', { amount: ['5.00', '6.00'] as unknown as string }),
+      await act(staff2(), txn, 'capture', { amount: { value: '5.00' } as unknown as string }),
+      await postJson(staff2(), txn, 'capture', { amount: 5 }),
+    ];
+    for (const answer of notText) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('amount is invalid: expected one text value');
     }
     expect(await queried(manual, txn)).toMatchObject({ payment_status: '2000', captured_amount: '0.00' });
     const [row] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_operations WHERE payment_id = $1', [txn.transaction_id]);
