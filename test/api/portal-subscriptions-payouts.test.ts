@@ -31,6 +31,7 @@ beforeAll(async () => {
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
 }, 120_000);
 afterAll(() => gw?.close());
+const mainOf = (page: string) => /<main[^>]*>([\s\S]*?)<\/main>/.exec(page)?.[1]?.replace(/\s+/g, ' ').trim() ?? page.slice(0, 300);
 // A test that moves business time puts it back: payout dates are judged on it.
 afterEach(() => business.set('2026-11-22T10:15:00Z'));
 
@@ -157,6 +158,19 @@ describe('portal subscriptions', () => {
       await operator.get('/portal/subscriptions');
       expect((await operator.post(`${path}/cancel`)).status).toBe(404);
     }
+    // The same answer as for a subscription that does not exist, under either account id (the id asked for aside).
+    const nobody = 'RC00000000000000000000000000';
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const answers = [];
+      for (const id of [recurringId, nobody]) {
+        const path = `/portal/subscriptions/${account}/${id}`;
+        const page = await operator.get(path);
+        await operator.get('/portal/subscriptions');
+        const cancelled = await operator.post(`${path}/cancel`);
+        answers.push([page.status, mainOf(page.body).replace(id, '…'), cancelled.status, mainOf(cancelled.body).replace(id, '…')]);
+      }
+      expect(answers[0], account).toEqual(answers[1]);
+    }
     expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Active');
   });
 });
@@ -253,6 +267,19 @@ describe('portal payouts', () => {
       expect((await admin.post(`${path}/cancel`)).status).toBe(404);
     }
     expect((await admin.get('/portal/payouts')).body).not.toContain(id);
+    // The same answer as for a payout that does not exist, under either account id (the id asked for aside).
+    const nobody = 'PO0000000000000000000000000';
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const answers = [];
+      for (const payout of [id, nobody]) {
+        const path = `/portal/payouts/${account}/${payout}`;
+        const page = await admin.get(path);
+        await admin.get('/portal/payouts');
+        const cancelled = await admin.post(`${path}/cancel`);
+        answers.push([page.status, mainOf(page.body).replace(payout, '…'), cancelled.status, mainOf(cancelled.body).replace(payout, '…')]);
+      }
+      expect(answers[0], account).toEqual(answers[1]);
+    }
     const [row] = await gw.database.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [id]);
     expect(row!.status).toBe('SCHEDULED');
   });
