@@ -587,6 +587,22 @@ describe('the hosted payment page', () => {
     expect(await rows(`SELECT 1 FROM ledger_entries WHERE payment_id = $1 AND kind = 'capture'`, [payment.id])).toHaveLength(2);
   });
 
+  it('tells one story when pay and cancel are pressed at once (two tabs): charged and captured, or cancelled with no card sent', async () => {
+    const pages = await Promise.all(Array.from({ length: 6 }, () => openPage()));
+    await Promise.all(pages.flatMap(({ pageUrl }) => [0, 1, 2].flatMap(() => [browser.post(`${pageUrl}/pay`, CARD), browser.post(`${pageUrl}/cancel`, {})])));
+    for (const { body } of pages) {
+      const payment = await paymentOf(body.order_no);
+      const [session] = await rows('SELECT attempts FROM checkout_sessions WHERE payment_id = $1', [payment.id]);
+      const events = (await rows('SELECT type FROM events WHERE payment_id = $1', [payment.id])).map((e) => e.type);
+      const captured = await rows(`SELECT 1 FROM ledger_entries WHERE payment_id = $1 AND kind = 'capture'`, [payment.id]);
+      if (payment.status === 'captured') {
+        expect([session?.attempts, events, captured.length]).toEqual([1, ['payment.captured'], 2]);
+      } else {
+        expect([payment.status, payment.result_code, session?.attempts, events, captured.length]).toEqual(['failed', '2009', 0, ['payment.failed'], 0]);
+      }
+    }
+  });
+
   it('sends the shopper who cancels to cancel_url with 2009, and tells the merchant', async () => {
     const { body, pageUrl } = await openPage(shop, { cancel_url: 'https://shop.example/cancelled' });
     const cancelled = await browser.post(`${pageUrl}/cancel`, {});
