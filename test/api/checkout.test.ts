@@ -314,6 +314,13 @@ describe('the hand-off is protected', () => {
     expect(replay.headers.location).toBeUndefined();
   });
 
+  it('opens the page once for ten hand-offs at once: one page URL, the rest refused (409)', async () => {
+    const fields = await handOffFields();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => browser.post('/v1/checkout', fields)));
+    expect(answers.map((a) => a.status).sort()).toEqual([303, ...Array(9).fill(409)]);
+    expect(answers.filter((a) => a.headers.location !== undefined)).toHaveLength(1);
+  });
+
   it('refuses a forged signInfo (403): altered MAC, another session, expiry pushed out, garbage', async () => {
     const fields = await handOffFields();
     const signInfo = new Map(fields).get('signInfo')!;
