@@ -121,7 +121,7 @@ export interface Config {
    * five times a lease, and another process takes it over after a lease without renewal.
    */
   readonly dataDirLeaseMs: number;
-  /** How long the sandbox holds a merchant-initiated charge of card 4000000000000416 before its processor receives it. */
+  /** How long the sandbox holds a merchant-initiated charge of card 4000000000000416, a capture or void of card 4000000000000424, or a `sandbox_slow` refund before its processor receives it. */
   readonly sandboxCardDelayMs: number;
 }
 

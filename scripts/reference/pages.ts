@@ -32,6 +32,7 @@ function cardOutcome(card: TestCard): string {
     case 'approve':
     case 'approve_first':
     case 'slow_later':
+    case 'slow_settle':
     case 'dispute':
       return `\`1\` ${code('success')}`;
     case 'decline':

@@ -35,6 +35,7 @@ describe('test cards (docs/api/authorise.md)', () => {
     ['4000000000004954', '123', '3', '1003:Held for review', 'review', 'pending_review'],
     ['4000000000000267', '123', '1', '0000:Success', 'accept', 'captured'],
     ['4000000000002685', '123', '1', '0000:Success', 'accept', 'captured'],
+    ['4000000000000424', '123', '1', '0000:Success', 'accept', 'captured'],
   ])('%s answers order_status %s, %s', async (card, cvc, status, info, riskAction, stored) => {
     const answer = await shop.post('/v1/authorise', cardPayment(shop.ids, { card, security_code: cvc }));
     expect(answer.status).toBe(200);
@@ -45,7 +46,7 @@ describe('test cards (docs/api/authorise.md)', () => {
   });
 
   it('covers every card the simulator documents', () => {
-    expect(TEST_CARDS.length).toBe(18);
+    expect(TEST_CARDS.length).toBe(19);
   });
 
   it('answers the 3-D Secure card with a URL for the shopper', async () => {

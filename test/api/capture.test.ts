@@ -150,6 +150,9 @@ describe('identifying the transaction', () => {
     const messages = answer.body.capture_orders.map((e: Record<string, string>) => [e.capture_status, e.error_message]);
     const notFound = ['0', '5001:no transaction with this transaction_id and order_no'];
     expect(messages).toEqual([notFound, notFound, ['0', "5002:currency EUR does not match the transaction's USD"], notFound, notFound]);
+    // The whole entry, as for an id that does not exist: nothing of their payment shows through.
+    const [theirsEntry, nobodyEntry] = answer.body.capture_orders.slice(3) as Record<string, string>[];
+    expect({ ...theirsEntry, transaction_id: '' }).toEqual({ ...nobodyEntry, transaction_id: '' });
     expect((await paymentRow(gw, theirs.transaction_id)).status).toBe('authorised');
     expect((await paymentRow(gw, txn.transaction_id)).status).toBe('authorised');
   });

@@ -314,6 +314,13 @@ describe('the hand-off is protected', () => {
     expect(replay.headers.location).toBeUndefined();
   });
 
+  it('opens the page once for ten hand-offs at once: one page URL, the rest refused (409)', async () => {
+    const fields = await handOffFields();
+    const answers = await Promise.all(Array.from({ length: 10 }, () => browser.post('/v1/checkout', fields)));
+    expect(answers.map((a) => a.status).sort()).toEqual([303, ...Array(9).fill(409)]);
+    expect(answers.filter((a) => a.headers.location !== undefined)).toHaveLength(1);
+  });
+
   it('refuses a forged signInfo (403): altered MAC, another session, expiry pushed out, garbage', async () => {
     const fields = await handOffFields();
     const signInfo = new Map(fields).get('signInfo')!;
@@ -585,6 +592,22 @@ describe('the hosted payment page', () => {
     const [session] = await rows('SELECT attempts FROM checkout_sessions WHERE payment_id = $1', [payment.id]);
     expect(session?.attempts).toBe(1);
     expect(await rows(`SELECT 1 FROM ledger_entries WHERE payment_id = $1 AND kind = 'capture'`, [payment.id])).toHaveLength(2);
+  });
+
+  it('tells one story when pay and cancel are pressed at once (two tabs): charged and captured, or cancelled with no card sent', async () => {
+    const pages = await Promise.all(Array.from({ length: 6 }, () => openPage()));
+    await Promise.all(pages.flatMap(({ pageUrl }) => [0, 1, 2].flatMap(() => [browser.post(`${pageUrl}/pay`, CARD), browser.post(`${pageUrl}/cancel`, {})])));
+    for (const { body } of pages) {
+      const payment = await paymentOf(body.order_no);
+      const [session] = await rows('SELECT attempts FROM checkout_sessions WHERE payment_id = $1', [payment.id]);
+      const events = (await rows('SELECT type FROM events WHERE payment_id = $1', [payment.id])).map((e) => e.type);
+      const captured = await rows(`SELECT 1 FROM ledger_entries WHERE payment_id = $1 AND kind = 'capture'`, [payment.id]);
+      if (payment.status === 'captured') {
+        expect([session?.attempts, events, captured.length]).toEqual([1, ['payment.captured'], 2]);
+      } else {
+        expect([payment.status, payment.result_code, session?.attempts, events, captured.length]).toEqual(['failed', '2009', 0, ['payment.failed'], 0]);
+      }
+    }
   });
 
   it('sends the shopper who cancels to cancel_url with 2009, and tells the merchant', async () => {

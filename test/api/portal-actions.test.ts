@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import type { FakeClock, TestGateway } from '../support/gateway.ts';
-import { booksOf, expectLedgerBalanced, orderOf, pay, type Txn } from '../support/lifecycle.ts';
+import { booksOf, eventTypes, expectLedgerBalanced, orderOf, pay, type Txn } from '../support/lifecycle.ts';
 import { anyFormKey, createMember, formKeyOf, signIn, startPortalShops, type PortalClient, type TestMember } from '../support/portal.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
 import { chargesOf, heldSubscription, runBilling } from '../support/subscriptions.ts';
@@ -48,6 +48,19 @@ async function act(client: PortalClient, txn: Txn, action: string, fields: Recor
   const path = `/portal/transactions/${txn.transaction_id}/${action}`;
   const page = await client.get(`/portal/transactions/${txn.transaction_id}`);
   return client.post(path, { form_key: formKeyOf(page.body, path) ?? anyFormKey(), ...fields });
+}
+
+/** The action's form posted as a JSON body (CSRF token and form key included), as a script could. */
+async function postJson(client: PortalClient, txn: Txn, action: string, fields: Record<string, unknown>) {
+  const path = `/portal/transactions/${txn.transaction_id}/${action}`;
+  const page = await client.get(`/portal/transactions/${txn.transaction_id}`);
+  const response = await gw.gateway.server.app.inject({
+    method: 'POST',
+    url: path,
+    headers: { cookie: [...client.cookies].map(([name, value]) => `${name}=${value}`).join('; '), 'content-type': 'application/json' },
+    payload: JSON.stringify({ _csrf: client.csrf, form_key: formKeyOf(page.body, path), ...fields }),
+  });
+  return { status: response.statusCode, body: response.body };
 }
 
 /** Every action a transaction's page offers, with fields that would do it; `eventId` is one of its notifications. */
@@ -166,6 +179,64 @@ describe('portal cancel, capture and review', () => {
     expect(await queried(shop, held)).toMatchObject({ payment_status: '3000' });
     expect(await queried(shop, rejected)).toMatchObject({ payment_status: '4000' });
     expect((await act(staff, held, 'review', { decision: 'maybe' })).status).toBe(400);
+  });
+
+  it('10 concurrent captures, cancels or approvals from 10 renders of the page (10 form keys) each take effect once; the rest are refused with the API code', async () => {
+    const toCapture = await pay(manual, { amount: '20.00' });
+    const toCancel = await pay(manual, { amount: '20.00' });
+    const held = await pay(shop, { card: '4000000000004954', amount: '15.00' });
+    const cases = [
+      [staff2(), toCapture, 'capture', { amount: '20.00' }, 'payment.captured'],
+      [staff2(), toCancel, 'cancel', {}, 'payment.cancelled'],
+      [staff, held, 'review', { decision: 'approve' }, 'payment.captured'],
+    ] as const;
+    for (const [client, txn, action, fields, event] of cases) {
+      const path = `/portal/transactions/${txn.transaction_id}/${action}`;
+      const keys: string[] = [];
+      for (let i = 0; i < 10; i++) keys.push(formKeyOf((await client.get(`/portal/transactions/${txn.transaction_id}`)).body, path)!);
+      expect(new Set(keys).size, action).toBe(10);
+      const answers = await Promise.all(keys.map((form_key) => client.post(path, { ...fields, form_key })));
+      expect(answers.filter((a) => a.status === 303), action).toHaveLength(1);
+      for (const refused of answers.filter((a) => a.status !== 303)) {
+        expect(refused.status, action).toBe(409);
+        expect(refused.body, action).toMatch(/50(05|07|11|12):/);
+      }
+      expect((await eventTypes(gw, txn.transaction_id)).filter((type) => type === event), action).toHaveLength(1);
+    }
+    const operations = async (txn: Txn) =>
+      gw.database.query<{ kind: string; amount: number }>('SELECT kind, amount::int AS amount FROM payment_operations WHERE payment_id = $1', [txn.transaction_id]);
+    expect(await operations(toCapture)).toEqual([{ kind: 'capture', amount: 2000 }]);
+    expect(await operations(toCancel)).toEqual([{ kind: 'void', amount: 2000 }]);
+    expect(await operations(held)).toEqual([{ kind: 'capture', amount: 1500 }]);
+    expect(await queried(manual, toCapture)).toMatchObject({ payment_status: '3000', captured_amount: '20.00' });
+    expect(await queried(manual, toCancel)).toMatchObject({ payment_status: '4000' });
+    await expectLedgerBalanced(gw);
+  });
+
+  it('refuses a capture amount that is not an amount, or above the authorisation, naming amount; nothing captured', async () => {
+    const txn = await pay(manual, { amount: '20.00' });
+    for (const [amount, code] of [['1.234', '4003'], ['ten', '4003'], ['-1.00', '4003'], ['0', '4003'], ['0.00', '4003'], ['', '4003'], ['20.01', '5006']]) {
+      const answer = await act(staff2(), txn, 'capture', { amount: amount! });
+      expect(answer.status, amount).toBe(400);
+      expect(answer.body, amount).toMatch(new RegExp(`${code}:amount `));
+    }
+    // Not one text value (a list or a group in bracket notation, a JSON number): refused naming it,
+    // never read as no amount, which captures the whole authorisation.
+    const notText = [
+      await act(staff2(), txn, 'capture', { amount: ['5.00', '6.00'] as unknown as string }),
+      await act(staff2(), txn, 'capture', { amount: { value: '5.00' } as unknown as string }),
+      await postJson(staff2(), txn, 'capture', { amount: 5 }),
+    ];
+    for (const answer of notText) {
+      expect(answer.status).toBe(400);
+      expect(answer.body).toContain('amount is invalid: expected one text value');
+    }
+    expect(await queried(manual, txn)).toMatchObject({ payment_status: '2000', captured_amount: '0.00' });
+    const [row] = await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM payment_operations WHERE payment_id = $1', [txn.transaction_id]);
+    expect(row!.n).toBe(0);
+    const review = await act(staff, await pay(shop, { card: '4000000000004954' }), 'review', { decision: 'maybe' });
+    expect(review.status).toBe(400);
+    expect(review.body).toContain('decision');
   });
 
   it('refuses to capture or approve a hold past its authorisation expiry before the expiry round has run, with the API code (5007)', async () => {

@@ -164,6 +164,36 @@ describe('capture, cancel and review forms sent twice', () => {
     expect(await queried(shop, held)).toMatchObject({ payment_status: '3000' });
   });
 
+  it('each sent 10 times at once: captured, voided, approved once, every sending answered done', async () => {
+    const toCapture = await pay(manual, { amount: '20.00' });
+    const toCancel = await pay(manual, { amount: '20.00' });
+    const held = await pay(shop, { card: '4000000000004954', amount: '15.00' });
+    const forms = [
+      [manualStaff, toCapture, 'capture', { amount: '12.00' }, 'capture'],
+      [manualStaff, toCancel, 'cancel', {}, 'cancel'],
+      [staff, held, 'review', { decision: 'approve' }, 'approve'],
+    ] as const;
+    for (const [client, txn, action, fields, done] of forms) {
+      const { path, form_key } = await openForm(client, txn, action);
+      const answers = await Promise.all(Array.from({ length: 10 }, () => client.post(path, { ...fields, form_key })));
+      for (const answer of answers) {
+        expect(answer.status, `${action}: ${answer.body}`).toBe(303);
+        // A twin that looked while the first was at the processor saw it pending.
+        expect(answer.location, action).toMatch(new RegExp(`\\?done=${done}&outcome=(succeeded|pending)$`));
+      }
+    }
+    expect(await operationsOf(toCapture)).toEqual([{ kind: 'capture', amount: 1200 }]);
+    expect(await operationsOf(toCancel)).toEqual([{ kind: 'void', amount: 2000 }]);
+    expect(await operationsOf(held)).toEqual([{ kind: 'capture', amount: 1500 }]);
+    expect(await queried(manual, toCapture)).toMatchObject({ payment_status: '3000', captured_amount: '12.00' });
+    expect(await queried(manual, toCancel)).toMatchObject({ payment_status: '4000' });
+    expect(await queried(shop, held)).toMatchObject({ payment_status: '3000', captured_amount: '15.00' });
+    for (const [txn, type] of [[toCapture, 'payment.captured'], [toCancel, 'payment.cancelled'], [held, 'payment.captured']] as const) {
+      expect((await eventTypes(gw, txn.transaction_id)).filter((t) => t === type), txn.transaction_id).toHaveLength(1);
+    }
+    await expectLedgerBalanced(gw);
+  });
+
   it('a review form on a manual-capture account (an approval that claims nothing at the processor): approved once', async () => {
     const held = await pay(manual, { card: '4000000000004954', amount: '15.00' });
     const { path, form_key } = await openForm(manualStaff, held, 'review');

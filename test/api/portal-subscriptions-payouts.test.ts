@@ -9,7 +9,7 @@ import { FakeClock, startTestGateway, type TestGateway } from '../support/gatewa
 import { expectLedgerBalanced } from '../support/lifecycle.ts';
 import { balanceOf, payoutBody, topUp } from '../support/payouts.ts';
 import { createMember, signIn, type PortalClient } from '../support/portal.ts';
-import { chargesOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
+import { chargesOf, eventsOf, heldSubscription, runBilling, subscribe, subscribing, subscriptionOf } from '../support/subscriptions.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -31,6 +31,7 @@ beforeAll(async () => {
   viewer = await signIn(gw, await createMember(gw, shop.ids.merchant_id, 'viewer'), { clock: wall });
 }, 120_000);
 afterAll(() => gw?.close());
+const mainOf = (page: string) => /<main[^>]*>([\s\S]*?)<\/main>/.exec(page)?.[1]?.replace(/\s+/g, ' ').trim() ?? page.slice(0, 300);
 // A test that moves business time puts it back: payout dates are judged on it.
 afterEach(() => business.set('2026-11-22T10:15:00Z'));
 
@@ -139,6 +140,16 @@ describe('portal subscriptions', () => {
     expect(pages.flat()).toEqual(newestFirst.map(({ cycle, attempt }) => ({ cycle, attempt })));
   });
 
+  it('10 concurrent cancels of one subscription end it once: one subscription.cancelled, each answered as its repeat', async () => {
+    const { recurringId } = await subscribe(shop, subscribing(shop));
+    const path = `/portal/subscriptions/${shop.ids.account_id}/${recurringId}`;
+    await operator.get(path);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => operator.post(`${path}/cancel`)));
+    for (const answer of answers) expect([answer.status, answer.location]).toEqual([303, `${path}?done=cancel`]);
+    expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Inactived');
+    expect(await eventsOf(gw.gateway.deps, 'subscription.cancelled', recurringId)).toHaveLength(1);
+  });
+
   it('another merchant’s subscription is not found, and stays active', async () => {
     const { recurringId } = await subscribe(other, subscribing(other));
     for (const account of [other.ids.account_id, shop.ids.account_id]) {
@@ -146,6 +157,19 @@ describe('portal subscriptions', () => {
       expect((await operator.get(path)).status).toBe(404);
       await operator.get('/portal/subscriptions');
       expect((await operator.post(`${path}/cancel`)).status).toBe(404);
+    }
+    // The same answer as for a subscription that does not exist, under either account id (the id asked for aside).
+    const nobody = 'RC00000000000000000000000000';
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const answers = [];
+      for (const id of [recurringId, nobody]) {
+        const path = `/portal/subscriptions/${account}/${id}`;
+        const page = await operator.get(path);
+        await operator.get('/portal/subscriptions');
+        const cancelled = await operator.post(`${path}/cancel`);
+        answers.push([page.status, mainOf(page.body).replace(id, '…'), cancelled.status, mainOf(cancelled.body).replace(id, '…')]);
+      }
+      expect(answers[0], account).toEqual(answers[1]);
     }
     expect((await subscriptionOf(gw.gateway.deps, recurringId)).status).toBe('Active');
   });
@@ -214,6 +238,25 @@ describe('portal payouts', () => {
     for (const created of [payer, beneficiary]) await runCommand(['payouts', 'cancel', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--transaction-id', created.body.transaction_id], gw.gateway.deps);
   });
 
+  it('10 concurrent cancels of one scheduled payout: one cancels it, the reservation returns once, the rest are refused 5060', async () => {
+    const before = await balanceOf(gw, shop, 'USD');
+    const created = await shop.post('/v1/payout', payoutBody(shop, { payment_date: '2026-11-30' }));
+    expect(created.body).toMatchObject({ status: 'SCHEDULED' });
+    const id = created.body.transaction_id as string;
+    const path = `/portal/payouts/${shop.ids.account_id}/${id}`;
+    await admin.get(path);
+    const answers = await Promise.all(Array.from({ length: 10 }, () => admin.post(`${path}/cancel`)));
+    expect(answers.filter((a) => a.status === 303).map((a) => a.location)).toEqual([`${path}?done=cancel`]);
+    for (const refused of answers.filter((a) => a.status !== 303)) {
+      expect(refused.status).toBe(409);
+      expect(refused.body).toContain('5060');
+    }
+    expect(await balanceOf(gw, shop, 'USD')).toEqual(before);
+    const events = await gw.database.query<{ n: number }>("SELECT count(*)::int AS n FROM events WHERE type = 'payout.cancelled' AND payload->>'transaction_id' = $1", [id]);
+    expect(events[0]!.n).toBe(1);
+    await expectLedgerBalanced(gw);
+  });
+
   it('another merchant’s payout is not found, and stays scheduled', async () => {
     const created = await other.post('/v1/payout', payoutBody(other, { payment_date: '2026-11-30' }));
     const id = created.body.transaction_id as string;
@@ -224,6 +267,19 @@ describe('portal payouts', () => {
       expect((await admin.post(`${path}/cancel`)).status).toBe(404);
     }
     expect((await admin.get('/portal/payouts')).body).not.toContain(id);
+    // The same answer as for a payout that does not exist, under either account id (the id asked for aside).
+    const nobody = 'PO0000000000000000000000000';
+    for (const account of [other.ids.account_id, shop.ids.account_id]) {
+      const answers = [];
+      for (const payout of [id, nobody]) {
+        const path = `/portal/payouts/${account}/${payout}`;
+        const page = await admin.get(path);
+        await admin.get('/portal/payouts');
+        const cancelled = await admin.post(`${path}/cancel`);
+        answers.push([page.status, mainOf(page.body).replace(payout, '…'), cancelled.status, mainOf(cancelled.body).replace(payout, '…')]);
+      }
+      expect(answers[0], account).toEqual(answers[1]);
+    }
     const [row] = await gw.database.query<{ status: string }>('SELECT status FROM payouts WHERE id = $1', [id]);
     expect(row!.status).toBe('SCHEDULED');
   });

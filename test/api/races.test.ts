@@ -51,6 +51,33 @@ describe('concurrent requests on one payment', () => {
     await expectLedgerBalanced(gw);
   });
 
+  it('30 concurrent cancels void once', async () => {
+    const txn = await pay(manual);
+    const before = processor.calls.cancel;
+    const answers = await Promise.all(Array.from({ length: 30 }, () => batch(manual, 'cancel_orders', [orderOf(txn)])));
+    const entries = answers.map((a) => a.body.cancel_orders[0]);
+    expect(count(statuses(entries, 'cancel_status'), '1')).toBe(1);
+    // The others: already cancelled (5007), or the void still out (5012).
+    expect(entries.filter((e) => e.cancel_status === '0').every((e) => /^50(07|12):/.test(e.error_message))).toBe(true);
+    expect(processor.calls.cancel - before).toBe(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'cancelled', captured: 0 });
+    expect(count(await eventTypes(gw, txn.transaction_id), 'payment.cancelled')).toBe(1);
+    await expectLedgerBalanced(gw);
+  });
+
+  it('20 concurrent identical approvals of one held payment (no Idempotency-Key): decided once, captured once', async () => {
+    const txn = await pay(auto, { card: '4000000000004954' });
+    const before = processor.calls.capture;
+    const answers = await Promise.all(Array.from({ length: 20 }, () => batch(auto, 'review_orders', [orderOf(txn, { review_flag: '1' })])));
+    const entries = answers.map((a) => a.body.review_orders[0]);
+    expect(count(statuses(entries, 'review_status'), '1')).toBe(1);
+    expect(entries.filter((e) => e.review_status === '0').every((e) => /^50(11|12):/.test(e.error_message))).toBe(true);
+    expect(processor.calls.capture - before).toBe(1);
+    expect(await paymentRow(gw, txn.transaction_id)).toMatchObject({ status: 'captured', captured: 1000 });
+    expect(count(await eventTypes(gw, txn.transaction_id), 'payment.captured')).toBe(1);
+    await expectLedgerBalanced(gw);
+  });
+
   it('a refund racing a cancel on an authorised payment: cancelled, nothing refunded', async () => {
     const txn = await pay(manual);
     const [cancelled, refunded] = await Promise.all([

@@ -131,6 +131,10 @@ describe('refusals', () => {
     const theirs = await pay(auto, { card: REVIEW_CARD });
     const entry = await review(manual, theirs, '0');
     expect(entry.error_message).toBe('5001:no transaction with this transaction_id and order_no');
+    // The whole answer, as for an id that does not exist: nothing of their payment shows through.
+    const answer = await batch(manual, 'review_orders', [orderOf(theirs, { review_flag: '1' }), orderOf({ ...theirs, transaction_id: 'TNOSUCH' }, { review_flag: '1' })]);
+    const [a, b] = answer.body.review_orders as Record<string, string>[];
+    expect({ ...a, transaction_id: '' }).toEqual({ ...b, transaction_id: '' });
     expect((await paymentRow(gw, theirs.transaction_id)).status).toBe('pending_review');
   });
 

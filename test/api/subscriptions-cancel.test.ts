@@ -150,6 +150,11 @@ describe('what is not cancelled: HTTP 200, cancel_status 0, the subscription unt
     const theirs = await active(stranger);
     const answer = await cancel(shop, theirs);
     expect(answer.body).toMatchObject({ cancel_status: '0', error_message: '5014:Subscription not found', subscription_status: '' });
+    // The whole answer, as for an id that does not exist: nothing of their subscription shows through.
+    const nobody = await cancel(shop, 'RC00000000000000000000000000');
+    // (Its signature differs with the recurring_id it echoes.)
+    const blanked = ({ status, body }: typeof answer) => [status, { ...body, recurring_id: '', encryption_data: '' }];
+    expect(blanked(answer)).toEqual(blanked(nobody));
     expect((await subscriptionOf(deps(), theirs)).status).toBe('Active');
   });
 

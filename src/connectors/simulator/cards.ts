@@ -6,6 +6,8 @@ export type CardBehaviour =
   | { readonly kind: 'approve' }
   /** Approved; a merchant-initiated charge reaches the processor only after `delayMs` (a slow network). */
   | { readonly kind: 'slow_later'; readonly delayMs: number }
+  /** Approved at once; its capture and its void each reach the processor only after 10 s (ACQUIRO_SANDBOX_CARD_DELAY). */
+  | { readonly kind: 'slow_settle' }
   /** Approved when the shopper pays; every later merchant-initiated charge of the stored card is declined. */
   | { readonly kind: 'approve_first'; readonly later: DeclineReason }
   | { readonly kind: 'decline'; readonly reason: DeclineReason }
@@ -40,6 +42,12 @@ export const TEST_CARDS: readonly TestCard[] = [
     number: '4000000000000416',
     behaviour: { kind: 'slow_later', delayMs: 10_000 },
     description: 'approved; every later charge of the stored card reaches the processor only after 10 s, or ACQUIRO_SANDBOX_CARD_DELAY (a window to stop a worker in)',
+  },
+  {
+    number: '4000000000000424',
+    behaviour: { kind: 'slow_settle' },
+    description:
+      'approved; its capture or void (on a manual-capture account, or a review\'s decision) reaches the processor only after 10 s, or ACQUIRO_SANDBOX_CARD_DELAY (a window to stop a gateway in)',
   },
   {
     number: '4000000000003220',

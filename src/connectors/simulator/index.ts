@@ -27,7 +27,7 @@ export interface SimulatorOptions {
   readonly now?: () => Date;
   /** Where the lost answers are remembered; in this process's memory without one. */
   readonly database?: Database | undefined;
-  /** How long a slow card's merchant-initiated charge, or a `sandbox_slow` refund, takes to reach the processor (ACQUIRO_SANDBOX_CARD_DELAY). */
+  /** How long a slow card's merchant-initiated charge, capture or void, or a `sandbox_slow` refund, takes to reach the processor (ACQUIRO_SANDBOX_CARD_DELAY). */
   readonly slowCardDelayMs?: number | undefined;
 }
 
@@ -44,6 +44,13 @@ export function createSimulator(options: SimulatorOptions): Connector {
   // and bank) says so in its reference, the one thing a completion request carries back.
   const LOST_SUFFIX = '_lost';
   const losesCompletion = (ref: string) => ref.endsWith(LOST_SUFFIX);
+  // A payment whose capture and void are slow to reach the processor (the slow-settle card) says
+  // so in its reference, the one thing of the payment a capture or a void carries.
+  const SLOW_SUFFIX = '_slow';
+  const SLOW_SETTLE_MS = 10_000;
+  /** False when the core's deadline aborted a slow payment's capture or void before it arrived (never received). */
+  const settles = async (request: { reference: string; signal?: AbortSignal | undefined }) =>
+    !request.reference.endsWith(SLOW_SUFFIX) || (await arrives(options.slowCardDelayMs ?? SLOW_SETTLE_MS, request.signal));
   // The shopper's session on the issuer's page: an unguessable token in the URL only the shopper
   // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
   const session = () => randomBytes(24).toString('base64url');
@@ -114,6 +121,8 @@ export function createSimulator(options: SimulatorOptions): Connector {
         // The request is on its way: a worker stopped meanwhile leaves the processor without it.
         if (request.initiator === 'merchant' && !(await arrives(options.slowCardDelayMs ?? behaviour.delayMs, request.signal))) return tooLate;
         return ok(approve(request, frictionless));
+      case 'slow_settle':
+        return ok({ ...approve(request, frictionless), reference: `${reference(key)}${SLOW_SUFFIX}` });
       case 'dispute': {
         // The reference says it is a dispute card's payment, so a later capture knows without the card.
         const approved = { ...approve(request, frictionless), reference: `${reference(key)}${behaviour.won ? DISPUTE_WON_SUFFIX : DISPUTE_SUFFIX}` };
@@ -190,10 +199,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
     maxCallsInFlight: 50,
     authorise,
     capture: async (request) => {
+      if (!(await settles(request))) return tooLate;
       if (isDisputed(request.reference)) await disputed.captured(request.paymentId, request.reference, request.amount, now());
       return succeeded(`${reference(request.paymentId)}_cp_${request.operationId}`);
     },
-    cancel: async (request) => succeeded(`${reference(request.paymentId)}_void`),
+    cancel: async (request) => ((await settles(request)) ? succeeded(`${reference(request.paymentId)}_void`) : tooLate),
     refund: async (request) => {
       const delay = refundDelayMs(request, options.slowCardDelayMs);
       if (delay > 0 && !(await arrives(delay, request.signal))) return tooLate;

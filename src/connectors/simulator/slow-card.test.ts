@@ -79,3 +79,38 @@ describe('the sandbox’s slow refund (refund_reason sandbox_slow)', () => {
     expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
+
+describe('the sandbox’s slow-settle card (4000000000000424)', () => {
+  const approved = async (connector: ReturnType<typeof simulator>) => {
+    const request = { ...charge('shopper'), capture: false, card: { ...SLOW, pan: '4000000000000424' } };
+    const answer = await connector.authorise(request);
+    if (!answer.ok || answer.value.status !== 'approved') throw new Error('not approved');
+    return { paymentId: request.paymentId, reference: answer.value.reference, amount: request.amount };
+  };
+
+  it('approves at once, then holds its capture and its void for ACQUIRO_SANDBOX_CARD_DELAY; another card’s are answered at once', async () => {
+    const connector = simulator('0.3');
+    for (const call of ['capture', 'cancel'] as const) {
+      const payment = await approved(connector);
+      const started = performance.now();
+      const result = await (call === 'capture' ? connector.capture({ ...payment, operationId: 'CP-slow' }) : connector.cancel(payment));
+      expect(result, call).toMatchObject({ ok: true, value: { status: 'succeeded' } });
+      expect(performance.now() - started, call).toBeGreaterThanOrEqual(290);
+    }
+    const other = await simulator('30').authorise({ ...charge('shopper'), capture: false, card: { ...SLOW, pan: '4111111111111111' } });
+    if (!other.ok || other.value.status !== 'approved') throw new Error('not approved');
+    const started = performance.now();
+    await simulator('30').cancel({ paymentId: 'T-other', reference: other.value.reference, amount: { minor: 1_000, currency: 'USD' } });
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  it('ends a capture or void at once, unsent, when the call is given up during the hold', async () => {
+    const connector = simulator('30');
+    const payment = await approved(connector);
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(), 100);
+    const started = performance.now();
+    expect(await connector.cancel({ ...payment, signal: deadline.signal })).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(performance.now() - started).toBeLessThan(10_000);
+  });
+});

@@ -129,9 +129,9 @@ export function sendFrame(deps: Deps, reply: FastifyReply, context: PortalContex
   );
 }
 
-async function refuse(deps: Deps, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409) {
+async function refuse(deps: Deps, reply: FastifyReply, context: PortalContext, action: string, reason: string, status: 403 | 404 | 400 | 409, title = 'Not allowed') {
   await recordAudit(deps.database, { merchantId: context.member.merchantId, ...context.actor, action, target: null, outcome: 'refused', detail: { reason } }, deps.wallClock.now());
-  return sendFrame(deps, reply, context, { title: 'Not allowed', main: refusalPage(reason), status });
+  return sendFrame(deps, reply, context, { title, main: refusalPage(reason), status });
 }
 
 export function portalPage<R extends RouteGenericInterface = RouteGenericInterface>(app: FastifyInstance, deps: Deps, spec: PageSpec<R>): void {
@@ -153,10 +153,25 @@ export function portalPage<R extends RouteGenericInterface = RouteGenericInterfa
   });
 }
 
-/** Text fields of a form body (anything else is dropped): what an action reads. */
+function bodyOf(request: FastifyRequest): Record<string, unknown> {
+  return typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
+}
+
+/** Text fields of a form body (anything else is dropped): what an action reads, once portalAction has refused a body holding anything else. */
 export function formOf(request: FastifyRequest): Record<string, string> {
-  const body = typeof request.body === 'object' && request.body !== null ? (request.body as Record<string, unknown>) : {};
-  return Object.fromEntries(Object.entries(body).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  return Object.fromEntries(Object.entries(bodyOf(request)).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+}
+
+/**
+ * Why a form body is refused before an action reads it: a field that is not one text value (a list
+ * or a group in bracket notation, a JSON number). Dropped, it would read as left out, and a
+ * capture without `amount` captures the whole authorisation. Our pages' forms post text only.
+ */
+function notTextRefusal(request: FastifyRequest): string | undefined {
+  const name = Object.entries(bodyOf(request)).find(([, value]) => typeof value !== 'string')?.[0];
+  if (name === undefined) return undefined;
+  const shown = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/.test(name) ? name : 'a field';
+  return `${shown} is invalid: expected one text value, as the page's form sends it`;
 }
 
 /** A POST sent from another site is answered 403 here (a preHandler). */
@@ -183,6 +198,8 @@ export function portalAction<R extends RouteGenericInterface = RouteGenericInter
     const open = request.portal!;
     const context = await contextOf(deps, request, reply, open);
     if (!may(context.member.role, spec.permission)) return refuse(deps, reply, context, action, 'your role does not allow this action', 403);
+    const notText = notTextRefusal(request);
+    if (notText) return refuse(deps, reply, context, action, notText, 400, 'Not done');
     const wantsReauth = typeof spec.reauth === 'function' ? await spec.reauth(request as FastifyRequest<R>, context) : spec.reauth === true;
     if (wantsReauth && !isFresh(deps, open.session)) {
       const form = formOf(request);
