@@ -49,6 +49,7 @@ export type {
   OrderStatus,
   PaymentAnswer,
   PayoutAnswer,
+  PayoutBeneficiaryEcho,
   PayoutStatus,
   QueryAnswer,
   RankedMethod,
