@@ -9,9 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notificationBody } from '../../../src/app/notifications/deliver.ts';
 import { canonicalString as gatewayCanonical, sign as gatewaySign, verify as gatewayVerify, type SignedBody } from '../../../src/domain/signature.ts';
 import { toXml, xmlText } from '../../../src/http/encoders/xml.ts';
+import { GATEWAY_RETURN_NAMES } from '../../../src/domain/return-fields.ts';
 import { orderNo } from '../../../test/support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../../../test/support/gateway.ts';
-import { AcquiroClient, canonicalString, parseAnswer, sign, verify, verifyNotification } from '../src/index.ts';
+import { shopper } from '../../../test/support/shopper.ts';
+import { AcquiroClient, canonicalString, parseAnswer, sign, verify, verifyNotification, verifyReturn } from '../src/index.ts';
 
 const SECRET = 'sk_test_4f3c2b1a';
 
@@ -101,11 +103,13 @@ describe('the SDK and the gateway sign alike', () => {
 describe('through a listening gateway', () => {
   let gw: TestGateway;
   let client: AcquiroClient;
+  let secret: string;
   beforeAll(async () => {
     gw = await startTestGateway();
     const url = await gw.gateway.server.app.listen({ port: 0, host: '127.0.0.1' });
     const { credentials } = await gw.merchant();
     client = new AcquiroClient({ baseUrl: url, merchantId: credentials.merchant_id, accountId: credentials.account_id, secretKey: credentials.secret_key });
+    secret = credentials.secret_key;
   });
   afterAll(() => gw?.close());
 
@@ -132,6 +136,22 @@ describe('through a listening gateway', () => {
         expect(answer).toMatchObject({ order_status: '1', note, contract_name: item });
       }),
       { numRuns: 25 },
+    );
+  });
+
+  it('signs the shopper return over the return_url own parameters, whatever they hold, and verifyReturn agrees', async () => {
+    const parameter = fc.tuple(fc.stringMatching(/^[a-z][a-z0-9_]{0,7}$/).filter((name) => !GATEWAY_RETURN_NAMES.has(name)), awkward);
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(parameter, { selector: ([name]) => name, maxLength: 4 }), async (own) => {
+        const returnUrl = new URL('https://shop.example/back');
+        for (const [name, value] of own) returnUrl.searchParams.append(name, value);
+        const apm = await client.authoriseApm({ order_no: orderNo(), currency: 'EUR', amount: '3.00', payment_method: 'sandbox_redirect', return_url: returnUrl.href });
+        const back = await shopper(gw.gateway.server.app).answer(apm.issuer_url, { action: 'approve' });
+        const outcome = verifyReturn(back.location!, secret);
+        expect(outcome).toMatchObject({ transaction_id: apm.transaction_id, order_status: '1', ...Object.fromEntries(own) });
+        expect(verifyReturn(new URL(back.location!), secret)).toEqual(outcome);
+      }),
+      { numRuns: 20 },
     );
   });
 });
