@@ -34,10 +34,17 @@ import type {
 } from './requests.js';
 import { sign, verify } from './signature.js';
 
+/** The AbortSignal the client ends an attempt with at `timeoutMs` (kept structural: the types need no DOM library). */
+export interface SignalLike {
+  readonly aborted: boolean;
+  readonly reason: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+}
+
 /** What the client needs of `fetch` (the global one by default; any compatible one will do). */
 export type FetchLike = (
   url: string,
-  init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal },
+  init: { method: string; headers: Record<string, string>; body: string; signal?: SignalLike },
 ) => Promise<{ readonly status: number; readonly statusText: string; readonly headers?: { get(name: string): string | null }; text(): Promise<string> }>;
 
 export interface ClientOptions {

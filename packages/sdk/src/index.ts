@@ -1,7 +1,7 @@
 // @acquiro/sdk: what a merchant's Node application needs of the Acquiro gateway: a typed client
 // that signs requests and verifies answers, and checks of notifications and shopper returns.
 export { canonicalString, sign, verify } from './signature.js';
-export { AcquiroClient, type CallOptions, type ClientOptions, type FetchLike } from './client.js';
+export { AcquiroClient, type CallOptions, type ClientOptions, type FetchLike, type SignalLike } from './client.js';
 export { AnswerError, type AnswerProblem } from './errors.js';
 export { parseAnswer } from './answer.js';
 export { verifyNotification, type NotificationCheck } from './notifications.js';

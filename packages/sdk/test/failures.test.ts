@@ -41,7 +41,7 @@ function clientWith(plan: (attempt: number, path: string) => 'pass' | 'refuse' |
     const step = plan(sent.length, path);
     if (step === 'refuse') throw new TypeError('fetch failed', { cause: new Error('connect ECONNREFUSED 127.0.0.1:1') });
     if (typeof step === 'function') return step(request);
-    const response = await globalThis.fetch(target, init);
+    const response = await globalThis.fetch(target, init as RequestInit);
     if (step === 'drop') {
       await response.text();
       throw new DOMException('The operation was aborted due to timeout', 'TimeoutError');
