@@ -258,18 +258,6 @@ export interface PayoutAnswer {
   readonly encryption_data: string;
 }
 
-/** The body of a notification to notify_url (docs/notifications.md). */
-export interface Notification {
-  /** The same across retries: deduplicate on it. */
-  readonly notify_id: string;
-  /** e.g. payment.captured, refund.succeeded. */
-  readonly notify_type: string;
-  /** Unix seconds of this attempt. */
-  readonly notify_time: string | number;
-  readonly encryption_data: string;
-  readonly [field: string]: unknown;
-}
-
 /** The signed outcome on the shopper's return to return_url (docs/api/checkout.md). */
 export interface ShopperReturn {
   readonly merchant_id: string;

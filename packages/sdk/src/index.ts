@@ -44,7 +44,6 @@ export type {
   CaptureResult,
   Envelope,
   FraudCheck,
-  Notification,
   OptimiseAnswer,
   OrderStatus,
   PaymentAnswer,
@@ -63,3 +62,15 @@ export type {
   ShopperReturn,
   TransactionRecord,
 } from './answers.js';
+export type {
+  CancelFailedNotification,
+  CaptureFailedNotification,
+  ChargebackNotification,
+  Notification,
+  PaymentEventFields,
+  PaymentNotification,
+  PayoutNotification,
+  RefundNotification,
+  SubscriptionCancelledNotification,
+  SubscriptionChargeNotification,
+} from './events.js';

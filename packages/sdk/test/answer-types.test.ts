@@ -1,6 +1,8 @@
 // The answer types name what the gateway answers: for each operation, every field of a real answer
 // (at every depth) is a property of the SDK's type for it, and every property of the type is in
-// the answer. The types are read with the TypeScript compiler from packages/sdk/src/answers.ts.
+// the answer; likewise each kind of notification and its example body in docs/notifications.md.
+// The types are read with the TypeScript compiler from packages/sdk/src/answers.ts and events.ts.
+import { readFileSync } from 'node:fs';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../../src/cli/commands.ts';
@@ -9,10 +11,14 @@ import { startTestGateway, type TestGateway } from '../../../test/support/gatewa
 import { AcquiroClient } from '../src/index.ts';
 
 const ANSWERS = new URL('../src/answers.ts', import.meta.url).pathname;
+const EVENTS = new URL('../src/events.ts', import.meta.url).pathname;
 
-/** Every property path of each exported interface of answers.ts: `a`, `list[].b`, `obj.c`. */
-function typedPaths(): Map<string, Set<string>> {
-  const program = ts.createProgram([ANSWERS], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
+/**
+ * Every property path of each exported interface of answers.ts (`a`, `list[].b`, `obj.c`), and of
+ * each kind of notification of events.ts, under each of its notify_type values.
+ */
+function typedPaths(): { answers: Map<string, Set<string>>; events: Map<string, Set<string>> } {
+  const program = ts.createProgram([ANSWERS, EVENTS], { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext });
   const checker = program.getTypeChecker();
   const paths = (type: ts.Type, prefix: string, out: Set<string>) => {
     for (const property of checker.getPropertiesOfType(type)) {
@@ -24,11 +30,19 @@ function typedPaths(): Map<string, Set<string>> {
     }
     return out;
   };
-  const found = new Map<string, Set<string>>();
+  const answers = new Map<string, Set<string>>();
   ts.forEachChild(program.getSourceFile(ANSWERS)!, (node) => {
-    if (ts.isInterfaceDeclaration(node)) found.set(node.name.text, paths(checker.getTypeAtLocation(node.name), '', new Set()));
+    if (ts.isInterfaceDeclaration(node)) answers.set(node.name.text, paths(checker.getTypeAtLocation(node.name), '', new Set()));
   });
-  return found;
+  const events = new Map<string, Set<string>>();
+  ts.forEachChild(program.getSourceFile(EVENTS)!, (node) => {
+    if (!ts.isTypeAliasDeclaration(node) || node.name.text !== 'Notification') return;
+    for (const member of (checker.getTypeAtLocation(node.name) as ts.UnionType).types) {
+      const kind = checker.getTypeOfSymbol(checker.getPropertyOfType(member, 'notify_type')!);
+      for (const literal of kind.isUnion() ? kind.types : [kind]) events.set(String((literal as ts.StringLiteralType).value), paths(member, '', new Set()));
+    }
+  });
+  return { answers, events };
 }
 
 /** The answer's own paths, lists' entries as `[]`. */
@@ -44,8 +58,9 @@ function answerPaths(node: unknown, prefix = '', out = new Set<string>()): Set<s
 let gw: TestGateway;
 let client: AcquiroClient;
 let types: Map<string, Set<string>>;
+let events: Map<string, Set<string>>;
 beforeAll(async () => {
-  types = typedPaths();
+  ({ answers: types, events } = typedPaths());
   gw = await startTestGateway();
   const url = await gw.gateway.server.app.listen({ port: 0, host: '127.0.0.1' });
   const { credentials } = await gw.merchant({ captureMode: 'manual' });
@@ -57,14 +72,37 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 /** `optional`: typed paths an answer may leave out (page and total come with a time window only). */
-function expectTyped(typeName: string, answer: object, optional: readonly string[] = []) {
-  const typed = types.get(typeName);
+function expectTyped(typeName: string, answer: object, optional: readonly string[] = [], typed = types.get(typeName)) {
   expect(typed, typeName).toBeDefined();
   const answered = answerPaths(answer);
   const untyped = [...answered].filter((path) => !typed!.has(path));
   const unanswered = [...typed!].filter((path) => !answered.has(path) && !optional.includes(path));
   expect({ typeName, untyped, unanswered }).toEqual({ typeName, untyped: [], unanswered: [] });
 }
+
+/** A payout's optional fields the examples leave out: those of a request naming a COMPANY beneficiary by IBAN. */
+function unsentPayoutFields(typed: Set<string>): string[] {
+  const beneficiaryOptional = ['first_name', 'last_name', 'date_of_birth', 'address', 'additional_info', 'person_documents'].map((name) => `beneficiary.${name}`);
+  return [...typed].filter(
+    (path) =>
+      /^(payer|swift_charge_option|beneficiary_id|client_data|fund_source|notify_url)\b/.test(path) ||
+      beneficiaryOptional.some((name) => path.startsWith(name)) ||
+      (path.startsWith('beneficiary.bank_details.') && !/\.(account_name|bank_country_code|account_currency|iban|local_clearing_system)$/.test(path)),
+  );
+}
+
+describe('the notification types and docs/notifications.md', () => {
+  const docs = readFileSync(new URL('../../../docs/notifications.md', import.meta.url), 'utf8');
+  const examples = [...docs.matchAll(/```json\n([\s\S]*?)```/g)].map((match) => JSON.parse(match[1]!) as Record<string, unknown>).filter((body) => typeof body.notify_type === 'string');
+
+  it('type every example body of every kind of event, field by field', () => {
+    expect(new Set(examples.map((body) => body.notify_type))).toEqual(new Set(events.keys()));
+    for (const body of examples) {
+      const typed = events.get(String(body.notify_type))!;
+      expectTyped(String(body.notify_type), body, String(body.notify_type).startsWith('payout.') ? unsentPayoutFields(typed) : [], typed);
+    }
+  });
+});
 
 describe('the answer types and the answers', () => {
   it('name the fields of every operation answer, at every depth', async () => {
@@ -85,9 +123,7 @@ describe('the answer types and the answers', () => {
     const beneficiary = { entity_type: 'COMPANY', company_name: 'Acme GmbH', bank_details: { account_name: 'Acme GmbH', bank_country_code: 'DE', account_currency: 'EUR', iban: 'DE89370400440532013000' } } as const;
     const payout = await client.payout({ request_id: crypto.randomUUID(), payment_currency: 'EUR', payment_amount: '10.00', payment_method: 'LOCAL', reason: 'Invoice', reference: 'INV-1', beneficiary });
     // The beneficiary's own optional fields, and the request's optional ones, come back only when sent.
-    const beneficiaryOptional = ['first_name', 'last_name', 'date_of_birth', 'address', 'additional_info', 'person_documents'].map((name) => `beneficiary.${name}`);
-    const unsent = [...types.get('PayoutAnswer')!].filter((path) => /^(payer|swift_charge_option|beneficiary_id|client_data|fund_source|notify_url)\b/.test(path) || beneficiaryOptional.some((name) => path.startsWith(name)) || (path.startsWith('beneficiary.bank_details.') && !/\.(account_name|bank_country_code|account_currency|iban|local_clearing_system)$/.test(path)));
-    expectTyped('PayoutAnswer', payout, unsent);
+    expectTyped('PayoutAnswer', payout, unsentPayoutFields(types.get('PayoutAnswer')!));
     expect(payout.beneficiary.bank_details.local_clearing_system).toBe('SEPA');
     expectTyped('CancelSubscriptionAnswer', await client.cancelSubscription({ recurring_id: paid.recurring_id, contract_name: 'Gold' }));
   });
