@@ -150,8 +150,10 @@ export class AcquiroClient {
    * (the same body, signature and key) while `retries` allows and the answer says it is safe.
    */
   async #exchange<T>(path: string, fields: object, key: string | undefined, repeat: Repeat, read: (answered: Answered) => T): Promise<T> {
-    const signed = { merchant_id: this.#options.merchantId, account_id: this.#options.accountId, ...fields };
-    const body = JSON.stringify({ ...signed, encryption_data: sign(signed, this.#options.secretKey) });
+    // Signed as it will be sent and parsed: JSON turns a Date into its text, NaN into null, and
+    // drops functions and undefined, which the signature must see the same way as the gateway.
+    const sent = JSON.parse(JSON.stringify({ merchant_id: this.#options.merchantId, account_id: this.#options.accountId, ...fields })) as object;
+    const body = JSON.stringify({ ...sent, encryption_data: sign(sent, this.#options.secretKey) });
     const retries = Math.max(0, Math.floor(this.#options.retries ?? 2));
     for (let attempt = 1; ; attempt++) {
       let failure: AnswerError;

@@ -180,4 +180,21 @@ describe('what is repeated, and what is not', () => {
     expect(timedOut).toMatchObject({ problem: 'timeout', status: 0, retryable: true, attempts: 2 });
     expect(timedOut.message).toMatch(/no answer within 50 ms/);
   });
+
+  it('signs the body as JSON sends it: a Date, a NaN or a value with toJSON signs what the gateway reads', async () => {
+    const { client } = clientWith(() => 'pass', { retries: 0 });
+    const answer = await client.authorise({
+      order_no: orderNo(),
+      currency: 'EUR',
+      amount: '4.00',
+      card: '4111111111111111',
+      expiration_month: '12',
+      expiration_year: '2030',
+      security_code: '123',
+      note: { toJSON: () => 'gift wrap' } as never,
+      account_owner: [{ created: Number.NaN, first_name: 'Zoë' }],
+      custom: new Date('2030-01-31T00:00:00Z') as never,
+    });
+    expect(answer).toMatchObject({ order_status: '1', note: 'gift wrap' });
+  });
 });
