@@ -1,5 +1,6 @@
 // What each operation answers (docs/api/*.md), after its signature verified. Every value is
-// text; an empty string means "does not apply".
+// text (a payout's amounts in minor units aside); an empty string means "does not apply".
+import type { PayoutBankDetails, PayoutBeneficiary, PayoutParty } from './requests.js';
 
 /** 1 approved (authorised or captured), 0 declined or refused, 2 pending (3-D Secure, APM, processor), 3 held for review. */
 export type OrderStatus = '0' | '1' | '2' | '3';
@@ -206,6 +207,14 @@ export interface OptimiseAnswer extends Envelope {
 
 export type PayoutStatus = 'SCHEDULED' | 'PROCESSING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'RETURNED';
 
+/** The beneficiary as a payout's answer echoes it: its bank details without bank_code, with the rail. */
+export type PayoutBeneficiaryEcho = Omit<PayoutBeneficiary, 'bank_details'> & {
+  readonly bank_details: Omit<PayoutBankDetails, 'bank_code'> & {
+    /** The rail's name: SEPA, ACH, FPS, …, or SWIFT. */
+    readonly local_clearing_system: string;
+  };
+};
+
 /** A payout's answer (and its notifications' fields): the request echoed, and what it moves. */
 export interface PayoutAnswer {
   readonly merchant_id: string;
@@ -219,6 +228,7 @@ export interface PayoutAnswer {
   readonly failure_type: string;
   readonly failure_reason: string;
   readonly payment_currency: string;
+  /** Both amounts of the transfer: the one the request named, and the other by the rate. */
   readonly payment_amount: string;
   readonly source_currency: string;
   readonly source_amount: string;
@@ -229,25 +239,23 @@ export interface PayoutAnswer {
   readonly fee_amount: number;
   readonly fee_currency: string;
   readonly fee_paid_by: 'PAYER' | 'BENEFICIARY';
+  readonly payment_method: 'LOCAL' | 'SWIFT';
+  readonly reason: string;
+  readonly reference: string;
+  /** YYYY-MM-DD (UTC). */
   readonly payment_date: string;
   /** ISO 8601 with a numeric offset. */
   readonly created_at: string;
   readonly last_updated_at: string;
-  readonly beneficiary: Readonly<Record<string, unknown>> & { readonly bank_details: Readonly<Record<string, string>> & { readonly local_clearing_system: string } };
+  readonly beneficiary: PayoutBeneficiaryEcho;
+  /** Echoed when the request had them. */
+  readonly payer?: PayoutParty;
+  readonly swift_charge_option?: 'SHARED' | 'PAYER';
+  readonly beneficiary_id?: string;
+  readonly client_data?: string;
+  readonly fund_source?: string;
+  readonly notify_url?: string;
   readonly encryption_data: string;
-  readonly [field: string]: unknown;
-}
-
-/** The body of a notification to notify_url (docs/notifications.md). */
-export interface Notification {
-  /** The same across retries: deduplicate on it. */
-  readonly notify_id: string;
-  /** e.g. payment.captured, refund.succeeded. */
-  readonly notify_type: string;
-  /** Unix seconds of this attempt. */
-  readonly notify_time: string | number;
-  readonly encryption_data: string;
-  readonly [field: string]: unknown;
 }
 
 /** The signed outcome on the shopper's return to return_url (docs/api/checkout.md). */

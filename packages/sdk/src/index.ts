@@ -1,7 +1,7 @@
 // @acquiro/sdk: what a merchant's Node application needs of the Acquiro gateway: a typed client
 // that signs requests and verifies answers, and checks of notifications and shopper returns.
 export { canonicalString, sign, verify } from './signature.js';
-export { AcquiroClient, type CallOptions, type ClientOptions, type FetchLike } from './client.js';
+export { AcquiroClient, type CallOptions, type ClientOptions, type FetchLike, type SignalLike } from './client.js';
 export { AnswerError, type AnswerProblem } from './errors.js';
 export { parseAnswer } from './answer.js';
 export { verifyNotification, type NotificationCheck } from './notifications.js';
@@ -44,11 +44,11 @@ export type {
   CaptureResult,
   Envelope,
   FraudCheck,
-  Notification,
   OptimiseAnswer,
   OrderStatus,
   PaymentAnswer,
   PayoutAnswer,
+  PayoutBeneficiaryEcho,
   PayoutStatus,
   QueryAnswer,
   RankedMethod,
@@ -62,3 +62,15 @@ export type {
   ShopperReturn,
   TransactionRecord,
 } from './answers.js';
+export type {
+  CancelFailedNotification,
+  CaptureFailedNotification,
+  ChargebackNotification,
+  Notification,
+  PaymentEventFields,
+  PaymentNotification,
+  PayoutNotification,
+  RefundNotification,
+  SubscriptionCancelledNotification,
+  SubscriptionChargeNotification,
+} from './events.js';

@@ -1,7 +1,7 @@
 // Checks a notification body posted to notify_url: the signature over the whole body, and a
 // notify_time within the tolerance of the receiver's clock (300 s), so that a captured
 // notification cannot be replayed later.
-import type { Notification } from './answers.js';
+import type { Notification } from './events.js';
 import { verify } from './signature.js';
 
 export interface NotificationCheck {

@@ -172,7 +172,19 @@ export interface Person {
     readonly file_type?: 'pdf' | 'jpg' | 'jpeg' | 'png';
     readonly file_data?: string;
     readonly file_url?: string;
-    readonly labels?: { readonly person_bank_account_id?: string; readonly bank_account?: Readonly<Record<string, unknown>> };
+    readonly labels?: {
+      readonly person_bank_account_id?: string;
+      readonly bank_account?: {
+        readonly account_type?: string;
+        readonly account_number?: string;
+        readonly branch_number?: string;
+        readonly owner_document_number?: string;
+        readonly owner_name?: string;
+        readonly branch_country?: string;
+        readonly currency?: string;
+        readonly bank?: { readonly code?: string; readonly name?: string };
+      };
+    };
   };
 }
 
@@ -257,9 +269,13 @@ export interface PayoutBankDetails {
   readonly bank_branch?: string;
   readonly bank_name?: string;
   readonly owner_document_number?: string;
-  readonly [field: string]: string | undefined;
+  readonly bank_account_category?: string;
+  readonly bank_street_address?: string;
+  readonly binding_mobile_number?: string;
+  readonly transaction_reference?: string;
 }
 
+/** The payer of a payout (docs/payouts.md): only the fields it defines, as any other is refused (4019). */
 export interface PayoutParty {
   readonly entity_type: 'PERSONAL' | 'COMPANY';
   /** PERSONAL: first_name and last_name; COMPANY: company_name. */
@@ -268,11 +284,48 @@ export interface PayoutParty {
   readonly company_name?: string;
   /** YYYY-MM-DD. */
   readonly date_of_birth?: string;
-  readonly address?: Readonly<Record<string, string>>;
-  readonly additional_info?: Readonly<Record<string, string>>;
+  readonly address?: {
+    readonly city?: string;
+    readonly country_code?: string;
+    readonly postcode?: string;
+    readonly state?: string;
+    readonly street_address?: string;
+  };
+  readonly additional_info?: {
+    readonly business_registration_number?: string;
+    readonly business_registration_type?: string;
+    readonly external_id?: string;
+    readonly personal_email?: string;
+    readonly personal_id_number?: string;
+    readonly job?: string;
+  };
 }
 
-export interface PayoutBeneficiary extends PayoutParty {
+/** The beneficiary of a payout: its address and additional_info have fields of their own. */
+export interface PayoutBeneficiary extends Omit<PayoutParty, 'address' | 'additional_info'> {
+  readonly address?: {
+    readonly city?: string;
+    readonly country_code?: string;
+    readonly postcode?: string;
+    readonly state?: string;
+    readonly street?: string;
+    readonly number?: string;
+    readonly street_address?: string;
+    readonly complement?: string;
+  };
+  readonly additional_info?: {
+    readonly business_area?: string;
+    readonly business_phone_number?: string;
+    readonly business_registration_number?: string;
+    readonly personal_email?: string;
+    readonly personal_id_number?: string;
+    readonly personal_id_type?: string;
+    readonly personal_mobile_number?: string;
+    readonly personal_net_monthly_average_income?: string;
+    readonly personal_phone_country_code?: string;
+    readonly personal_phone_area_code?: string;
+    readonly personal_fiscal_country?: string;
+  };
   readonly bank_details: PayoutBankDetails;
   readonly person_documents?: readonly { readonly file_type?: string; readonly file_url?: string; readonly labels?: readonly string[] }[];
 }
