@@ -99,6 +99,10 @@ describe('one TOTP code, many requests at once', () => {
     const code = nextCode(owner, wall);
     const answers = await Promise.all(Array.from({ length: N }, () => client.post('/portal/enrol', { code })));
     expect(answers.filter((a) => a.status === 200 && a.body.includes('id="recovery-codes"'))).toHaveLength(1);
+    // The others say it was confirmed, and leave the cookie the first one set: a browser shows the
+    // answer that came last, which must not sign the member out of the session just opened.
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(N - 1);
+    expect(answers.filter((a) => String(a.headers['set-cookie'] ?? '').includes('acquiro_portal='))).toHaveLength(1);
     const [sessions] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1 AND status = 'active'`, [owner.userId]);
     expect(sessions!.n).toBe(1);
     const [audit] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_audit_log WHERE user_id = $1 AND action = 'second-factor.enrol' AND outcome = 'ok'`, [owner.userId]);

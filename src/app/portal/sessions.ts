@@ -188,6 +188,13 @@ export async function confirmEnrolment(deps: SessionDeps, open: OpenSession, att
       // the factor without its code (someone holding the password, signed in before the member
       // enrolled). It ends; signing in again asks for the code.
       if (open.session.status === 'enrol' && member.totpSecret !== null) {
+        // Unless it was this very sign-in, finished by another sending of the form with the same
+        // key (its session promoted, not left): that one's answer showed the recovery codes, and
+        // ending the session here would sign the member out of the one it opened.
+        if (!(await sessionWithMember(tx, open.session.id))) {
+          await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'key already confirmed' } }, at);
+          return { ok: false, reason: 'confirmed' };
+        }
         await deleteSession(tx, open.session.id);
         await appendAudit(tx, { ...base, outcome: 'refused', detail: { reason: 'a second factor was set in another session' } }, at);
         return { ok: false, reason: 'ended' };
