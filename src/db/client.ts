@@ -7,6 +7,7 @@ import { EngineActivity, keepTables, watchedClient } from './maintenance.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import type PgModule from 'pg';
 import { restrictToOwner } from './data-dir-modes.ts';
+import { inSchema } from './notify.ts';
 import * as schema from './schema.ts';
 
 export type Db = PgDatabase<PgQueryResultHKT, typeof schema>;
@@ -48,22 +49,6 @@ export interface Database {
 
 /** Channel names are fixed identifiers: never built from input. */
 const CHANNEL = /^[a-z_]+$/;
-
-/**
- * NOTIFY is heard by every connection of the database that listens, whatever its schema: other
- * installs sharing the database (and other test files) would each empty this one's caches. A
- * payload `schema:rest`, as `notifyingSchema` writes it, is heard only in that schema; any other
- * payload (a process of an earlier release) everywhere.
- */
-function inSchema(own: string, onNotify: () => void): (payload: string | undefined) => void {
-  return (payload) => {
-    const end = payload?.lastIndexOf(':') ?? -1;
-    if (end < 0 || payload!.slice(0, end) === own) onNotify();
-  };
-}
-
-/** SQL text of a NOTIFY payload that only listeners in the caller's schema hear (inSchema). */
-export const notifyingSchema = (rest: string) => `current_schema() || ':' || ${rest}`;
 
 export type RawQuery = <Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string) => Promise<Row[]>;
 

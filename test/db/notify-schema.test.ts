@@ -3,7 +3,7 @@
 // the others' caches: a payload naming a schema is heard only there (src/db/client.ts, inSchema).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { notifyingSchema } from '../../src/db/client.ts';
+import { notifyingSchema } from '../../src/db/notify.ts';
 import { ACCOUNTS_CHANNEL } from '../../src/db/repositories/accounts.ts';
 import { openTestDatabase, type TestDatabase } from '../support/gateway.ts';
 

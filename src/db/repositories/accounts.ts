@@ -1,5 +1,6 @@
 import { and, asc, eq, gt, isNull, or, sql } from 'drizzle-orm';
-import { notifyingSchema, rowsOf, type Executor, type RawQuery } from '../client.ts';
+import { rowsOf, type Executor, type RawQuery } from '../client.ts';
+import { notifyingSchema } from '../notify.ts';
 import { accountIps, accountKeys, accounts, merchants, type AccountRow } from '../schema.ts';
 
 export interface AccountWithKeys {

@@ -1,7 +1,8 @@
 // The sandbox's test clock row (0014): how many milliseconds business time runs ahead of the wall
 // clock. An advance adds to it and announces itself on CLOCK_CHANNEL in the same transaction, so
 // every process's business clock (src/app/clock/business-clock.ts) moves within a moment.
-import { notifyingSchema, type Database } from '../client.ts';
+import type { Database } from '../client.ts';
+import { notifyingSchema } from '../notify.ts';
 
 export const CLOCK_CHANNEL = 'acquiro_clock';
 
