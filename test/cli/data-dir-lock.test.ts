@@ -11,7 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_CACHE } from '../support/child-node.ts';
+import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort, migratedDataDir, QUICK_TIMERS, startServer, tempDataDir } from '../support/processes.ts';
 
@@ -41,7 +41,7 @@ async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildP
   const port = await freePort();
   const child = spawn(
     'unshare',
-    ['--net', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" src/main.ts`],
+    ['--net', '--pid', '--fork', '--kill-child=SIGTERM', 'sh', '-c', `ip link set lo up && exec "${process.execPath}" ${serverFlags().join(' ')} src/main.ts`],
     {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, PORT: String(port), ACQUIRO_DATA_DIR: dataDir, LOG_LEVEL: 'info', ...QUICK_TIMERS },

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPILE_CACHE } from '../support/child-node.ts';
+import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort, startWorker } from '../support/processes.ts';
 
@@ -36,7 +36,7 @@ async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
 /** `acquiro serve` until GET /health answers; then stopped. Answers what it printed. */
 async function serveOnce(env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'serve'], {
+  const child = spawn(process.execPath, [...serverFlags(), join(ROOT, 'bin/acquiro.js'), 'serve'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', PORT: String(port), ...env },
   });
@@ -63,9 +63,9 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
  * that should have been refused is killed then.
  */
 async function exitWithin(args: readonly string[], env: Record<string, string>, script = 'bin/acquiro.js'): Promise<{ code: number | string | null; stderr: string }> {
-  const child = spawn(process.execPath, [join(ROOT, script), ...args], {
+  const child = spawn(process.execPath, [...serverFlags(), join(ROOT, script), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', LOG_LEVEL: 'warn', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'warn', ...env },
   });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));

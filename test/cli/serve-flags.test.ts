@@ -3,7 +3,7 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { COMPILE_CACHE } from '../support/child-node.ts';
+import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { acquiro, freePort, migratedDataDir } from '../support/processes.ts';
 import pg from 'pg';
 import { openTestDatabase, POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
@@ -13,7 +13,7 @@ const ROOT = new URL('../../', import.meta.url).pathname;
 /** `acquiro <args>` until GET /health answers; then stopped. Answers what it printed. */
 async function serveOnce(args: readonly string[], env: Record<string, string>): Promise<string> {
   const port = await freePort();
-  const child = spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), ...args], {
+  const child = spawn(process.execPath, [...serverFlags(), join(ROOT, 'bin/acquiro.js'), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', PORT: String(port), ...env },
   });

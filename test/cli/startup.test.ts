@@ -7,16 +7,16 @@ import net from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPILE_CACHE } from '../support/child-node.ts';
+import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { acquiro, freePort, initialisedDataDir, migratedDataDir, startServer, tempDataDir, type Run } from '../support/processes.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
-/** `npm start`'s entry point, run until it exits (from code the compile cache holds, as every process of the tests: test/support/child-node.ts). */
+/** `npm start`'s entry point with its flags, run until it exits (from code the compile cache holds, as every process of the tests: test/support/child-node.ts). */
 function start(env: Record<string, string>): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(ROOT, 'src/main.ts')], {
+    const child = spawn(process.execPath, [...serverFlags(), join(ROOT, 'src/main.ts')], {
       cwd: ROOT,
       env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NODE_COMPILE_CACHE: COMPILE_CACHE, LOG_LEVEL: 'info', ...env },
     });

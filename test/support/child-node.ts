@@ -53,10 +53,12 @@ const PACKAGES = ['pg', 'drizzle-orm/node-postgres', 'drizzle-orm/pglite', '@ele
 /**
  * Where a filling of the cache for this Node and these flags is marked as done. Node names its
  * folders in the cache by version, architecture and a hash of its own, so the setup keeps its own
- * marks beside them: one per set of flags, written only once that set's filling ended well.
+ * marks beside them: one per set of flags and checkout, written only once that set's filling ended
+ * well. Node keys each module's code by its path: node_modules copied into another checkout brings
+ * marks for code the new paths never get, so a mark names the checkout it was filled from.
  */
 function filledMark(flags: readonly string[]): string {
-  const hash = createHash('sha256').update(flags.join(' ')).digest('hex').slice(0, 12);
+  const hash = createHash('sha256').update(`${ROOT}\n${flags.join(' ')}`).digest('hex').slice(0, 12);
   return join(COMPILE_CACHE, `.filled-v${process.versions.node}-${process.arch}-${hash}`);
 }
 
