@@ -2,6 +2,7 @@
 // reach its connector on every call made for it: the authorisation, the capture, the refund
 // (docs/connectors.md, Credentials). Another account's calls carry its own, or none; a payment
 // taken on the connector an account was routed away from never gets the new connector's keys.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -53,7 +54,25 @@ async function route(shop: SignedClient, connector: string, credentials?: Record
   }
   const set = await runCommand(argv, gw.gateway.deps);
   expect([set.exitCode, set.stderr]).toEqual([0, '']);
+  await seenByGateway(shop);
   return set.stdout;
+}
+
+/**
+ * Until the gateway's account cache holds the account as stored: the change reaches it by NOTIFY
+ * (within a second, docs/operations.md), not at the command's return, and a payment sent before
+ * that would be routed as before.
+ */
+async function seenByGateway(shop: SignedClient): Promise<void> {
+  const { merchant_id: merchantId, account_id: accountId } = shop.ids;
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const [stored] = await gw.database.query<{ connector: string; connector_credentials: string | null }>(`SELECT connector, connector_credentials FROM accounts WHERE id = $1`, [accountId]);
+    const cached = (await gw.gateway.server.directory.lookup(merchantId, accountId))?.account;
+    if (cached?.connector === stored!.connector && (cached.connectorCredentials ?? null) === stored!.connector_credentials) return;
+    if (Date.now() > deadline) throw new Error(`the gateway did not see account ${accountId}'s change within 10 s`);
+    await sleep(20);
+  }
 }
 
 const callsFor = (paymentId: string) => seen.filter((call) => call.paymentId === paymentId).map(({ connector, call, credentials }) => ({ connector, call, credentials }));
