@@ -6,12 +6,11 @@
 // others get that answer. Never 409 `4017`, and one refund: in the refund search, the query record,
 // the payment's events and the books. On PostgreSQL a gateway beside an `acquiro worker` (the dead
 // gateway stops beating); on the embedded database a gateway restarted on its data directory.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
-import { acquiro, acquiroJson, QUICK_TIMERS, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, QUICK_TIMERS, until, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 /** Starts may be slow on a machine shared with other builds. */
 const START_MS = 150_000;
@@ -23,16 +22,6 @@ afterEach(async () => {
   await database?.drop();
   database = undefined;
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 120_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${withinMs / 1000} s`);
-    await sleep(250);
-  }
-}
 
 const refundsOf = async (client: SignedClient, transactionId: string) =>
   ((await client.post('/v1/refundSearch', { ...client.ids, transaction_id: transactionId }, { format: 'form' })).body.refund_list as Record<string, string>[]).filter(

@@ -11,12 +11,11 @@
 // data directory test/cli/idempotency-restart.test.ts and subscriptions-restart.test.ts kill and
 // check, and the half minute this file waits for the worker is the suite's time (npm test stays
 // within five minutes).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { orderOf, pay, type Txn } from '../support/lifecycle.ts';
-import { acquiro, acquiroJson, QUICK_TIMERS, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, QUICK_TIMERS, until, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 const SLOW_SETTLE_CARD = '4000000000000424';
 /** Starts may be slow on a machine shared with other builds. */
@@ -29,16 +28,6 @@ afterEach(async () => {
   await database?.drop();
   database = undefined;
 });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 120_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${withinMs / 1000} s`);
-    await sleep(250);
-  }
-}
 
 const queried = async (client: SignedClient, txn: Txn): Promise<Record<string, string>> =>
   (await client.post('/v1/retrievalTrans', { ...client.ids, transaction_id: txn.transaction_id }, { format: 'form' })).body.orders_list[0];

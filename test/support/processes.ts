@@ -155,6 +155,17 @@ export async function acquiroJson(args: readonly string[], env: Record<string, s
   return JSON.parse(run.stdout) as Record<string, any>;
 }
 
+/** What `probe` answers once it answers something, polled every 250 ms for at most `withinMs`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 120_000): Promise<T> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`no ${what} within ${withinMs / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
