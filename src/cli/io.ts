@@ -1,6 +1,6 @@
 // What every command module shares: what a command is given, argument parsers, printing.
 // Light on purpose: `acquiro --help` loads this, commander and the command modules, and no more.
-import { CommanderError } from 'commander';
+import { CommanderError, type Command } from 'commander';
 import type { Deps } from '../app/context.ts';
 
 export type CommandDeps = Pick<Deps, 'database' | 'vault' | 'config' | 'clock' | 'wallClock'> &
@@ -87,3 +87,7 @@ export function table(rows: readonly Record<string, unknown>[]): string {
   const line = (values: readonly string[]) => values.map((value, i) => value.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(keys), ...cells.map(line)].join('\n');
 }
+
+/** A command about one account of a merchant: `--merchant-id` and `--account-id` required, `--json` to print JSON. */
+export const accountCommand = (group: Command, name: string, description: string): Command =>
+  group.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');

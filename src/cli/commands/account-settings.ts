@@ -5,7 +5,7 @@ import { Option, type Command } from 'commander';
 import type { ConnectorView } from '../../app/merchants/connector.ts';
 import type { AccountSettingsView, FeesView, Status } from '../../app/merchants/settings.ts';
 import { formatAmount, isCurrency, parseAmount } from '../../domain/money.ts';
-import { intBetween, show, usageError, type CommandContext } from '../io.ts';
+import { accountCommand, intBetween, show, usageError, type CommandContext } from '../io.ts';
 import { MAX_RATE_LIMIT } from './merchants.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -69,8 +69,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
   }
 
   const fees = sub(program, 'accounts', 'accounts of a merchant').command('fees').description('fees on captured payments, per currency: fixed plus a percentage');
-  const feeCommand = (name: string, description: string) =>
-    fees.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const feeCommand = (name: string, description: string) => accountCommand(fees, name, description);
   feeCommand('show', "print the account's fees").action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
     const deps = await ctx.deps();
     const { showFees } = await settings();
@@ -104,8 +103,7 @@ export function accountSettingsCommands(program: Command, ctx: CommandContext): 
     });
 
   const accountSettings = sub(program, 'accounts', 'accounts of a merchant').command('settings').description("an account's rate limit and capture mode");
-  const settingsCommand = (name: string, description: string) =>
-    accountSettings.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const settingsCommand = (name: string, description: string) => accountCommand(accountSettings, name, description);
   settingsCommand('show', "print the account's capture mode and rate limit").action(async (opts: { merchantId: string; accountId: string; json?: boolean }) => {
     const deps = await ctx.deps();
     const { showAccountSettings } = await settings();

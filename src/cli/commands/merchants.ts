@@ -1,7 +1,7 @@
 // merchants, accounts, keys and query IPs.
 import { Option, type Command } from 'commander';
 import { normaliseCidr as normaliseCidrText } from '../../domain/ip.ts';
-import { accountDeps, intBetween, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountCommand, accountDeps, intBetween, shellExports, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const credentials = () => import('../../app/merchants/credentials.ts');
@@ -120,8 +120,7 @@ export function merchantCommands(program: Command, ctx: CommandContext): void {
     });
 
   const ips = program.command('ips').description('IP addresses allowed to call the query and refund search operations');
-  const ipCommand = (name: string, description: string) =>
-    ips.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const ipCommand = (name: string, description: string) => accountCommand(ips, name, description);
   ipCommand('add', 'register an address or CIDR block')
     .requiredOption('--cidr <cidr>', 'an address (127.0.0.1) or block (10.0.0.0/8)')
     .action(async (opts: { merchantId: string; accountId: string; cidr: string; json?: boolean }) => {

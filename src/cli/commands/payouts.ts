@@ -7,7 +7,7 @@ import { formatAmount, parseAmount } from '../../domain/money.ts';
 import { parseRate } from '../../domain/payouts/amounts.ts';
 import { awaitsRail, PAYOUT_MACHINE } from '../../domain/payouts/status.ts';
 import type { PayoutRow } from '../../db/schema.ts';
-import { accountDeps, listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountCommand, accountDeps, listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 import { currencyCode as currency, percentToBps, sub } from './account-settings.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
@@ -52,10 +52,9 @@ function feesText(view: PayoutFeesView): string {
 
 export function payoutCommands(program: Command, ctx: CommandContext): void {
   const payouts = program.command('payouts').description("an account's payouts (/v1/payout)");
-  const accountCommand = (name: string, description: string) =>
-    payouts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const payoutCommand = (name: string, description: string) => accountCommand(payouts, name, description);
 
-  accountCommand('list', 'the payouts, newest first')
+  payoutCommand('list', 'the payouts, newest first')
     .option('--status <status>', `only this status (${PAYOUT_MACHINE.states.join(', ')})`)
     .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 50)
     .option('--before <transaction_id>', 'only payouts created before this one (the next page)')
@@ -76,7 +75,7 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
       show(ctx, Boolean(opts.json), listed, () => (listed.length ? table(listed) : 'no payouts'));
     });
 
-  accountCommand('show', 'one payout, with every field of its answer')
+  payoutCommand('show', 'one payout, with every field of its answer')
     .requiredOption('--transaction-id <id>')
     .action(async (opts: AccountOpts & { transactionId: string }) => {
       const deps = await accountDeps(ctx, opts);
@@ -85,7 +84,7 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
       show(ctx, Boolean(opts.json), fields, () => JSON.stringify(fields, null, 2));
     });
 
-  accountCommand('cancel', 'cancel a SCHEDULED payout: its reservation returns to the available balance')
+  payoutCommand('cancel', 'cancel a SCHEDULED payout: its reservation returns to the available balance')
     .requiredOption('--transaction-id <id>')
     .action(async (opts: AccountOpts & { transactionId: string }) => {
       const deps = await accountDeps(ctx, opts);
@@ -121,8 +120,7 @@ export function payoutCommands(program: Command, ctx: CommandContext): void {
     });
 
   const fees = sub(program, 'accounts', 'accounts of a merchant').command('payout-fees').description('payout fees per source currency: fixed plus a percentage, and the SWIFT charge');
-  const feeCommand = (name: string, description: string) =>
-    fees.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const feeCommand = (name: string, description: string) => accountCommand(fees, name, description);
   feeCommand('show', "print the account's payout fees").action(async (opts: AccountOpts) => {
     const deps = await accountDeps(ctx, opts);
     const { showPayoutFees } = await settings();

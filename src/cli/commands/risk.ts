@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { BlockKind } from '../../app/risk/settings.ts';
 import { formatAmount, isCurrency } from '../../domain/money.ts';
-import { show, table, usageError, type CommandContext } from '../io.ts';
+import { accountCommand, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const settings = () => import('../../app/risk/settings.ts');
@@ -47,8 +47,7 @@ interface AccountOpts {
 
 export function riskCommands(program: Command, ctx: CommandContext): void {
   const risk = program.command('risk').description("an account's risk rules (docs/risk.md)");
-  const forAccount = (name: string, description: string) =>
-    risk.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const forAccount = (name: string, description: string) => accountCommand(risk, name, description);
 
   forAccount('show', 'print the effective settings and the overrides').action(async (opts: AccountOpts) => {
     const deps = await ctx.deps();

@@ -3,7 +3,7 @@
 // A change goes through the portal's use case, which tells every process to drop its cached account.
 import type { Command } from 'commander';
 import { hostSource } from '../../app/checkout/frame-ancestors.ts';
-import { accountDeps, show, usageError, type CommandContext, type CommandDeps } from '../io.ts';
+import { accountCommand, accountDeps, show, usageError, type CommandContext, type CommandDeps } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const access = () => import('../../app/merchants/access.ts');
@@ -17,8 +17,7 @@ function domainOf(text: string): string {
 
 export function storefrontCommands(program: Command, ctx: CommandContext): void {
   const storefronts = program.command('storefronts').description('sites allowed to frame the hosted payment page (iFrame mode)');
-  const command = (name: string, description: string) =>
-    storefronts.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const command = (name: string, description: string) => accountCommand(storefronts, name, description);
   const domains = async (deps: CommandDeps, accountId: string) => {
     const { storefrontDomains } = await accounts();
     return storefrontDomains(deps.database.db, accountId);

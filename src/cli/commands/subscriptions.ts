@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { codeText } from '../../domain/errors.ts';
 import { keepsRetryMinimum, MAX_RETRY_DAYS, RETRY_MINIMUM_RULE, validRetryDays } from '../../domain/subscriptions/subscription.ts';
 import type { DunningView } from '../../app/subscriptions/manage.ts';
-import { listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
+import { accountCommand, listLimit, MAX_LIST, show, table, usageError, type CommandContext } from '../io.ts';
 
 // What the commands run, loaded when one of them is chosen (help needs only the options).
 const manage = () => import('../../app/subscriptions/manage.ts');
@@ -29,8 +29,7 @@ function retryDays(value: string): number[] {
 
 export function subscriptionCommands(program: Command, ctx: CommandContext): void {
   const subscriptions = program.command('subscriptions').description("an account's subscriptions (recurring contracts) and their charges");
-  const command = (name: string, description: string) =>
-    subscriptions.command(name).description(description).requiredOption('--merchant-id <id>').requiredOption('--account-id <id>').option('--json', 'print JSON');
+  const command = (name: string, description: string) => accountCommand(subscriptions, name, description);
   command('list', "the account's subscriptions, newest first")
     .option('--limit <n>', `at most this many (up to ${MAX_LIST})`, listLimit, 100)
     .action(async (opts: AccountOptions & { limit: number }) => {
