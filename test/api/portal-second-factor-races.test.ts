@@ -110,6 +110,29 @@ describe('one TOTP code, many requests at once', () => {
     wall.advance(60_000);
   });
 
+  // A sending that reaches the gateway after another finished the sign-in carries the token of a
+  // session that is no more (the sign-in's was replaced by the new one). Its answer, which a
+  // browser may show last, says the key was confirmed, as for the sendings that overlapped: it does
+  // not end the new session, and does not send the member to sign in again.
+  it('answers a confirmation sent with the sign-in it finished, after it finished, as already confirmed', async () => {
+    const owner = await createMember(gw, merchantId, 'owner');
+    const client = await passwordStep(owner);
+    owner.totpSecret = secretOn((await client.get('/portal/enrol')).body);
+    const late = new PortalClient(gw.gateway.server.app);
+    for (const [name, value] of client.cookies) late.cookies.set(name, value);
+    late.csrf = client.csrf;
+    const code = nextCode(owner, wall);
+    const first = await client.post('/portal/enrol', { code });
+    expect(first.status).toBe(200);
+    for (const path of ['/portal/enrol', '/portal/second-factor']) {
+      const again = await late.post(path, { code });
+      expect([path, again.status, again.body]).toEqual([path, 409, expect.stringContaining('already')]);
+      expect(again.headers['set-cookie']).toBeUndefined();
+    }
+    expect((await client.get('/portal/transactions')).status).toBe(200);
+    wall.advance(60_000);
+  });
+
   it('opens one session for one pending sign-in sent a TOTP code and recovery codes at once', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const enrolling = await passwordStep(owner);

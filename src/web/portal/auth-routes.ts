@@ -15,9 +15,9 @@ import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
 import type { Html } from '../html.ts';
 import { checkPost, formOf, fromOurSite } from './guard.ts';
 import { narrowLayout } from './layout.ts';
-import { clearSessionCookie, setSessionCookie } from './cookies.ts';
+import { clearSessionCookie, SESSION_COOKIE, setSessionCookie } from './cookies.ts';
 import { lockedText } from './pages/refusals.ts';
-import { enrolForm, enrolmentTakenPage, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm } from './pages/sign-in.ts';
+import { enrolForm, enrolmentTakenPage, linkGonePage, recoveryCodesPage, secondFactorForm, setPasswordForm, signInForm, signInStepDonePage } from './pages/sign-in.ts';
 import type { PortalOptions } from './plugin.ts';
 
 const HOME = '/portal/transactions';
@@ -33,6 +33,18 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     sendPage(reply, narrowLayout({ baseUrl: deps.config.baseUrl, title, main, status }));
   const csrf = (request: FastifyRequest, reply: FastifyReply) => reply.generateCsrf({ userInfo: request.portal?.session.id ?? 'anonymous' });
   const post = { preHandler: checkPost(app, deps) };
+  // A sign-in step (the second factor, or enrolment at sign-in) sent with the cookie of a session
+  // that is no more: another sending of the same form finished the sign-in first, and the session
+  // it came with was replaced (its token with it), or the sign-in ended. The form's CSRF token was
+  // bound to that session, so it would be refused as expired: it is answered as done instead,
+  // changing nothing and leaving the cookie the other answer set, which a browser that shows this
+  // answer last must keep. (Enrolment from My account carries the password: not a sign-in step.)
+  const stepGone = async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.portal || request.cookies[SESSION_COOKIE] === undefined) return;
+    if (request.url.startsWith('/portal/enrol') && formOf(request)._reauth_password !== undefined) return;
+    return page(reply, 'Already done', signInStepDonePage(), 409);
+  };
+  const signInStep = { preHandler: checkPost(app, deps, stepGone) };
   // Each gateway holds its part of an address's budget, as for the API's failed authentications.
   const failures = new FailureLimiter(() => gatewayShare(deps.config.portalFailureLimit, options.gateways()));
   const now = () => deps.wallClock.now().getTime();
@@ -80,7 +92,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     return page(reply, 'Two-step verification', secondFactorForm({ csrfToken: csrf(request, reply) }));
   });
 
-  app.post('/second-factor', post, async (request, reply) => {
+  app.post('/second-factor', signInStep, async (request, reply) => {
     const open = request.portal;
     if (open?.session.status !== 'second_factor') return redirect(reply, '/portal/sign-in');
     const result = await completeSecondFactor(deps, { session: open.session, code: (formOf(request).code ?? '').slice(0, 40), ip: request.ip });
@@ -102,7 +114,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
     return page(reply, 'Two-step verification', enrolForm({ csrfToken: csrf(request, reply), ...enrolment, ...enrolMode(open) }));
   });
 
-  app.post('/enrol', post, async (request, reply) => {
+  app.post('/enrol', signInStep, async (request, reply) => {
     const open = request.portal;
     if (!open || open.session.status === 'second_factor') return redirect(reply, '/portal/sign-in');
     const form = formOf(request);
