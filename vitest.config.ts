@@ -8,9 +8,12 @@ import { ProcessesFirstSequencer } from './test/support/sequencer.ts';
 // once, in Chromium, on PGlite.
 const throughTheInterface = ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/db/**/*.test.ts', 'src/app/**/*.test.ts'];
 
-// Test files spend much of their time waiting (on PostgreSQL, child processes, Chromium), so
-// twice as many workers as cores keep the cores busy. ACQUIRO_TEST_WORKERS overrides.
-const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max(2, availableParallelism() * 2));
+// Test files wait on PostgreSQL, child processes and Chromium, so one worker more than the cores
+// keeps them busy. More cost more than they give: each worker compiles and warms its own embedded
+// engine (some 15 s of CPU per PGlite worker over a run): on two cores the API tests on PGlite
+// took 125 s of CPU with three workers and 145 to 166 s with four, and the suite 380 to 403 s
+// against 419 to 439 s. ACQUIRO_TEST_WORKERS overrides.
+const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max(2, availableParallelism() + 1));
 
 export default defineConfig({
   test: {
