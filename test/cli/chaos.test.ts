@@ -7,11 +7,13 @@
 import { describe, expect, it } from 'vitest';
 import { describeFigures, runChaos } from '../../bench/chaos/chaos.ts';
 import { TEST_DB } from '../support/gateway.ts';
+import { takeFleetLock } from '../support/processes.ts';
 
 // Real processes on a PostgreSQL schema of the run's own: once, in the PostgreSQL project.
 describe.runIf(TEST_DB === 'postgres')('chaos', () => {
   it('loses and doubles nothing while processes are killed', async () => {
-    const figures = await runChaos({ loadMs: 12_000, quietMs: 4_000, minKills: 5, meanKillGapMs: 1_200, lanes: 4, drainMs: 0 });
+    const release = await takeFleetLock();
+    const figures = await runChaos({ loadMs: 12_000, quietMs: 4_000, minKills: 5, meanKillGapMs: 1_200, lanes: 4, drainMs: 0 }).finally(release);
     const text = describeFigures(figures);
     expect(figures.anomalies, text).toEqual([]);
     expect(figures.checksFire, 'the checks find a forged acknowledgement and refunds without keys').toBe(true);

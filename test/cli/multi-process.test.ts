@@ -22,7 +22,7 @@ import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { payoutBody } from '../support/payouts.ts';
 import { subscribe, subscribing } from '../support/subscriptions.ts';
-import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, startServer, startWorker, takeFleetLock, type RunningServer, type RunningWorker } from '../support/processes.ts';
 
 let test: TestDatabase;
 let env: Record<string, string>;
@@ -31,6 +31,7 @@ const workers: RunningWorker[] = [];
 let urls: string[];
 /** This process's own handle on the schema, for the merchants. */
 let deps: Deps | undefined;
+let releaseFleet: (() => void) | undefined;
 
 const GATEWAY_ENV = { ACQUIRO_WORKERS: 'off', ACQUIRO_MAX_CONNECTIONS_PER_CLIENT: '1000', ACQUIRO_BUSY_IN_FLIGHT: '100000' };
 
@@ -87,8 +88,10 @@ async function portalPassword(url: string, member: { email: string; password: st
 
 describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one PostgreSQL', () => {
   beforeAll(async () => {
+    releaseFleet = await takeFleetLock();
     test = await openTestDatabase(2);
-    env = test.env;
+    // Five connections a process, as in the chaos run: four processes and the commands beside them.
+    env = { ...test.env, ACQUIRO_DB_POOL_SIZE: '5' };
     // Three processes start at once on a schema without a table: the migrations run once.
     const [a, b, w] = await Promise.all([startServer({ ...env, ...GATEWAY_ENV }), startServer({ ...env, ...GATEWAY_ENV }), Promise.resolve(startWorker(env))]);
     gateways.push(a, b);
@@ -101,6 +104,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     for (const child of [...gateways, ...workers]) await child.stop('SIGTERM');
     if (deps) await releaseDeps(deps);
     await test?.drop();
+    releaseFleet?.();
   });
 
   it('applied each migration once, and both gateways count each other', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMAND_FLAGS, COMPILE_CACHE, serverFlags } from './child-node.ts';
 import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
+import { takeMachineLock } from './machine-lock.ts';
 import { tempDir } from './temp.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -48,6 +49,17 @@ export const QUICK_TIMERS: Readonly<Record<string, string>> = {
   ACQUIRO_SANDBOX_CARD_DELAY: '4',
   ACQUIRO_DATA_DIR_LEASE: '3',
 };
+
+/**
+ * Held by the test files that run a fleet of processes on the machine's PostgreSQL (two gateways
+ * beside two workers or more: multi-process, chaos) while they run, so that no two of them run at
+ * once: with the other files' processes beside them they would pass PostgreSQL's 100 connections
+ * (53300), which the vitest workers running process files one project after the other made
+ * likely. Answers the function that lets it go.
+ */
+export function takeFleetLock(): Promise<() => void> {
+  return takeMachineLock('acquiro-test-postgres-fleet.lock', { waitMs: 10 * 60_000, advice: 'remove it if no test run is running chaos or multi-process' });
+}
 
 export function tempDataDir(): string {
   return join(tempDir('acquiro-test-'), 'data');

@@ -3,12 +3,10 @@
 // stops the run at once with the command to run. Parallel runs on one machine install once: the
 // first takes a lock, the others wait for it and find everything in place.
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { accessSync, constants } from 'node:fs';
+import { takeMachineLock } from './machine-lock.ts';
 
-const LOCK = join(tmpdir(), 'acquiro-test-provision.lock');
+const LOCK_NAME = 'acquiro-test-provision.lock';
 const LOCK_WAIT_MS = 15 * 60_000;
 
 /** What a project lacks on this machine, as Debian packages and as words for a person. */
@@ -38,47 +36,17 @@ function apt(args: string[]): void {
   if (run.status !== 0) throw new Error(`apt-get ${args.join(' ')} failed (exit ${run.status ?? run.signal})`);
 }
 
-/** Holds a lock directory while `work` runs; a lock whose holder has died is taken over. */
+/** Holds the machine's provisioning lock while `work` runs. */
 async function withLock<T>(work: () => T): Promise<T> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  let said = false;
-  for (;;) {
-    try {
-      mkdirSync(LOCK);
-      writeFileSync(join(LOCK, 'pid'), String(process.pid));
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (lockIsStale()) {
-        rmSync(LOCK, { recursive: true, force: true });
-        continue;
-      }
-      if (Date.now() > deadline) {
-        throw new Error(`waited ${LOCK_WAIT_MS / 60_000} min for ${LOCK}; remove it if no test run is installing packages`, { cause: error });
-      }
-      if (!said) console.log(`another test run is installing packages; waiting for it (${LOCK})`);
-      said = true;
-      await sleep(1_000);
-    }
-  }
+  const release = await takeMachineLock(LOCK_NAME, {
+    waitMs: LOCK_WAIT_MS,
+    waiting: 'another test run is installing packages; waiting for it',
+    advice: 'remove it if no test run is installing packages',
+  });
   try {
     return work();
   } finally {
-    rmSync(LOCK, { recursive: true, force: true });
-  }
-}
-
-function lockIsStale(): boolean {
-  try {
-    const holder = Number(readFileSync(join(LOCK, 'pid'), 'utf8'));
-    process.kill(holder, 0);
-    return false;
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EPERM') return false;
-    // No pid yet: the holder may be between mkdir and writing it; stale only when old.
-    if (code === 'ENOENT') return Date.now() - statSync(LOCK, { throwIfNoEntry: false })!.mtimeMs > 10_000;
-    return true;
+    release();
   }
 }
 
