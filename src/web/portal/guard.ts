@@ -187,7 +187,7 @@ export function fromOurSite(deps: Deps) {
 /**
  * Every POST under /portal: from our own site, with the CSRF token bound to its session (or to no
  * session, before sign-in). `beforeToken` answers first what the token would refuse for a reason
- * it cannot tell (a sign-in step sent with a session that is no more: sign-in-steps.ts).
+ * it cannot tell (a sign-in step sent with a session that is no more: auth-routes.ts).
  */
 export function checkPost(app: FastifyInstance, deps: Deps, beforeToken?: (request: FastifyRequest, reply: FastifyReply) => Promise<unknown>) {
   return beforeToken ? [fromOurSite(deps), beforeToken, app.csrfProtection] : [fromOurSite(deps), app.csrfProtection];
