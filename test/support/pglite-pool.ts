@@ -3,7 +3,7 @@
 // keeps its instances between files: each test database borrows one that nobody else holds,
 // works in a schema of its own on it (as on PostgreSQL), and hands it back clean when dropped.
 import type { PGlite } from '@electric-sql/pglite';
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,9 +12,14 @@ const idle: PGlite[] = [];
 
 const PGLITE_PACKAGE = new URL('../../node_modules/@electric-sql/pglite/package.json', import.meta.url);
 
+/** A hash begun with the installed PGlite's version, for what the tests keep on disk per version (the dump, the data directory templates). */
+export function pgliteVersionHash(): Hash {
+  return createHash('sha256').update(readFileSync(PGLITE_PACKAGE));
+}
+
 /** Where the dump of a fresh in-memory database is kept: one per PGlite version, shared by the workers of this machine. */
 function dumpPath(): string {
-  return join(tmpdir(), `acquiro-test-pglite-dump-${createHash('sha256').update(readFileSync(PGLITE_PACKAGE)).digest('hex').slice(0, 16)}.tar`);
+  return join(tmpdir(), `acquiro-test-pglite-dump-${pgliteVersionHash().digest('hex').slice(0, 16)}.tar`);
 }
 
 let initialised: Promise<Blob> | undefined;

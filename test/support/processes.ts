@@ -1,6 +1,5 @@
 // Real processes for tests of the command line and of the server as operators run it.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,6 +7,7 @@ import { join } from 'node:path';
 import { COMMAND_FLAGS, COMPILE_CACHE, serverFlags } from './child-node.ts';
 import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } from './gateway.ts';
 import { takeMachineLock } from './machine-lock.ts';
+import { pgliteVersionHash } from './pglite-pool.ts';
 import { tempDir } from './temp.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -69,7 +69,7 @@ const MIGRATIONS = join(ROOT, 'src/db/migrations');
 
 /** Where an embedded database with this checkout's migrations is kept: one per set of migrations and PGlite version. */
 function templatePath(): string {
-  const hash = createHash('sha256').update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
+  const hash = pgliteVersionHash();
   for (const name of readdirSync(MIGRATIONS).sort()) hash.update(name).update(readFileSync(join(MIGRATIONS, name)));
   return join(tmpdir(), `acquiro-test-migrated-${hash.digest('hex').slice(0, 16)}`);
 }
@@ -117,8 +117,7 @@ export function migratedDataDir(): Promise<string> {
 
 /** Where an embedded database as PGlite's initdb leaves it is kept: one per PGlite version. */
 function initialisedTemplatePath(): string {
-  const hash = createHash('sha256').update(readFileSync(join(ROOT, 'node_modules/@electric-sql/pglite/package.json')));
-  return join(tmpdir(), `acquiro-test-initdb-${hash.digest('hex').slice(0, 16)}`);
+  return join(tmpdir(), `acquiro-test-initdb-${pgliteVersionHash().digest('hex').slice(0, 16)}`);
 }
 
 let initialisedTemplate: Promise<string> | undefined;
