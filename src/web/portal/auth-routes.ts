@@ -40,8 +40,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
   // changing nothing and leaving the cookie the other answer set, which a browser that shows this
   // answer last must keep. (Enrolment from My account carries the password: not a sign-in step.)
   const stepGone = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.portal || request.cookies[SESSION_COOKIE] === undefined) return;
-    if (request.url.startsWith('/portal/enrol') && formOf(request)._reauth_password !== undefined) return;
+    if (request.portal || request.cookies[SESSION_COOKIE] === undefined || formOf(request)._reauth_password !== undefined) return;
     return page(reply, 'Already done', signInStepDonePage(), 409);
   };
   const signInStep = { preHandler: checkPost(app, deps, stepGone) };
