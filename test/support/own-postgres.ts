@@ -47,21 +47,28 @@ export async function createOwnPostgres(): Promise<OwnPostgres> {
   await run(initdb, initArgs);
   const port = await freePort();
   const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
-  let server: ChildProcess | undefined;
+  let server: { readonly child: ChildProcess; readonly exited: Promise<void> } | undefined;
   let output = '';
+  // Killed by a signal, a process has no exit code, only a signal code.
+  const running = () => server !== undefined && server.child.exitCode === null && server.child.signalCode === null;
 
   async function start(): Promise<void> {
+    // Already up: a second postgres on this data directory would find the first's lock file and
+    // exit, unless it looked after a stop had removed it, and then it would run, unknown to
+    // stop() (an afterAll's start() "in case a test left it stopped" hung the next stop that way).
+    if (running()) return;
     // Durability is not under test here, speed is: no fsync on this throwaway cluster.
     const [program, args] = command('postgres', ['-D', dataDir, '-p', String(port), '-k', home, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=off', '-c', 'max_connections=200']);
     const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     live.add(child);
-    child.once('exit', () => live.delete(child));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    void exited.then(() => live.delete(child));
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
-    server = child;
+    server = { child, exited };
     const deadline = Date.now() + 60_000;
     for (;;) {
-      if (child.exitCode !== null) throw new Error(`postgres exited:\n${output}`);
+      if (!running()) throw new Error(`postgres exited:\n${output}`);
       const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
       const ok = await client.connect().then(
         () => client.end().then(() => true),
@@ -74,10 +81,10 @@ export async function createOwnPostgres(): Promise<OwnPostgres> {
   }
 
   async function stop(mode: 'immediate' | 'fast' = 'immediate'): Promise<void> {
-    if (!server || server.exitCode !== null) return;
-    const exited = new Promise<void>((resolve) => server!.once('exit', () => resolve()));
+    if (!running()) return;
+    const { child, exited } = server!;
     const [pgCtl, args] = command('pg_ctl', ['-D', dataDir, 'stop', '-m', mode, '-w']);
-    await run(pgCtl, args).catch(() => server!.kill('SIGKILL'));
+    await run(pgCtl, args).catch(() => child.kill('SIGKILL'));
     await exited;
   }
 
