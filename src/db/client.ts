@@ -1,6 +1,6 @@
 // One code path over two engines: PostgreSQL through node-postgres, or the embedded PGlite.
 // Both speak the same SQL and run the same migrations; Drizzle sits on top of either.
-import { sql, type SQL } from 'drizzle-orm';
+import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import { readdir, readFile } from 'node:fs/promises';
 import { EngineActivity, keepTables, watchedClient } from './maintenance.ts';
@@ -31,9 +31,10 @@ export interface Database {
   query<Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string): Promise<Row[]>;
   /**
    * A transaction of raw statements (the hot paths' short ones): `query` runs inside it; it commits
-   * when `work` resolves and rolls back when it throws.
+   * when `work` resolves and rolls back when it throws. `script` runs a text of several statements
+   * without parameters in one round trip (the migrations).
    */
-  transaction<T>(work: (query: RawQuery) => Promise<T>): Promise<T>;
+  transaction<T>(work: (query: RawQuery, script: RawScript) => Promise<T>): Promise<T>;
   ping(): Promise<void>;
   /** The connection pool's use, for /metrics (PostgreSQL; PGlite has no pool). */
   poolStats?(): { total: number; idle: number; waiting: number; max: number };
@@ -51,6 +52,8 @@ export interface Database {
 const CHANNEL = /^[a-z_]+$/;
 
 export type RawQuery = <Row = Record<string, unknown>>(text: string, params?: unknown[], name?: string) => Promise<Row[]>;
+/** Statements without parameters, `;`-separated, sent as one text (the simple query protocol). */
+export type RawScript = (text: string) => Promise<void>;
 
 export interface DatabaseOptions {
   /** postgres:// URL; absent → PGlite. */
@@ -113,6 +116,10 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
         await client.query('BEGIN');
         const result = await work(
           async (text, params, name) => (await client.query(statement(text, params, name)).catch(naming(text, name))).rows,
+          async (text) => {
+            // Without values node-postgres uses the simple protocol, which takes several statements.
+            await client.query(text);
+          },
         );
         await client.query('COMMIT');
         return result;
@@ -202,7 +209,12 @@ async function openPglite(options: DatabaseOptions): Promise<Database> {
     query: async <Row>(text: string, params?: unknown[], name?: string) => (await client.query<Row>(text, params).catch(naming(text, name))).rows,
     transaction: (work) =>
       client.transaction((tx) =>
-        work(async <Row>(text: string, params?: unknown[], name?: string) => (await tx.query<Row>(text, params).catch(naming(text, name))).rows),
+        work(
+          async <Row>(text: string, params?: unknown[], name?: string) => (await tx.query<Row>(text, params).catch(naming(text, name))).rows,
+          async (text) => {
+            await tx.exec(text);
+          },
+        ),
       ),
     ping: async () => {
       await client.query('SELECT 1');
@@ -246,26 +258,28 @@ export class MigrationFailed extends Error {
   }
 }
 
-/** Applies every migration not yet applied, in file-name order, in one transaction (MigrationFailed otherwise). */
+/**
+ * Applies every migration not yet applied, in file-name order, in one transaction (MigrationFailed
+ * otherwise). Each file goes to the database as one text: the engine parses its statements (and
+ * its dollar-quoted bodies), one round trip a file instead of one a statement, which took a fresh
+ * schema's migrations from some 170 to 80 ms of CPU on PGlite (every test file pays them).
+ */
 export async function migrate(database: Database): Promise<string[]> {
   const files = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
   const applied: string[] = [];
   let running: string | undefined;
   try {
-    await database.db.transaction(async (tx) => {
+    await database.transaction(async (query, script) => {
       // Two processes starting at once on one PostgreSQL must not both apply a migration.
-      if (database.kind === 'postgres') await tx.execute(sql`SELECT pg_advisory_xact_lock(72616301)`);
-      await tx.execute(
-        sql`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
-      );
-      const done = new Set((await rowsOf<{ version: string }>(tx, sql`SELECT version FROM schema_migrations`)).map((r) => r.version));
+      if (database.kind === 'postgres') await query('SELECT pg_advisory_xact_lock(72616301)');
+      await query('CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+      const done = new Set((await query<{ version: string }>('SELECT version FROM schema_migrations')).map((row) => row.version));
       for (const file of files) {
         const version = file.replace(/\.sql$/, '');
         if (done.has(version)) continue;
         running = version;
-        const script = await readFile(new URL(file, MIGRATIONS), 'utf8');
-        for (const statement of splitStatements(script)) await tx.execute(sql.raw(statement));
-        await tx.execute(sql`INSERT INTO schema_migrations (version) VALUES (${version})`);
+        await script(await readFile(new URL(file, MIGRATIONS), 'utf8'));
+        await query('INSERT INTO schema_migrations (version) VALUES ($1)', [version]);
         applied.push(version);
       }
     });
@@ -273,32 +287,4 @@ export async function migrate(database: Database): Promise<string[]> {
     throw new MigrationFailed(running, error);
   }
   return applied;
-}
-
-/**
- * Splits a migration into statements, since PGlite's extended protocol takes one at a time.
- * Migrations keep to plain DDL: no semicolons inside strings. A function body or DO block is
- * dollar-quoted ($$ … $$) and kept whole.
- */
-function splitStatements(script: string): string[] {
-  const statements: string[] = [];
-  let current = '';
-  script
-    .replace(/--.*$/gm, '')
-    .split('$$')
-    .forEach((part, i) => {
-      // Odd parts are inside $$ … $$.
-      if (i % 2 === 1) {
-        current += `$$${part}$$`;
-        return;
-      }
-      const pieces = part.split(';');
-      current += pieces[0];
-      for (const piece of pieces.slice(1)) {
-        statements.push(current);
-        current = piece;
-      }
-    });
-  statements.push(current);
-  return statements.map((statement) => statement.trim()).filter(Boolean);
 }
