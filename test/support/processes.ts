@@ -270,10 +270,10 @@ export interface RunningWorker {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `acquiro worker` (the periodic tasks without the HTTP server); it has no readiness probe. */
+/** Starts `acquiro worker` (the periodic tasks without the HTTP server), with a server's flags; it has no readiness probe. */
 export function startWorker(env: Record<string, string>): RunningWorker {
   const child = track(
-    spawn(process.execPath, [join(ROOT, 'bin/acquiro.js'), 'worker'], {
+    spawn(process.execPath, [...serverFlags(), join(ROOT, 'bin/acquiro.js'), 'worker'], {
       cwd: ROOT,
       env: childEnv(env),
     }),
