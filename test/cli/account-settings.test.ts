@@ -36,29 +36,49 @@ const paymentStatus = async (client: SignedClient) => {
   return answer.body.payment_status;
 };
 
+// The gateway keeps an account 5 s from the request that loaded it (src/app/accounts/directory.ts).
+const CACHED_MS = 5_000;
+// Past the heartbeat's second (src/app/processes/presence.ts), with a margin.
+const BEAT_PASSED_MS = 2_000;
+
 describe('acquiro accounts settings set, on a running gateway', () => {
   it('a lowered rate limit holds within a second, and manual capture leaves the next payment authorised', { timeout: 120_000 }, async () => {
     const created = await acquiroJson(['merchants', 'create', '--name', 'Settings shop', '--rate-limit', '1000'], env);
     const client = httpClient([server.url], created as { merchant_id: string; account_id: string; secret_key: string });
     const ids = ['--merchant-id', String(created.merchant_id), '--account-id', String(created.account_id)];
-    // Its first request: the gateway caches the account now, at 1000 a second and capturing, for
-    // 5 s; a command taking a second or two and a check within a second after it stay inside that.
-    expect(await paymentStatus(client)).toBe('3000');
-    expect(await refusedOf(client, 10)).toBe(0);
+    const settings = (rate: string, mode: string) => acquiroJson(['accounts', 'settings', 'set', ...ids, '--rate-limit', rate, '--capture-mode', mode], env);
 
-    const set = await acquiroJson(['accounts', 'settings', 'set', ...ids, '--rate-limit', '2', '--capture-mode', 'manual'], env);
-    expect(set).toEqual({ account_id: created.account_id, capture_mode: 'manual', rate_limit_per_second: 2 });
-    // Within a second of the command: 10 at once, at most 2 (and what refills meanwhile) served.
-    // (Without the announcement the cached 1000 holds here, unless the command itself took past
-    // the cache's 5 s, as a separate process on PostgreSQL can on a loaded machine. Other schemas'
-    // announcements on the shared PostgreSQL are not heard here: src/db/client.ts, inSchema.)
-    const done = performance.now();
-    let refused = await refusedOf(client, 10);
-    while (refused < 7 && performance.now() - done < 1_000) {
-      await sleep(50);
-      refused = await refusedOf(client, 10);
+    // Only the announcement can make the change hold while the account is still cached at 1000 a
+    // second: a command that ends after the cached copy expired shows nothing (a separate process on
+    // PostgreSQL can take that long on a loaded machine), so such an attempt is made again.
+    let set: Record<string, unknown> | undefined;
+    for (let attempt = 1; attempt <= 5 && set === undefined; attempt++) {
+      if (attempt > 1) await settings('1000', 'auto');
+      // The gateway's heartbeat empties its cache when it first sees the version a change bumped
+      // (merchants create, the setting back): once within a second, so a copy loaded before that
+      // would be dropped after the command for a reason other than its announcement.
+      expect(await paymentStatus(client)).toBe('3000');
+      await sleep(BEAT_PASSED_MS);
+      // This request loads the account into the gateway's cache, at 1000 a second and capturing.
+      const cachedAt = performance.now();
+      expect(await paymentStatus(client)).toBe('3000');
+      expect(await refusedOf(client, 10)).toBe(0);
+      const changed = await settings('2', 'manual');
+      expect(changed).toEqual({ account_id: created.account_id, capture_mode: 'manual', rate_limit_per_second: 2 });
+      // Within a second of the command, and while the old copy would still be cached: 10 at once,
+      // at most 2 (and what refills meanwhile) served.
+      const done = performance.now();
+      const deadline = Math.min(done + 1_000, cachedAt + CACHED_MS);
+      if (deadline - done < 300) continue;
+      let refused = await refusedOf(client, 10);
+      while (refused < 7 && performance.now() < deadline) {
+        await sleep(50);
+        refused = await refusedOf(client, 10);
+      }
+      expect(refused).toBeGreaterThanOrEqual(7);
+      set = changed;
     }
-    expect(refused).toBeGreaterThanOrEqual(7);
+    expect(set, 'no attempt ended its command while the account was still cached').toBeDefined();
 
     await sleep(1_200); // the bucket refills (2 a second)
     expect(await paymentStatus(client)).toBe('2000'); // authorised, not captured
