@@ -6,6 +6,10 @@
 //
 //   BENCH_DATABASE_URL  PostgreSQL to use, or "pglite"
 //   BENCH_REQUESTS      authorisations counted (default 300)
+//   BENCH_WARM          authorisations sent before counting (default 200; V8 still compiles then)
+//   BENCH_KEEP_CALLGRIND  set: keep callgrind's output, for callgrind_annotate
+//   BENCH_CONCURRENCY   sent this many at once, in waves (default 1): at 16, the claims and outcomes
+//                       of a wave share statements, as under load (src/db/coalesce.ts)
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
@@ -15,6 +19,8 @@ import { authorise, bodies } from './load.ts';
 import { startBenchTarget } from './target.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
+const WARM = Number(process.env.BENCH_WARM ?? 200);
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'acquiro-callgrind-'));
 const target = await startBenchTarget({
@@ -22,12 +28,16 @@ const target = await startBenchTarget({
 });
 try {
   const { url, ids, secret } = target;
-  const payloads = bodies(ids, secret, REQUESTS + 200);
-  for (let i = 0; i < 200; i++) await authorise(url, payloads[REQUESTS + i]!); // warm: JIT, pool, caches
+  const payloads = bodies(ids, secret, REQUESTS + WARM);
+  /** The payloads from `from` to `to`, in waves of CONCURRENCY sent at once. */
+  const send = async (from: number, to: number) => {
+    for (let i = from; i < to; i += CONCURRENCY) await Promise.all(payloads.slice(i, Math.min(i + CONCURRENCY, to)).map((payload) => authorise(url, payload)));
+  };
+  await send(REQUESTS, REQUESTS + WARM); // warm: JIT, pool, caches
   const pid = String(target.server.child.pid!);
   const on = await run('callgrind_control', ['--instr=on', pid]);
   if (!on.stdout.includes('OK')) throw new Error(`callgrind_control found no server: ${on.stdout}${on.stderr}`);
-  for (let i = 0; i < REQUESTS; i++) await authorise(url, payloads[i]!);
+  await send(0, REQUESTS);
   await run('callgrind_control', ['--instr=off', pid]);
   await run('callgrind_control', ['--dump', pid]);
 } finally {
@@ -38,5 +48,6 @@ for (const file of readdirSync(dir)) {
   const totals = /^totals: (\d+)/m.exec(readFileSync(join(dir, file), 'utf8'));
   instructions = Math.max(instructions, Number(totals?.[1] ?? 0));
 }
-process.stdout.write(`acquiro instructions: ${target.kind}, ${REQUESTS} authorisations one at a time: ${(instructions / REQUESTS / 1e6).toFixed(2)} M instructions per authorisation in the server\n`);
-rmSync(dir, { recursive: true, force: true });
+process.stdout.write(`acquiro instructions: ${target.kind}, ${REQUESTS} authorisations ${CONCURRENCY === 1 ? 'one at a time' : `${CONCURRENCY} at a time`}: ${(instructions / REQUESTS / 1e6).toFixed(2)} M instructions per authorisation in the server\n`);
+if (process.env.BENCH_KEEP_CALLGRIND === undefined) rmSync(dir, { recursive: true, force: true });
+else process.stdout.write(`callgrind's output kept in ${dir} (callgrind_annotate)\n`);

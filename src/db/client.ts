@@ -6,6 +6,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { EngineActivity, keepTables, watchedClient } from './maintenance.ts';
 import type { PGlite } from '@electric-sql/pglite';
 import type PgModule from 'pg';
+import { withArrayLiterals } from './array-literal.ts';
 import { restrictToOwner } from './data-dir-modes.ts';
 import { inSchema } from './notify.ts';
 import * as schema from './schema.ts';
@@ -103,8 +104,11 @@ async function openPostgres(url: string, options: DatabaseOptions): Promise<Data
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = drizzlePg(pool, { schema }) as unknown as Db;
   const prepared = options.prepared ?? true;
-  const statement = (text: string, params: unknown[] | undefined, name: string | undefined) =>
-    name && prepared ? { name, text, values: params ?? [] } : { text, values: params ?? [] };
+  // Array parameters go as literals written here (src/db/array-literal.ts): the same text, less CPU.
+  const statement = (text: string, params: unknown[] | undefined, name: string | undefined) => {
+    const values = params ? withArrayLiterals(params) : [];
+    return name && prepared ? { name, text, values } : { text, values };
+  };
   const listenUrl = options.directUrl ?? (prepared ? url : undefined);
   return {
     db,
