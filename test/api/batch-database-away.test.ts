@@ -26,6 +26,7 @@ import { signedClient, type SignedClient } from '../support/client.ts';
 import { LogCapture, TEST_DB, withTestPasswordCost } from '../support/gateway.ts';
 import { batch, orderOf, pay, scriptedProcessor, type Txn } from '../support/lifecycle.ts';
 import { createOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 const processor = scriptedProcessor();
 let cluster: OwnPostgres;
@@ -51,13 +52,8 @@ async function query<T>(text: string, values: unknown[] = []): Promise<T[]> {
   }
 }
 
-async function until(what: string, done: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 20_000;
-  while (!(await done())) {
-    if (Date.now() > deadline) throw new Error(`not within 20 s: ${what}`);
-    await sleep(50);
-  }
-}
+/** How long the gateway may take to store what a test waits for (read on the test's own connections), and how often to look. */
+const STORED_WITHIN: UntilOptions = { withinMs: 20_000, everyMs: 50 };
 
 const capturedCount = (txns: readonly Txn[]) =>
   query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE id = ANY($1) AND status = 'captured'`, [txns.map((t) => t.transaction_id)]).then(
@@ -93,7 +89,7 @@ describe.runIf(TEST_DB === 'postgres')('a batch whose database goes away part wa
       { ...manual.ids, capture_orders: [orderOf(a), orderOf(b), orderOf(c), orderOf(b)] },
       { headers: { 'idempotency-key': key } },
     );
-    await until('a and c captured', async () => (await capturedCount([a, c])) === 2);
+    await until('a and c captured', async () => (await capturedCount([a, c])) === 2, STORED_WITHIN);
     await cluster.stop('immediate');
     held.open();
     const answer = await answering;
@@ -117,7 +113,7 @@ describe.runIf(TEST_DB === 'postgres')('a batch whose database goes away part wa
     // The answer with a 9503 is not kept under the key, and the key is let go once the database is
     // back (not held for its 60 s lease): the same request sent again with it at once is run again,
     // not answered 4017, and finds what this one did.
-    await until('the key let go', async () => (await query<{ holder: string | null }>(`SELECT holder FROM idempotency_keys WHERE key = $1 AND status = 'processing'`, [key]))[0]?.holder === null);
+    await until('the key let go', async () => (await query<{ holder: string | null }>(`SELECT holder FROM idempotency_keys WHERE key = $1 AND status = 'processing'`, [key]))[0]?.holder === null, STORED_WITHIN);
     const again = await manual.post('/v1/capture', { ...manual.ids, capture_orders: [orderOf(a), orderOf(b), orderOf(c), orderOf(b)] }, { headers: { 'idempotency-key': key } });
     expect(again.status, again.raw).toBe(200);
     const retried = again.body.capture_orders as Record<string, string>[];
@@ -138,7 +134,7 @@ describe.runIf(TEST_DB === 'postgres')('a batch whose database goes away part wa
     const refunds = () => query<{ n: number }>(`SELECT count(*)::int AS n FROM refunds WHERE payment_id = $1 AND status = 'succeeded'`, [a.transaction_id]);
     // a's first refund goes in the first wave, its second (held at the processor) in the next.
     const answering = batch(auto, 'refund_orders', [orderOf(a, { refund_amount: '1.00' }), orderOf(a, { refund_amount: '2.00' })]);
-    await until("a's first refund recorded", async () => (await refunds())[0]!.n === 1);
+    await until("a's first refund recorded", async () => (await refunds())[0]!.n === 1, STORED_WITHIN);
     await cluster.stop('immediate');
     held.open();
     const answer = await answering;

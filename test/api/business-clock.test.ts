@@ -9,6 +9,7 @@ import { systemClock } from '../../src/app/context.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { startWorkers } from '../../src/jobs/runner.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -18,13 +19,8 @@ beforeAll(async () => {
 });
 afterAll(() => gw.close());
 
-async function until(what: string, check: () => boolean, withinMs = 5_000): Promise<void> {
-  const deadline = Date.now() + withinMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms: ${what}`);
-    await sleep(20);
-  }
-}
+/** The clock and the periodic tasks follow an advance within a moment. */
+const A_MOMENT: UntilOptions = { withinMs: 5_000, everyMs: 20 };
 
 describe('the business clock', () => {
   it('follows an advance in this process and in another, and never touches the wall clock', async () => {
@@ -39,8 +35,8 @@ describe('the business clock', () => {
       expect(run).toMatchObject({ exitCode: 0, stderr: '' });
       expect(run.stdout).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+00:00\n$/);
 
-      await until('this process follows', () => lead() >= 30 * HOUR_MS);
-      await until('another process follows', () => elsewhere.leadMs >= 30 * HOUR_MS);
+      await until('this process follows', () => lead() >= 30 * HOUR_MS, A_MOMENT);
+      await until('another process follows', () => elsewhere.leadMs >= 30 * HOUR_MS, A_MOMENT);
       expect(Math.abs(deps.wallClock.now().getTime() - Date.now())).toBeLessThan(1_000);
       expect(Math.abs(Date.parse(run.stdout.replace('+00:00\n', 'Z')) - deps.clock.now().getTime())).toBeLessThan(2_000);
     } finally {
@@ -53,11 +49,11 @@ describe('the business clock', () => {
     let rounds = 0;
     const workers = startWorkers(gw.gateway.deps, [{ name: 'hourly', intervalMs: HOUR_MS, run: async () => (rounds++, 0) }]);
     try {
-      await until('the first round', () => rounds === 1);
+      await until('the first round', () => rounds === 1, A_MOMENT);
       await sleep(200);
       expect(rounds).toBe(1);
       expect((await runCommand(['clock', 'advance', '--days', '1'], gw.gateway.deps)).exitCode).toBe(0);
-      await until('a round at once after the advance', () => rounds === 2);
+      await until('a round at once after the advance', () => rounds === 2, A_MOMENT);
     } finally {
       await workers.stop();
     }

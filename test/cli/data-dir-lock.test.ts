@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { acquiro, freePort, migratedDataDir, QUICK_TIMERS, startServer, tempDataDir } from '../support/processes.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 /** The lease the owners in these tests state in their lock. */
 const LEASE_MS = Number(QUICK_TIMERS.ACQUIRO_DATA_DIR_LEASE) * 1000;
@@ -27,14 +28,6 @@ const lockId = (dataDir: string) => {
     return undefined;
   }
 };
-
-async function until(what: string, done: () => boolean, ms = 90_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 /** A server in a network and PID namespace of its own (root may make them here), on `dataDir`. */
 async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildProcess; output: () => string; stop: () => Promise<void> }> {
@@ -51,7 +44,9 @@ async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildP
   child.stdout!.on('data', (chunk) => (output += chunk));
   child.stderr!.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolve) => child.on('exit', resolve));
-  await until('the namespaced server to be ready', () => output.includes('acquiro is ready') || child.exitCode !== null);
+  // A wait on this server that fails shows its output: why it did not start or stop.
+  const serverWait: UntilOptions = { withinMs: 90_000, everyMs: 100, detail: () => output };
+  await until('the namespaced server ready or exited', () => output.includes('acquiro is ready') || child.exitCode !== null, serverWait);
   expect(output).toContain('acquiro is ready');
   return {
     child,
@@ -60,7 +55,7 @@ async function serverInOtherNamespaces(dataDir: string): Promise<{ child: ChildP
     stop: async () => {
       child.kill('SIGKILL');
       await exited;
-      await until('the lock to be released', () => !existsSync(lockOf(dataDir)));
+      await until('the lock released', () => !existsSync(lockOf(dataDir)), serverWait);
     },
   };
 }

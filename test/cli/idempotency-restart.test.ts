@@ -10,7 +10,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
-import { acquiro, acquiroJson, QUICK_TIMERS, until, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, acquiroJson, QUICK_TIMERS, startGatewayAndWorker, startServer, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 /** Starts may be slow on a machine shared with other builds. */
 const START_MS = 150_000;

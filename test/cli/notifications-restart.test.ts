@@ -2,13 +2,13 @@
 // gateway is killed (SIGKILL) before sending it, and `acquiro worker` delivers on its own. On the
 // embedded database each test starts on a migrated, empty data directory, whose killed owner's
 // lock the restart takes over after 3 s (ACQUIRO_DATA_DIR_LEASE of QUICK_TIMERS).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sign, verify } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, migratedDataDir, QUICK_TIMERS, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, migratedDataDir, QUICK_TIMERS, startServer, startWorker, whileRunning, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { startReceiver, type Receiver } from '../support/receiver.ts';
+import { until } from '../support/until.ts';
 
 const WAIT_MS = 45_000;
 
@@ -40,16 +40,6 @@ async function server(extra: Record<string, string>): Promise<RunningServer> {
   const started = await startServer({ ...env, HOST: '127.0.0.1', ...extra });
   running.push(started);
   return started;
-}
-
-async function until<T>(what: string, probe: () => T | undefined, waiter: RunningServer | RunningWorker): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = probe();
-    if (value !== undefined) return value;
-    if (waiter.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${what}:\n${waiter.output()}`);
-    await sleep(100);
-  }
 }
 
 /** The demo merchant the first start prints. */
@@ -85,7 +75,7 @@ describe('a gateway killed between commit and delivery', () => {
     expect(notificationFor(transactionId)()).toBeUndefined();
 
     const restarted = await server({});
-    const delivered = await until('notification', notificationFor(transactionId), restarted);
+    const delivered = await until('notification', notificationFor(transactionId), { withinMs: WAIT_MS, everyMs: 100, ...whileRunning(restarted) });
     expect(verify(delivered.body, credentials.secret_key)).toBe(true);
     expect(delivered.body).toMatchObject({ notify_type: 'payment.captured', transaction_id: transactionId, merchant_id: credentials.merchant_id });
     expect(delivered.body.notify_id).toMatch(/^EV[0-9A-Z]{26}$/);
@@ -102,7 +92,7 @@ describe('acquiro worker', () => {
 
     const worker = startWorker(env);
     running.push(worker);
-    const delivered = await until('notification', notificationFor(transactionId), worker);
+    const delivered = await until('notification', notificationFor(transactionId), { withinMs: WAIT_MS, everyMs: 100, ...whileRunning(worker) });
     expect(verify(delivered.body, credentials.secret_key)).toBe(true);
 
     const listing = await acquiro(['notifications', 'list', '--json', '--status', 'delivered'], env);

@@ -11,13 +11,13 @@
 // with `acquiro subscriptions show`, which opens the directory itself once the killed server's
 // lock has run out (3 s here, ACQUIRO_DATA_DIR_LEASE). The tests on PostgreSQL run at once, each
 // on a schema of its own, their servers on small pools (the machine's PostgreSQL is shared).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it, type TestContext } from 'vitest';
 import { sign } from '../../src/domain/signature.ts';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
-import { acquiro, acquiroJson, migratedDataDir, QUICK_TIMERS, startServer, type RunningServer } from '../support/processes.ts';
+import { acquiro, acquiroJson, migratedDataDir, QUICK_TIMERS, startServer, whileRunning, type RunningServer } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 const WAIT_MS = 120_000;
 
@@ -43,16 +43,6 @@ function ownProcesses({ onTestFinished }: TestContext) {
       return started;
     },
   };
-}
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, server: RunningServer): Promise<T> {
-  const deadline = Date.now() + WAIT_MS;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (server.child.exitCode !== null || Date.now() > deadline) throw new Error(`no ${what}:\n${server.output()}`);
-    await sleep(250);
-  }
 }
 
 /** The demo merchant the first start of an empty database prints. */
@@ -98,19 +88,19 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     const { orderNo, recurringId } = await subscribe(first, demoCredentials(first), '4000000000000416');
     // A month and a day on (32 days: past the cycle's due date and its first retry's).
     expect((await acquiro(['clock', 'advance', '--days', '32'], env)).code).toBe(0);
-    await until('a charge at the processor', async () => (await query('SELECT 1 FROM payments WHERE order_no = $1', [`${orderNo} R2-1`]))[0], first);
+    await until('a charge at the processor', async () => (await query('SELECT 1 FROM payments WHERE order_no = $1', [`${orderNo} R2-1`]))[0], { withinMs: WAIT_MS, ...whileRunning(first) });
     const claimedBy = Date.now();
     await first.stop('SIGKILL');
     expect(await query(`SELECT status FROM subscription_charges WHERE subscription_id = $1`, [recurringId])).toEqual([{ status: 'pending' }]);
 
     const restarted = await own.server(env);
     // The processor never received the first attempt: asked about it, it has no record (2008).
-    await until('the first attempt recorded', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'failed'`, [recurringId]))[0], restarted);
+    await until('the first attempt recorded', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'failed'`, [recurringId]))[0], { withinMs: WAIT_MS, ...whileRunning(restarted) });
     // Taken up once the killed worker's lease ran out: 22 s after the claim with these timers,
     // where the default ACQUIRO_CONNECTOR_TIMEOUT's lease would have held it 70 s.
     expect(Date.now() - claimedBy).toBeLessThan(60_000);
     // The retry fell due a day after the cycle, already past: it is taken at once.
-    await until('the cycle charged', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'succeeded'`, [recurringId]))[0], restarted);
+    await until('the cycle charged', async () => (await query(`SELECT 1 FROM subscription_charges WHERE subscription_id = $1 AND status = 'succeeded'`, [recurringId]))[0], { withinMs: WAIT_MS, ...whileRunning(restarted) });
 
     const charges = await query<{ cycle: number; attempt: number; status: string; result_code: string }>(
       'SELECT cycle, attempt, status, result_code FROM subscription_charges WHERE subscription_id = $1 ORDER BY attempt',
@@ -135,7 +125,7 @@ describe.runIf(TEST_DB === 'postgres')('a gateway killed between a recurring cha
     expect((await acquiro(['clock', 'advance', '--days', '95'], env)).code).toBe(0);
     const advanced = Date.now();
     const charged = () => query<{ cycle: number }>(`SELECT cycle FROM subscription_charges WHERE subscription_id = $1 AND status = 'succeeded' ORDER BY cycle`, [recurringId]);
-    await until('three charges', async () => ((await charged()).length === 3 ? true : undefined), server);
+    await until('three charges', async () => (await charged()).length === 3, { withinMs: WAIT_MS, ...whileRunning(server) });
     expect(Date.now() - advanced).toBeLessThan(30_000);
     expect((await charged()).map((row) => row.cycle)).toEqual([2, 3, 4]);
   });
@@ -155,7 +145,7 @@ describe.runIf(TEST_DB === 'pglite')('a gateway on an embedded database killed b
     expect((await acquiro(['clock', 'advance', '--days', '32'], env)).code).toBe(0);
     // Its payment made (the attempt is claimed first): the charge is on its way to the processor, held.
     const before = httpClient([first.url], credentials);
-    await until('a charge at the processor', async () => ((await ordersOf(before, `${orderNo} R2-1`)).length > 0 ? true : undefined), first);
+    await until('a charge at the processor', async () => (await ordersOf(before, `${orderNo} R2-1`)).length > 0, { withinMs: WAIT_MS, ...whileRunning(first) });
     await first.stop('SIGKILL');
     // No server owns the data directory now: the command opens it itself (once the killed
     // server's lock has run out) and finds the attempt unrecorded.
@@ -164,11 +154,11 @@ describe.runIf(TEST_DB === 'pglite')('a gateway on an embedded database killed b
     const restarted = await own.server(env);
     // The processor never received the first attempt (2008); the retry, already due, charges the cycle.
     const after = httpClient([restarted.url], credentials);
-    await until('the retry captured', async () => ((await ordersOf(after, `${orderNo} R2-2`))[0]?.payment_status === '3000' ? true : undefined), restarted);
+    await until('the retry captured', async () => (await ordersOf(after, `${orderNo} R2-2`))[0]?.payment_status === '3000', { withinMs: WAIT_MS, ...whileRunning(restarted) });
     const settled = await until('the cycle charged', async () => {
       const cycle = (await charges()).filter((charge) => charge.cycle === 2);
       return cycle.some((charge) => charge.status === 'succeeded') ? cycle : undefined;
-    }, restarted);
+    }, { withinMs: WAIT_MS, ...whileRunning(restarted) });
     expect(settled.map(({ cycle, attempt, status, result_info }) => ({ cycle, attempt, status, result: result_info.split(':')[0] }))).toEqual([
       { cycle: 2, attempt: 1, status: 'failed', result: '2008' },
       { cycle: 2, attempt: 2, status: 'succeeded', result: '0000' },

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { notifyingSchema } from '../../src/db/notify.ts';
 import { ACCOUNTS_CHANNEL } from '../../src/db/repositories/accounts.ts';
 import { openTestDatabase, type TestDatabase } from '../support/gateway.ts';
+import { until } from '../support/until.ts';
 
 let test: TestDatabase;
 beforeAll(async () => {
@@ -13,26 +14,19 @@ beforeAll(async () => {
 });
 afterAll(() => test?.drop());
 
-async function until(count: () => number, n: number): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (count() < n) {
-    if (Date.now() > deadline) throw new Error(`heard ${count()} of ${n} notifications`);
-    await sleep(20);
-  }
-}
-
 describe('a notification about accounts', () => {
   it("is heard in the schema that sent it and by a payload naming none, not by another schema's", async () => {
     let heard = 0;
     const stop = await test.database.listen!(ACCOUNTS_CHANNEL, () => heard++);
+    const heardAtLeast = (n: number) => until(`${n} notifications heard`, () => heard >= n, { withinMs: 10_000, everyMs: 20, detail: () => `heard ${heard}` });
     try {
       const notify = (payload: string) => test.database.query(`SELECT pg_notify('${ACCOUNTS_CHANNEL}', ${payload})`);
       // Delivered in order: once the second is heard, the first was passed over.
       await notify(`'t_another_install:41'`);
       await notify(notifyingSchema(`'42'`));
-      await until(() => heard, 1);
+      await heardAtLeast(1);
       await notify(`'43'`); // a process of an earlier release names no schema
-      await until(() => heard, 2);
+      await heardAtLeast(2);
       await sleep(100);
       expect(heard).toBe(2);
     } finally {

@@ -9,6 +9,7 @@ import { openTestDatabase, TEST_DB, withTestPasswordCost, type TestDatabase } fr
 import { takeMachineLock } from './machine-lock.ts';
 import { pgliteVersionHash } from './pglite-pool.ts';
 import { tempDir } from './temp.ts';
+import type { UntilOptions } from './until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -166,17 +167,6 @@ export async function acquiroJson(args: readonly string[], env: Record<string, s
   return JSON.parse(run.stdout) as Record<string, any>;
 }
 
-/** What `probe` answers once it answers something, polled every 250 ms for at most `withinMs`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, withinMs = 120_000): Promise<T> {
-  const deadline = Date.now() + withinMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${withinMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
-
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
@@ -289,6 +279,17 @@ export function startWorker(env: Record<string, string>): RunningWorker {
       if (child.exitCode === null) child.kill(signal);
       return exited;
     },
+  };
+}
+
+/** Options for until() that end the wait once `running` has exited, and show its output when the wait fails. */
+export function whileRunning(running: RunningServer | RunningWorker): UntilOptions {
+  return {
+    abandonIf: () => {
+      const { exitCode, signalCode } = running.child;
+      return exitCode === null && signalCode === null ? undefined : `the process exited (${exitCode ?? signalCode})`;
+    },
+    detail: running.output,
   };
 }
 
