@@ -2,7 +2,8 @@
 // and two `acquiro worker`s, real processes, started together on a fresh schema. The races of
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
 // limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a portal TOTP code
-// sent in ten second-factor steps at once over both is accepted once, a new key confirmed once; a key revoked or a
+// sent in ten second-factor steps at once over both is accepted once, a new key confirmed once, ten loads of the
+// enrolment page at once over both show one key; a key revoked or a
 // merchant disabled is refused by both within a second; subscription cycles made due by the test
 // clock are charged once each by the two workers. The tests' merchants are made by this process on
 // the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a
@@ -71,7 +72,7 @@ function portalBrowser(url: string) {
     return { status: response.status, location: response.headers.get('location'), body };
   };
   return {
-    get: async (path: string) => (await send(path, {})).body,
+    get: async (path: string, at?: string) => (await send(path, {}, at)).body,
     post: (path: string, fields: Record<string, string>, at?: string) =>
       send(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }) }, at),
   };
@@ -294,6 +295,15 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     const codes = [...shown[0]!.body.matchAll(/<li>([a-z2-9-]{19})<\/li>/g)].map((match) => recoveryCodeHash(match[1]!));
     const stored = await test.database.query<{ code_hash: string }>('SELECT code_hash FROM portal_recovery_codes WHERE user_id = $1', [operator.userId]);
     expect(stored.map((row) => row.code_hash).sort()).toEqual(codes.sort());
+  });
+
+  it('shows one key to 10 loads of the enrolment page sent at once over both gateways, and a code from it confirms', async () => {
+    const owner = await portalMember('owner');
+    const browser = await portalPassword(urls[0]!, owner);
+    const pages = await Promise.all(Array.from({ length: 10 }, (_, i) => browser.get('/portal/enrol', urls[i % 2])));
+    const keys = pages.map((page) => /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, ''));
+    expect(new Set(keys).size).toBe(1);
+    expect((await browser.post('/portal/enrol', { code: totpCode(keys[0]!, new Date()) })).status).toBe(200);
   });
 
   // Last in the file: it spends 127.0.0.1's failure budget on both gateways for a minute.

@@ -3,7 +3,7 @@
 // is no longer active. Also:
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { claimPendingTotpSecret, deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { claimPendingTotpSecret, deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, offerPendingTotpSecret, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember, useRecoveryCode } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -135,16 +135,21 @@ export interface Enrolment {
   readonly uri: string;
 }
 
-/** The secret offered to a session enrolling a second factor: made once, kept sealed on the session until confirmed. */
+/**
+ * The secret offered to a session enrolling a second factor: made once, kept sealed on the session
+ * until confirmed. Loads of the page at once (two tabs, a double click, a prefetch) that each find
+ * none each offer one; the first written is kept and every load shows it, so the key the member
+ * scans is the one a confirmation checks. The member's factor, if on, is not touched.
+ */
 export async function enrolmentOf(deps: SessionDeps, open: OpenSession): Promise<Enrolment> {
-  let secret: string;
-  if (open.session.pendingTotpSecret) {
-    secret = deps.vault.open({ ciphertext: open.session.pendingTotpSecret, keyId: open.session.pendingTotpKeyId! }, open.session.id);
-  } else {
-    secret = newTotpSecret();
-    const sealed = deps.vault.seal(secret, open.session.id);
-    await updateSession(deps.database.db, open.session.id, SESSION_MACHINE.stay(open.session.status), { pendingTotpSecret: sealed.ciphertext, pendingTotpKeyId: sealed.keyId });
+  const { id, pendingTotpSecret, pendingTotpKeyId } = open.session;
+  let sealed = pendingTotpSecret ? { ciphertext: pendingTotpSecret, keyId: pendingTotpKeyId! } : undefined;
+  if (!sealed) {
+    const offered = deps.vault.seal(newTotpSecret(), id);
+    // The session gone meanwhile: the key offered is shown, though nothing can confirm it (the next request signs in again).
+    sealed = (await offerPendingTotpSecret(deps.database.db, id, offered)) ?? offered;
   }
+  const secret = deps.vault.open(sealed, id);
   return { secret, uri: totpUri(secret, open.member.email) };
 }
 

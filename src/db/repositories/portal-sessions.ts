@@ -27,7 +27,8 @@ export async function sessionWithMember(db: Executor, id: string): Promise<{ ses
   return row && { session: row.session, member: row.member, merchantActive: row.merchantStatus === 'active' };
 }
 
-export type SessionChange = Partial<Pick<PortalSessionRow, 'lastSeenAt' | 'reauthAt' | 'pendingTotpSecret' | 'pendingTotpKeyId'>>;
+// A session's pending TOTP key is set by offerPendingTotpSecret and taken by claimPendingTotpSecret alone.
+export type SessionChange = Partial<Pick<PortalSessionRow, 'lastSeenAt' | 'reauthAt'>>;
 
 /** Writes the session's move (or stay); false when it is gone or no longer in `from`. */
 export async function updateSession(db: Executor, id: string, move: Transition<SessionStatus>, change: SessionChange): Promise<boolean> {
@@ -44,9 +45,27 @@ export async function touchSession(db: Executor, id: string, at: Date): Promise<
 }
 
 /**
- * Takes the key a session is enrolling (set by enrolmentOf), once: true for the one confirmation
- * that finds it still there and clears it, false for any other (sent at the same time, from any
- * process, with the same code). The statement is the claim; no read before it decides.
+ * Offers a key for the session to enrol (sealed), unless it has one pending already: answers the
+ * key now pending, the one offered or the one another request set first (page loads at once, from
+ * any process: they all show the first). The statement decides, on the row as it is when it runs:
+ * no read before it. Undefined when the session is gone.
+ */
+export async function offerPendingTotpSecret(db: Executor, id: string, offered: { ciphertext: string; keyId: string }): Promise<{ ciphertext: string; keyId: string } | undefined> {
+  const [row] = await db
+    .update(portalSessions)
+    .set({
+      pendingTotpSecret: sql`coalesce(${portalSessions.pendingTotpSecret}, ${offered.ciphertext})`,
+      pendingTotpKeyId: sql`case when ${portalSessions.pendingTotpSecret} is null then ${offered.keyId} else ${portalSessions.pendingTotpKeyId} end`,
+    })
+    .where(eq(portalSessions.id, id))
+    .returning({ ciphertext: portalSessions.pendingTotpSecret, keyId: portalSessions.pendingTotpKeyId });
+  return row && { ciphertext: row.ciphertext!, keyId: row.keyId! };
+}
+
+/**
+ * Takes the key a session is enrolling (set by offerPendingTotpSecret), once: true for the one
+ * confirmation that finds it still there and clears it, false for any other (sent at the same
+ * time, from any process, with the same code). The statement is the claim; no read before it decides.
  */
 export async function claimPendingTotpSecret(db: Executor, id: string, sealed: string): Promise<boolean> {
   const rows = await db
