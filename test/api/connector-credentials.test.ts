@@ -2,7 +2,6 @@
 // reach its connector on every call made for it: the authorisation, the capture, the refund
 // (docs/connectors.md, Credentials). Another account's calls carry its own, or none; a payment
 // taken on the connector an account was routed away from never gets the new connector's keys.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { capture, pay, refund } from '../support/lifecycle.ts';
 import { tempDir } from '../support/temp.ts';
+import { until } from '../support/until.ts';
 
 /** Every call a connector was handed, by its name and the payment it was for, with its credentials. */
 const seen: { connector: string; call: string; paymentId: string; credentials: Credentials | undefined }[] = [];
@@ -65,14 +65,15 @@ async function route(shop: SignedClient, connector: string, credentials?: Record
  */
 async function seenByGateway(shop: SignedClient): Promise<void> {
   const { merchant_id: merchantId, account_id: accountId } = shop.ids;
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const [stored] = await gw.database.query<{ connector: string; connector_credentials: string | null }>(`SELECT connector, connector_credentials FROM accounts WHERE id = $1`, [accountId]);
-    const cached = (await gw.gateway.server.directory.lookup(merchantId, accountId))?.account;
-    if (cached?.connector === stored!.connector && (cached.connectorCredentials ?? null) === stored!.connector_credentials) return;
-    if (Date.now() > deadline) throw new Error(`the gateway did not see account ${accountId}'s change within 10 s`);
-    await sleep(20);
-  }
+  await until(
+    `account ${accountId}'s change seen by the gateway`,
+    async () => {
+      const [stored] = await gw.database.query<{ connector: string; connector_credentials: string | null }>(`SELECT connector, connector_credentials FROM accounts WHERE id = $1`, [accountId]);
+      const cached = (await gw.gateway.server.directory.lookup(merchantId, accountId))?.account;
+      return cached?.connector === stored!.connector && (cached.connectorCredentials ?? null) === stored!.connector_credentials;
+    },
+    { withinMs: 10_000, everyMs: 20 },
+  );
 }
 
 const callsFor = (paymentId: string) => seen.filter((call) => call.paymentId === paymentId).map(({ connector, call, credentials }) => ({ connector, call, credentials }));

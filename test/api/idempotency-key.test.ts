@@ -1,12 +1,12 @@
 // Idempotency-Key on the batch operations that move money: a retry after a lost answer gets the
 // first answer and refunds nothing again.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { runCommand } from '../../src/cli/commands.ts';
 import { PERIODIC_TASKS } from '../../src/jobs/tasks.ts';
 import type { SignedClient } from '../support/client.ts';
 import { depsLater, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { orderOf, pay } from '../support/lifecycle.ts';
+import { until } from '../support/until.ts';
 
 const DAY = 86_400_000;
 const purge = PERIODIC_TASKS.find((task) => task.name === 'purge-idempotency-keys')!;
@@ -103,9 +103,7 @@ describe('Idempotency-Key', () => {
     const first = await refundWithKey('clock-key', orders);
     const deps = gw.gateway.deps;
     expect((await runCommand(['clock', 'advance', '--days', '8'], deps)).exitCode).toBe(0);
-    const deadline = Date.now() + 5_000;
-    while (deps.clock.now().getTime() - deps.wallClock.now().getTime() < 8 * DAY && Date.now() < deadline) await sleep(20);
-    expect(deps.clock.now().getTime() - deps.wallClock.now().getTime()).toBeGreaterThanOrEqual(8 * DAY);
+    await until('the business clock 8 days ahead of the wall clock', () => deps.clock.now().getTime() - deps.wallClock.now().getTime() >= 8 * DAY, { withinMs: 5_000, everyMs: 20 });
 
     await purge.run(deps);
     const again = await refundWithKey('clock-key', orders);

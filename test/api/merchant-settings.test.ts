@@ -1,7 +1,6 @@
 // What operators change on a merchant already taking payments, through the CLI: disable and
 // enable (a disabled merchant's or account's requests refused with 4410, from the next request,
 // although the server caches accounts), and fees per currency (fixed plus a percentage).
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
@@ -9,6 +8,7 @@ import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { booksOf, pay } from '../support/lifecycle.ts';
 import { shopper } from '../support/shopper.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 let gw: TestGateway;
 
@@ -22,14 +22,7 @@ const ids = (client: SignedClient) => ['--merchant-id', client.ids.merchant_id, 
 const authorise = (client: SignedClient) => client.post('/v1/authorise', cardPayment(client.ids));
 
 /** The announcement reaches the server's cache asynchronously (LISTEN): within a second, not a TTL. */
-async function within(ms: number, check: () => Promise<boolean>): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await sleep(20);
-  }
-}
+const SOON: UntilOptions = { withinMs: 2_000, everyMs: 20 };
 
 describe('acquiro merchants disable|enable', () => {
   it("refuses a disabled merchant's requests with 4410, signed, and accepts them again once enabled", async () => {
@@ -37,7 +30,7 @@ describe('acquiro merchants disable|enable', () => {
     expect((await authorise(shop)).body.result_info).toBe('0000:Success'); // cached now
     const disabled = await acquiro('merchants', 'disable', '--merchant-id', shop.ids.merchant_id);
     expect([disabled.exitCode, disabled.stdout]).toEqual([0, `merchant ${shop.ids.merchant_id} disabled\n`]);
-    expect(await within(2_000, async () => (await authorise(shop)).status === 403)).toBe(true);
+    await until('the disabled merchant refused', async () => (await authorise(shop)).status === 403, SOON);
     const refused = await authorise(shop);
     expect([refused.status, refused.body.result_info, refused.signed]).toEqual([403, '4410:Merchant or account disabled', true]);
     const before = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM payments WHERE account_id = $1`, [shop.ids.account_id]);
@@ -45,14 +38,14 @@ describe('acquiro merchants disable|enable', () => {
     expect(await gw.database.query(`SELECT count(*)::int AS n FROM payments WHERE account_id = $1`, [shop.ids.account_id])).toEqual(before);
 
     expect((await acquiro('merchants', 'enable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
-    expect(await within(2_000, async () => (await authorise(shop)).status === 200)).toBe(true);
+    await until('the enabled merchant served', async () => (await authorise(shop)).status === 200, SOON);
   });
 
   it('disables one account of a merchant, not the others', async () => {
     const shop = await gw.merchant();
     const result = await acquiro('merchants', 'disable', ...ids(shop), '--json');
     expect(JSON.parse(result.stdout)).toEqual({ merchant_id: shop.ids.merchant_id, account_id: shop.ids.account_id, status: 'disabled' });
-    expect(await within(2_000, async () => (await authorise(shop)).status === 403)).toBe(true);
+    await until('the disabled account refused', async () => (await authorise(shop)).status === 403, SOON);
     const other = await gw.merchant();
     expect((await authorise(other)).status).toBe(200);
   });
@@ -88,14 +81,14 @@ describe('acquiro merchants disable|enable', () => {
     const pageUrl = (await browser.handOff(handOffPage.raw)).location!;
     expect((await browser.get(pageUrl)).status).toBe(200); // the card form; the account is cached now
     expect((await acquiro('merchants', 'disable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
-    expect(await within(2_000, async () => (await browser.get(pageUrl)).status === 404)).toBe(true);
+    await until('the hosted page closed', async () => (await browser.get(pageUrl)).status === 404, SOON);
     const card = { holder_name: 'Ana Lima', card_number: '4111 1111 1111 1111', expiry: '12 / 30', security_code: '123' };
     expect((await browser.post(`${pageUrl}/pay`, card)).status).toBe(404);
     const status = async () => (await gw.database.query<{ status: string }>('SELECT status FROM payments WHERE order_no = $1', [order]))[0]!.status;
     expect(await status()).toBe('requires_redirect');
 
     expect((await acquiro('merchants', 'enable', '--merchant-id', shop.ids.merchant_id)).exitCode).toBe(0);
-    expect(await within(2_000, async () => (await browser.get(pageUrl)).status === 200)).toBe(true);
+    await until('the hosted page open again', async () => (await browser.get(pageUrl)).status === 200, SOON);
     expect((await browser.post(`${pageUrl}/pay`, card)).status).toBe(303);
     expect(await status()).toBe('captured');
   });
@@ -135,11 +128,15 @@ describe('acquiro accounts fees', () => {
       currencies: { USD: { fixed: 30, bps: 290 } },
     });
     let usd = await pay(shop, { amount: '100.00' });
-    expect(await within(2_000, async () => {
-      if ((await booksOf(gw, usd.transaction_id)).fee_revenue === -320) return true;
-      usd = await pay(shop, { amount: '100.00' });
-      return false;
-    })).toBe(true);
+    await until(
+      'a USD capture charged the new fee',
+      async () => {
+        if ((await booksOf(gw, usd.transaction_id)).fee_revenue === -320) return true;
+        usd = await pay(shop, { amount: '100.00' });
+        return false;
+      },
+      SOON,
+    );
     const eur = await pay(shop, { amount: '100.00', currency: 'EUR' });
     expect((await booksOf(gw, eur.transaction_id)).fee_revenue).toBe(-100);
 

@@ -13,6 +13,7 @@ import type { SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { deadUrl, startReceiver, type Receiver } from '../support/receiver.ts';
+import { until } from '../support/until.ts';
 
 const DAY_MS = 24 * 60 * 60_000;
 
@@ -313,7 +314,7 @@ describe('replay', () => {
     receiver.reply(() => 'hang');
     const { notifyId } = await pay(receiver.url);
     const inFlight = deliver({ timeoutMs: 300 });
-    while (receivedFor(notifyId).length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    await until('the attempt at the receiver', () => receivedFor(notifyId).length > 0, { everyMs: 10 });
     expect(await replayNotification(gw.gateway.deps, notifyId)).toEqual({ refused: 'in_flight' });
     await inFlight;
     receiver.reply(() => 200);

@@ -4,6 +4,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { cardPayment, freshCard } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import type { SignedClient } from '../support/client.ts';
+import { until } from '../support/until.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -195,13 +196,7 @@ describe('acquiro risk', () => {
     expect((await payOther({ amount: '20.00' })).body.risk_action).toBe('accept'); // the account is cached now
     const set = await runCommand(['risk', 'set', ...otherIds, '--set', 'amountLimits.USD.reject=10.00'], gw.gateway.deps);
     expect(set.exitCode).toBe(0);
-    const deadline = Date.now() + 2_000;
-    let action = '';
-    while (Date.now() < deadline && action !== 'reject') {
-      action = (await payOther({ amount: '20.00' })).body.risk_action as string;
-      if (action !== 'reject') await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(action).toBe('reject');
+    await until('a payment over the new limit rejected', async () => (await payOther({ amount: '20.00' })).body.risk_action === 'reject', { withinMs: 2_000, everyMs: 50 });
   });
 
   it('keeps every change of concurrent risk set commands', async () => {

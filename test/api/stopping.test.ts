@@ -9,6 +9,7 @@ import { sign } from '../../src/domain/signature.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { readAnswer, type SignedClient } from '../support/client.ts';
+import { until } from '../support/until.ts';
 
 let gw: TestGateway;
 let shop: SignedClient;
@@ -32,8 +33,7 @@ afterEach(async () => {
 /** Begins the stop, once the server no longer listens. */
 async function stop(): Promise<void> {
   stopped = gw.close();
-  for (let i = 0; i < 100 && gw.gateway.server.app.server.listening; i++) await sleep(20);
-  expect(gw.gateway.server.app.server.listening).toBe(false);
+  await until('the server no longer listening', () => !gw.gateway.server.app.server.listening, { withinMs: 2_000, everyMs: 20 });
 }
 
 interface Reply {

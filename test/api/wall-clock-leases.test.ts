@@ -2,7 +2,6 @@
 // business clock: `acquiro clock advance` (the sandbox's test clock, run here through runCommand)
 // must neither hurry the unknown-outcome sweeper into asking about a call still in flight, nor end
 // a lease another worker holds.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
 import { resolveUnknownPayments } from '../../src/app/payments/resolve-unknown.ts';
@@ -14,6 +13,7 @@ import { leaseDuePayments } from '../../src/db/repositories/payments.ts';
 import { cardPayment } from '../support/fixtures.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { pay, paymentRow } from '../support/lifecycle.ts';
+import { until } from '../support/until.ts';
 
 const DAY_MS = 86_400_000;
 
@@ -52,11 +52,7 @@ afterAll(() => gw?.close());
 async function advanceDays(days: number): Promise<void> {
   const target = gw.gateway.deps.clock.now().getTime() + days * DAY_MS;
   expect((await runCommand(['clock', 'advance', '--days', String(days)], gw.gateway.deps)).exitCode).toBe(0);
-  const deadline = Date.now() + 5_000;
-  while (gw.gateway.deps.clock.now().getTime() < target) {
-    if (Date.now() > deadline) throw new Error('the business clock did not follow the advance');
-    await sleep(20);
-  }
+  await until('the business clock following the advance', () => gw.gateway.deps.clock.now().getTime() >= target, { withinMs: 5_000, everyMs: 20 });
 }
 
 describe('technical timers on the wall clock', () => {
@@ -64,7 +60,7 @@ describe('technical timers on the wall clock', () => {
     const shop = await gw.merchant();
     holding = new Promise((resolve) => (letGo = resolve));
     const answer = shop.post('/v1/authorise', cardPayment(shop.ids));
-    while (inFlight === 0) await sleep(10);
+    await until('the authorisation at the processor', () => inFlight > 0, { everyMs: 10 });
 
     await advanceDays(2);
     // Business time is days past the claim; the call may still be running: nobody asks about it.

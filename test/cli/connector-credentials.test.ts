@@ -3,11 +3,11 @@
 // the process that owns the embedded database (a server started elsewhere, or `acquiro worker`).
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_DB } from '../support/gateway.ts';
 import { acquiro, migratedDataDir, startServer, startWorker } from '../support/processes.ts';
 import { tempDir } from '../support/temp.ts';
+import { until } from '../support/until.ts';
 
 const stops: (() => Promise<void>)[] = [];
 afterAll(async () => {
@@ -48,15 +48,15 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     // `acquiro worker` owns the directory now: it gets the caller's standard input as the server does.
     const worker = startWorker(env);
     stops.push(async () => void (await worker.stop()));
+    // A minute for both waits.
     const deadline = Date.now() + 60_000;
-    while (!existsSync(join(dataDir, 'acquiro.lock'))) {
-      if (Date.now() > deadline) throw new Error(`the worker did not claim the data directory:\n${worker.output()}`);
-      await sleep(100);
-    }
-    // Routed once the worker serves commands (before, a command waits, then gives up: exit 78).
-    while ((await acquiro(['merchants', 'list', '--json'], env)).code !== 0) {
-      if (Date.now() > deadline) throw new Error(`the worker did not serve commands:\n${worker.output()}`);
-    }
+    await until('the worker claiming the data directory', () => existsSync(join(dataDir, 'acquiro.lock')), { withinMs: 60_000, everyMs: 100, detail: worker.output });
+    // Routed once the worker serves commands (before, a command waits, then gives up: exit 78), asked again at once.
+    await until('the worker serving commands', async () => (await acquiro(['merchants', 'list', '--json'], env)).code === 0, {
+      withinMs: deadline - Date.now(),
+      everyMs: 0,
+      detail: worker.output,
+    });
     const piped = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', '-', '--json'], env, '{"api_key":"ak_live_piped_2"}');
     expect([piped.code, piped.stderr]).toEqual([0, '']);
     expect(JSON.parse(piped.stdout)).toEqual({ account_id: shop.account_id, connector: 'simulator', credentials: ['api_key'], dropped_credentials: [] });

@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cardPayment, orderNo } from '../support/fixtures.ts';
 import { TEST_DB } from '../support/gateway.ts';
 import { createOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
-import { acquiro, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { acquiro, startServer, startWorker, whileRunning, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { hiddenFields } from '../support/shopper.ts';
 import { postSigned, type MerchantKeys, type Sent } from '../support/signed-fetch.ts';
+import { until } from '../support/until.ts';
 
 // Wide margins: the machine's 2 cores are shared with the load and other test files.
 const BACK_WITHIN_MS = 10_000;
@@ -48,11 +49,11 @@ describe.runIf(TEST_DB === 'postgres')('PostgreSQL restarted under load', () => 
     const client = new pg.default.Client({ connectionString: cluster.url });
     await client.connect();
     try {
-      const deadline = Date.now() + 150_000;
-      while ((await client.query(`SELECT 1 FROM process_heartbeats WHERE role = 'worker'`)).rowCount === 0) {
-        if (Date.now() > deadline || worker.child.exitCode !== null) throw new Error(`the worker did not start:\n${worker.output()}`);
-        await sleep(200);
-      }
+      await until("the worker's first heartbeat", async () => (await client.query(`SELECT 1 FROM process_heartbeats WHERE role = 'worker'`)).rowCount !== 0, {
+        withinMs: 150_000,
+        everyMs: 200,
+        ...whileRunning(worker),
+      });
     } finally {
       await client.end();
     }

@@ -13,6 +13,7 @@ import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
 import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const VERSION = (JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { version: string }).version;
@@ -281,8 +282,12 @@ it.runIf(TEST_DB === 'pglite')('logs lines a person reads when its output is a t
   child.stdout.on('data', (chunk) => (output += chunk));
   const exited = new Promise((resolve) => child.on('exit', resolve));
   try {
-    const deadline = Date.now() + 60_000;
-    while (!output.includes('acquiro is ready') && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+    await until('acquiro is ready', () => output.includes('acquiro is ready'), {
+      withinMs: 60_000,
+      everyMs: 100,
+      abandonIf: () => (child.exitCode === null ? undefined : `it exited (${child.exitCode})`),
+      detail: () => output,
+    });
     // eslint-disable-next-line no-control-regex
     const plain = output.replace(/\u001b\[[0-9;]*m/g, '');
     expect(plain).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: acquiro is ready\r?$/m);

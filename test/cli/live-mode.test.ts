@@ -10,7 +10,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
-import { acquiro, freePort, startWorker } from '../support/processes.ts';
+import { acquiro, freePort, startWorker, whileRunning } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const schema = `t_live_${randomBytes(6).toString('hex')}`;
@@ -45,12 +46,12 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   try {
-    const deadline = Date.now() + 60_000;
-    while (!(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) {
-      if (child.exitCode !== null) throw new Error(`acquiro serve exited early:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`acquiro serve not ready in 60 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until('acquiro serve answering GET /health', () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), {
+      withinMs: 60_000,
+      everyMs: 100,
+      abandonIf: () => (child.exitCode === null ? undefined : 'acquiro serve exited early'),
+      detail: () => output,
+    });
     return output;
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');
@@ -176,12 +177,7 @@ describe.runIf(TEST_DB === 'postgres')('acquiro in live mode on PostgreSQL', () 
     it('acquiro worker, which hands out no link, runs without it (and refuses an http:// one, as every live command)', async () => {
       const worker = startWorker({ ...unset, LOG_LEVEL: 'info' });
       try {
-        const deadline = Date.now() + 30_000;
-        while (!worker.output().includes('acquiro worker is running')) {
-          if (worker.child.exitCode !== null) throw new Error(`acquiro worker exited ${worker.child.exitCode}:\n${worker.output()}`);
-          if (Date.now() > deadline) throw new Error(`acquiro worker not running in 30 s:\n${worker.output()}`);
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await until('acquiro worker running', () => worker.output().includes('acquiro worker is running'), { withinMs: 30_000, everyMs: 100, ...whileRunning(worker) });
       } finally {
         await worker.stop();
       }

@@ -24,6 +24,7 @@ import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { payoutBody } from '../support/payouts.ts';
 import { subscribe, subscribing } from '../support/subscriptions.ts';
 import { acquiro, acquiroJson, startServer, startWorker, takeFleetLock, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 let test: TestDatabase;
 let env: Record<string, string>;
@@ -116,8 +117,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     expect(alive.n).toBe(2);
     // The workers beat too (once started: a worker has no readiness probe), and are no gateways.
     const workersAlive = () => one<{ n: number }>(`SELECT count(*)::int AS n FROM process_heartbeats WHERE role = 'worker' AND beat_at > now() - interval '3 seconds'`, []);
-    const deadline = performance.now() + 60_000;
-    while ((await workersAlive()).n < 2 && performance.now() < deadline) await sleep(250);
+    await until('both workers beating', async () => (await workersAlive()).n >= 2, { withinMs: 60_000, everyMs: 250 });
     expect(await workersAlive()).toEqual({ n: 2 });
   });
 
@@ -195,16 +195,16 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     const started = performance.now();
     const pending = new Set(urls);
     let last = '';
-    while (pending.size > 0 && performance.now() - started < 5_000) {
+    const seen = async () => {
       for (const url of [...pending]) {
         const single = httpClient([url], { ...client.ids, secret_key: secret ?? client.secret });
         const answer = await single.post('/v1/retrievalTrans', { ...client.ids, order_no: 'NONE' }, secret ? { secret } : {});
         last = `${answer.status} ${answer.raw}`;
         if (accepted(answer.status, String(answer.body.return_message ?? answer.body.result_info ?? ''))) pending.delete(url);
       }
-      if (pending.size > 0) await sleep(25);
-    }
-    if (pending.size > 0) throw new Error(`not seen by ${[...pending].join(', ')} in 5 s; last answer: ${last}`);
+      return pending.size === 0;
+    };
+    await until('seen by every gateway', seen, { withinMs: 5_000, everyMs: 25, detail: () => `not seen by ${[...pending].join(', ')}; last answer: ${last}` });
     return performance.now() - started;
   }
 

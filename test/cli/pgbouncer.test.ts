@@ -3,7 +3,6 @@
 // DATABASE_PREPARED=off (the hot path's statements sent unnamed) and no DATABASE_DIRECT_URL (account
 // changes seen through the version row each heartbeat reads) take payments, captures, refunds and
 // their idempotent repeats, and stop a revoked key within a second.
-import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { httpClient, type SignedClient } from '../support/client.ts';
 import { cardPayment } from '../support/fixtures.ts';
@@ -11,6 +10,7 @@ import { openTestDatabase, POSTGRES_URL, TEST_DB, type TestDatabase } from '../s
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { startPgBouncer, type Bouncer } from '../support/pgbouncer.ts';
 import { acquiro, acquiroJson, startServer, startWorker, type RunningServer, type RunningWorker } from '../support/processes.ts';
+import { until } from '../support/until.ts';
 
 let test: TestDatabase;
 let bouncer: Bouncer;
@@ -85,11 +85,7 @@ describe.runIf(TEST_DB === 'postgres')('behind PgBouncer in transaction mode', (
     expect((await query(client)).body.return_message).toMatch(/^4403:/);
     const rotated = await cli(['keys', 'rotate', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id]);
     await cli(['keys', 'revoke', '--merchant-id', credentials.merchant_id, '--account-id', credentials.account_id]);
-    const started = performance.now();
-    while ((await query(client)).status !== 401) {
-      expect(performance.now() - started).toBeLessThan(1_500);
-      await sleep(25);
-    }
+    await until('the revoked key refused (401)', async () => (await query(client)).status === 401, { withinMs: 1_500, everyMs: 25 });
     const current = httpClient([gateway.url], { ...credentials, secret_key: rotated.secret_key as string });
     expect((await query(current)).body.return_message).toMatch(/^4403:/);
   });

@@ -7,6 +7,7 @@ import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
 import { acquiro, freePort, migratedDataDir } from '../support/processes.ts';
 import pg from 'pg';
 import { openTestDatabase, POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
+import { until, type UntilOptions } from '../support/until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -22,14 +23,12 @@ async function serveOnce(args: readonly string[], env: Record<string, string>): 
   child.stderr.on('data', (chunk) => (output += chunk));
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
   try {
+    // 90 s for both waits.
     const deadline = Date.now() + 90_000;
-    while (!(await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false))) {
-      if (child.exitCode !== null) throw new Error(`acquiro serve exited early:\n${output}`);
-      if (Date.now() > deadline) throw new Error(`acquiro serve not ready in 90 s:\n${output}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const serving: UntilOptions = { abandonIf: () => (child.exitCode === null ? undefined : 'acquiro serve exited early'), detail: () => output };
+    await until('acquiro serve answering GET /health', () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), { ...serving, withinMs: 90_000, everyMs: 100 });
     // The ready line follows /health's first 200 by a moment.
-    while (!output.includes('acquiro is ready') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    await until('the ready line', () => output.includes('acquiro is ready'), { ...serving, withinMs: deadline - Date.now(), everyMs: 50 });
     return output;
   } finally {
     if (child.exitCode === null) child.kill('SIGTERM');

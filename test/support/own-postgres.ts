@@ -5,11 +5,11 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { chownSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { freePort } from './processes.ts';
 import { tempDir } from './temp.ts';
+import { until } from './until.ts';
 
 const BIN = process.env.ACQUIRO_TEST_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 const run = promisify(execFile);
@@ -66,18 +66,19 @@ export async function createOwnPostgres(): Promise<OwnPostgres> {
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     server = { child, exited };
-    const deadline = Date.now() + 60_000;
-    for (;;) {
-      if (!running()) throw new Error(`postgres exited:\n${output}`);
+    const accepting = () => {
       const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-      const ok = await client.connect().then(
+      return client.connect().then(
         () => client.end().then(() => true),
         () => false,
       );
-      if (ok) return;
-      if (Date.now() > deadline) throw new Error(`postgres not ready in 60 s:\n${output}`);
-      await sleep(100);
-    }
+    };
+    await until('postgres accepting connections', accepting, {
+      withinMs: 60_000,
+      everyMs: 100,
+      abandonIf: () => (running() ? undefined : 'postgres exited'),
+      detail: () => output,
+    });
   }
 
   async function stop(mode: 'immediate' | 'fast' = 'immediate'): Promise<void> {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './processes.ts';
 import { tempDir } from './temp.ts';
+import { until } from './until.ts';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -50,18 +51,20 @@ export async function startPgBouncer(upstream: string, schema: string): Promise<
   child.stderr!.on('data', (chunk) => (output += chunk));
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `postgresql://${server.username}@127.0.0.1:${port}/acquiro`;
-  const deadline = Date.now() + 15_000;
-  for (;;) {
+  const accepting = () => {
     const client = new pg.Client({ connectionString: url });
     client.on('error', () => {});
-    const up = await client.connect().then(
+    return client.connect().then(
       () => client.end().then(() => true),
       () => false,
     );
-    if (up) break;
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`pgbouncer did not start:\n${output}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  };
+  await until('pgbouncer accepting connections', accepting, {
+    withinMs: 15_000,
+    everyMs: 100,
+    abandonIf: () => (child.exitCode === null ? undefined : `pgbouncer exited (${child.exitCode})`),
+    detail: () => output,
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url,

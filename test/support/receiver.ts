@@ -2,6 +2,7 @@
 // the test tells it to (200 unless told otherwise).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { until } from './until.ts';
 
 export interface Received {
   readonly path: string;
@@ -60,14 +61,9 @@ export async function startReceiver(): Promise<Receiver> {
     reply(next) {
       answer = next;
     },
-    async notified(transactionId, type, withinMs, context = () => '') {
-      const deadline = Date.now() + withinMs;
-      for (;;) {
-        const found = received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`no ${type} for ${transactionId} in ${withinMs} ms:\n${context()}`);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+    notified(transactionId, type, withinMs, context) {
+      const found = () => received.find((r) => r.body.transaction_id === transactionId && r.body.notify_type === type);
+      return until(`${type} for ${transactionId}`, found, { withinMs, everyMs: 100, detail: context });
     },
     close: () =>
       new Promise((resolve) => {
