@@ -1,15 +1,18 @@
 // npm run bench:instructions: instructions the server executes per authorisation, counted by
 // valgrind's callgrind, which counts the same on a quiet machine and a loaded one (rates, latency
 // and even CPU time drift with the machine's other loads; instruction counts do not). The server
-// runs as `npm start` runs it, under callgrind with counting off; after a warm-up, counting is
-// switched on for BENCH_REQUESTS authorisations sent one at a time, and the count is divided.
+// runs as `npm start` runs it, under callgrind with counting off; after a warm-up long enough for
+// V8 to have compiled what it will (after 200 authorisations its compilers were still a third of
+// the count), counting is switched on for BENCH_REQUESTS authorisations sent in waves of
+// BENCH_CONCURRENCY at once, and the count is divided. The main thread's count is the one that
+// repeats (within half a per cent); the background threads' moves by several per cent.
 //
-//   BENCH_DATABASE_URL  PostgreSQL to use, or "pglite"
-//   BENCH_REQUESTS      authorisations counted (default 300)
-//   BENCH_WARM          authorisations sent before counting (default 200; V8 still compiles then)
+//   BENCH_DATABASE_URL    PostgreSQL to use, or "pglite"
+//   BENCH_REQUESTS        authorisations counted (default 320)
+//   BENCH_WARM            authorisations sent before counting (default 12 800)
+//   BENCH_CONCURRENCY     sent this many at once (default 16: the claims and outcomes of a wave share
+//                         statements, as under load, src/db/coalesce.ts; 1: one at a time, each alone)
 //   BENCH_KEEP_CALLGRIND  set: keep callgrind's output, for callgrind_annotate
-//   BENCH_CONCURRENCY   sent this many at once, in waves (default 1): at 16, the claims and outcomes
-//                       of a wave share statements, as under load (src/db/coalesce.ts)
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { readdirSync, readFileSync, rmSync, mkdtempSync } from 'node:fs';
@@ -18,9 +21,9 @@ import { join } from 'node:path';
 import { authorise, bodies } from './load.ts';
 import { startBenchTarget } from './target.ts';
 
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 300);
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 1);
-const WARM = Number(process.env.BENCH_WARM ?? 200);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 320);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+const WARM = Number(process.env.BENCH_WARM ?? 12_800);
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'acquiro-callgrind-'));
 const target = await startBenchTarget({
