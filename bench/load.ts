@@ -76,7 +76,19 @@ export async function evenLatency(rate: number, seconds: number, send: (i: numbe
 
 // node:http on kept-alive connections: fetch's streams cost the generator several times the CPU
 // per request, and the open-loop phases count the generator's own delays as the gateway's.
-const agent = new http.Agent({ keepAlive: true });
+let agent = new http.Agent({ keepAlive: true });
+
+/**
+ * Closes the kept-alive connections and starts afresh. Before an HTTP phase that follows another
+ * one: the agent lets a free connection go a second before the server's keep-alive timeout (5 s)
+ * on a timer of this process, which an in-process phase in between (PGlite raw) can hold past that
+ * timeout; a request sent on a connection the server is closing then fails with ECONNRESET (a
+ * PGlite run ended so).
+ */
+export function freshConnections(): void {
+  agent.destroy();
+  agent = new http.Agent({ keepAlive: true });
+}
 
 /** A JSON POST, answered in full (the body read). */
 export function postJson(url: string, payload: string): Promise<{ status: number; text: string }> {

@@ -24,7 +24,7 @@ import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies, type LifecycleFigures } from './lifecycle.ts';
 import { perStatement, rawHotPath, serverHotPath } from './hot-path.ts';
-import { authorise, bodies, cpuSeconds, evenLatency, median, MOST_PER_SECOND, ownEventLoopDelay, peakRate } from './load.ts';
+import { authorise, bodies, cpuSeconds, evenLatency, freshConnections, median, MOST_PER_SECOND, ownEventLoopDelay, peakRate } from './load.ts';
 import { rawAuthorisation, type RawSending } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
 
@@ -198,6 +198,7 @@ async function lifecyclePhase(target: BenchTarget): Promise<LifecycleFigures> {
   const ips = await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], target.env);
   if (ips.code !== 0) throw new Error(`acquiro ips add failed: ${ips.stderr}`);
   await target.vacuum();
+  freshConnections();
   const { result: lifecycle, p99, max } = await ownEventLoopDelay(() => lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum));
   log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches)`);
   log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries)`);
@@ -285,6 +286,7 @@ async function main() {
     for (let round = 1; round <= ROUNDS; round++) {
       await target.vacuum();
       const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
+      freshConnections();
       const server = cpuMeter(pid);
       const { result, p99 } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
       halves.http.add(result.result, p99, server(result.result.sent));
