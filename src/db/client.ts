@@ -266,7 +266,7 @@ export class MigrationFailed extends Error {
  * Applies every migration not yet applied, in file-name order, in one transaction (MigrationFailed
  * otherwise). Each file goes to the database as one text: the engine parses its statements (and
  * its dollar-quoted bodies), one round trip a file instead of one a statement, which took a fresh
- * schema's migrations from some 170 to 80 ms of CPU on PGlite (every test file pays them).
+ * schema's migrations from some 190 to 140 ms of CPU on PGlite (every test file pays them).
  */
 export async function migrate(database: Database): Promise<string[]> {
   const files = (await readdir(MIGRATIONS)).filter((name) => name.endsWith('.sql')).sort();
