@@ -2,7 +2,7 @@
 // mode's honesty: no live merchant on the sandbox simulator, no start on data it cannot decrypt,
 // and no 500 for a configuration problem (an account whose connector this process lacks).
 import { randomBytes } from 'node:crypto';
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -20,6 +20,8 @@ afterAll(() => gw?.close());
 
 const acquiro = (...argv: string[]) => runCommand(argv, gw.gateway.deps);
 const live = () => ({ ...gw.gateway.deps, config: { ...gw.gateway.deps.config, mode: 'live' as const } });
+/** The uid (and gid) of `nobody` on Linux: a user that is neither root nor the one running the tests. */
+const NOBODY = 65534;
 const file = (content: string) => {
   const path = join(tempDir('acquiro-creds-'), 'credentials.json');
   writeFileSync(path, content, { mode: 0o600 });
@@ -72,6 +74,27 @@ describe('acquiro accounts connector', () => {
     chmodSync(shared, 0o400);
     const taken = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', shared, '--json');
     expect([taken.exitCode, JSON.parse(taken.stdout).credentials]).toEqual([0, ['api_key']]);
+  });
+
+  // The tests run as root: the file is handed to `nobody`, who could rewrite it at will (mode 0600 notwithstanding).
+  it.runIf(process.platform !== 'win32')("refuses a credentials file another user owns, naming it, its owner's uid and chown, nothing stored; the runner's own is taken", async () => {
+    const shop = await gw.merchant();
+    const ids = ['--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id];
+    const theirs = file('{"api_key":"ak_live_theirs_1"}');
+    chownSync(theirs, NOBODY, NOBODY);
+    const refused = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', theirs);
+    const me = process.getuid!();
+    expect([refused.exitCode, refused.stdout, refused.stderr]).toEqual([
+      2,
+      '',
+      `error: --credentials-file ${theirs} is owned by another user (uid ${NOBODY}), who can rewrite it: run chown ${me} ${theirs} (or give the credentials on standard input with --credentials-file -)\n`,
+    ]);
+    expect(JSON.parse((await acquiro('accounts', 'connector', 'show', ...ids, '--json')).stdout).credentials).toEqual([]);
+
+    // Back to the user running the command: taken.
+    chownSync(theirs, me, process.getgid!());
+    const taken = await acquiro('accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', theirs, '--json');
+    expect([taken.exitCode, taken.stderr, JSON.parse(taken.stdout).credentials]).toEqual([0, '', ['api_key']]);
   });
 
   it('creates no merchant or account on a connector this mode has not registered', async () => {

@@ -246,6 +246,7 @@ describe("/v1/payout's refusal codes are the Refusals table's", () => {
     ['a currency in lower case', { payment_currency: 'usd' }, 'payment_currency', /its format/],
     ['decimals beyond the currency', { payment_amount: '1.001' }, 'payment_amount', /decimals beyond the currency/],
     ['a zero amount', { payment_amount: '0.00' }, 'payment_amount', /zero/],
+    ['a payment_date more than a year ahead', { payment_date: '2027-11-23' }, 'payment_date', /`payment_date` before today or more than a year ahead/],
   ])('%s is answered with the code whose row describes it', async (_what, change, field, described) => {
     const answer = await shop.post('/v1/payout', payoutBody(shop, change));
     expect(answer.status).toBe(400);

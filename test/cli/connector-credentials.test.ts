@@ -1,7 +1,7 @@
 // `acquiro accounts connector set --credentials-file`: the file is the operator's, read where the
 // operator runs the command (its directory, its permissions), also when the command runs inside
 // the process that owns the embedded database (a server started elsewhere, or `acquiro worker`).
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { TEST_DB } from '../support/gateway.ts';
@@ -42,6 +42,14 @@ describe.runIf(TEST_DB === 'pglite')('acquiro accounts connector set --credentia
     expect([shared.code, shared.stderr]).toEqual([
       2,
       'error: --credentials-file shared.json can be read or written by its group or others (mode 0644): run chmod 600 shared.json (or give the credentials on standard input with --credentials-file -)\n',
+    ]);
+    // One another user owns (here `nobody`, uid 65534: the tests run as root) is refused likewise, naming its owner.
+    writeFileSync(join(operatorDir, 'theirs.json'), '{"api_key":"ak_live_theirs_4"}', { mode: 0o600 });
+    chownSync(join(operatorDir, 'theirs.json'), 65534, 65534);
+    const theirs = await acquiro(['accounts', 'connector', 'set', ...ids, '--connector', 'simulator', '--credentials-file', 'theirs.json'], env, undefined, operatorDir);
+    expect([theirs.code, theirs.stderr]).toEqual([
+      2,
+      `error: --credentials-file theirs.json is owned by another user (uid 65534), who can rewrite it: run chown ${process.getuid!()} theirs.json (or give the credentials on standard input with --credentials-file -)\n`,
     ]);
     await server.stop();
 
