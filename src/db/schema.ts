@@ -564,6 +564,12 @@ export const portalSessions = pgTable('portal_sessions', {
 }, () => [statusCheck('portal_sessions', SESSION_MACHINE)]);
 export type PortalSessionRow = typeof portalSessions.$inferSelect;
 
+/** The pending session a sign-in's last step replaced (its token's SHA-256), kept a sign-in's lifetime (0034). */
+export const portalFinishedSignIns = pgTable('portal_finished_sign_ins', {
+  id: text('id').primaryKey(),
+  rememberedUntil: time('remembered_until').notNull(),
+});
+
 export const portalLinks = pgTable('portal_links', {
   id: text('id').primaryKey(),
   userId: text('user_id').notNull(),

@@ -3,7 +3,8 @@
 // test/api/races.test.ts spread over both gateways still give one effect each; an account's rate
 // limit, an address's failed-authentication budget and its portal sign-in budget hold across both; a portal TOTP code
 // sent in ten second-factor steps at once over both is accepted once, a new key confirmed once, ten loads of the
-// enrolment page at once over both show one key; a key revoked or a
+// enrolment page at once over both show one key, a sign-in step sent again to the other one after
+// the sign-in finished is "Already done" and one of an expired sign-in is not; a key revoked or a
 // merchant disabled is refused by both within a second; subscription cycles made due by the test
 // clock are charged once each by the two workers. The tests' merchants are made by this process on
 // the same schema (as the chaos run makes its own), not by an `acquiro merchants create` each: a
@@ -57,10 +58,14 @@ async function portalMember(role: 'owner' | 'operator'): Promise<{ userId: strin
   return { userId: (JSON.parse(made.stdout) as { user_id: string }).user_id, email, password };
 }
 
-/** A browser over fetch: its cookies, the latest page's CSRF token, each request to the gateway at `url` unless told another. */
-function portalBrowser(url: string) {
-  const cookies = new Map<string, string>();
-  let csrf = '';
+/**
+ * A browser over fetch: its cookies, the latest page's CSRF token, each request to the gateway at
+ * `url` unless told another. `fork` is another sending of the page's form: the same cookies and
+ * token as now, kept apart from then on.
+ */
+function portalBrowser(url: string, from: { cookies: ReadonlyMap<string, string>; csrf: string } = { cookies: new Map(), csrf: '' }) {
+  const cookies = new Map(from.cookies);
+  let csrf = from.csrf;
   const send = async (path: string, init: RequestInit, at = url) => {
     const response = await fetch(`${at}${path}`, { ...init, redirect: 'manual', headers: { ...init.headers, cookie: [...cookies].map(([name, value]) => `${name}=${value}`).join('; ') } });
     for (const line of response.headers.getSetCookie()) {
@@ -76,6 +81,7 @@ function portalBrowser(url: string) {
     get: async (path: string, at?: string) => (await send(path, {}, at)).body,
     post: (path: string, fields: Record<string, string>, at?: string) =>
       send(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ _csrf: csrf, ...fields }) }, at),
+    fork: () => portalBrowser(url, { cookies, csrf }),
   };
 }
 
@@ -304,6 +310,23 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     const keys = pages.map((page) => /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, ''));
     expect(new Set(keys).size).toBe(1);
     expect((await browser.post('/portal/enrol', { code: totpCode(keys[0]!, new Date()) })).status).toBe(200);
+  });
+
+  it('answers a sign-in step sent again on the other gateway after the sign-in finished as already done, and one of an expired sign-in as expired', async () => {
+    const owner = await portalMember('owner');
+    const browser = await portalPassword(urls[0]!, owner);
+    const secret = /id="totp-secret">([^<]+)</.exec(await browser.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const late = browser.fork();
+    const code = totpCode(secret, new Date());
+    expect((await browser.post('/portal/enrol', { code })).status).toBe(200);
+    const again = await late.post('/portal/enrol', { code }, urls[1]);
+    expect([again.status, again.body]).toEqual([409, expect.stringContaining('Already done')]);
+    // A sign-in past its 10 minutes, its step sent to the other gateway: sign in again.
+    const expiring = await portalPassword(urls[0]!, owner);
+    await expiring.get('/portal/second-factor');
+    await test.database.query(`UPDATE portal_sessions SET expires_at = now() WHERE user_id = $1 AND status = 'second_factor'`, [owner.userId]);
+    const expired = await expiring.post('/portal/second-factor', { code }, urls[1]);
+    expect([expired.status, expired.location]).toEqual([303, '/portal/sign-in?ended=expired']);
   });
 
   // Last in the file: it spends 127.0.0.1's failure budget on both gateways for a minute.

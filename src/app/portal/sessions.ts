@@ -1,9 +1,9 @@
 // A portal session from its cookie's token: found by the token's digest, ended when idle for 15
 // minutes or past its absolute limit (wall clock), or when its member (or the member's merchant)
-// is no longer active. Also:
+// is no longer active. Also: whether a token that opens nothing was a sign-in finished lately,
 // sign out (this session, or everywhere), re-authentication, and TOTP enrolment.
 import { MEMBER_MACHINE, SESSION_MACHINE } from '../../domain/members.ts';
-import { claimPendingTotpSecret, deleteExpiredSessions, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, offerPendingTotpSecret, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
+import { claimPendingTotpSecret, deleteExpiredSessions, deleteForgottenSignIns, deleteOtherSessionsOf, deleteSession, deleteSessionsOf, isFinishedSignIn, offerPendingTotpSecret, sessionWithMember, touchSession, updateSession } from '../../db/repositories/portal-sessions.ts';
 import { memberById, replaceRecoveryCodes, updateMember, useRecoveryCode } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
@@ -36,9 +36,19 @@ export async function sessionOf(deps: SessionDeps, token: string | undefined): P
   return { session, member };
 }
 
-/** Deletes the rows of sessions past their limits (the periodic task); answers how many. */
-export function endExpiredSessions(deps: Pick<Deps, 'database' | 'wallClock'>): Promise<number> {
-  return deleteExpiredSessions(deps.database.db, deps.wallClock.now(), IDLE_TIMEOUT_MS);
+/**
+ * Whether the token was that of a pending sign-in whose last step finished it lately (replaced by
+ * a signed-in session), rather than one that expired, ended or never was (docs/portal.md, "Signing in").
+ */
+export async function finishedSignIn(deps: Pick<Deps, 'database' | 'wallClock'>, token: string | undefined): Promise<boolean> {
+  if (!token || token.length > 100) return false;
+  return isFinishedSignIn(deps.database.db, tokenId(token), deps.wallClock.now());
+}
+
+/** Deletes the rows of sessions past their limits, and of finished sign-ins no longer remembered (the periodic task); answers how many. */
+export async function endExpiredSessions(deps: Pick<Deps, 'database' | 'wallClock'>): Promise<number> {
+  const at = deps.wallClock.now();
+  return (await deleteExpiredSessions(deps.database.db, at, IDLE_TIMEOUT_MS)) + (await deleteForgottenSignIns(deps.database.db, at));
 }
 
 export function actorOf(open: OpenSession, ip: string): Actor {

@@ -5,7 +5,7 @@
 // row's key changes), so no token seen before sign-in is ever a signed-in session.
 import { MEMBER_MACHINE, SECOND_FACTOR_REQUIRED, SESSION_MACHINE, type SessionStatus } from '../../domain/members.ts';
 import type { Tx } from '../../db/client.ts';
-import { deleteSession, insertSession, sessionWithMember } from '../../db/repositories/portal-sessions.ts';
+import { deleteSession, insertFinishedSignIn, insertSession, sessionWithMember } from '../../db/repositories/portal-sessions.ts';
 import { merchantActive } from '../../db/repositories/accounts.ts';
 import { memberByEmail, memberById, updateMember, useRecoveryCode, type MemberChange } from '../../db/repositories/portal-users.ts';
 import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
@@ -14,7 +14,7 @@ import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
 import { dummyHash, newToken, passwordMatches, recoveryCodeHash, tokenId, totpStep } from './credentials.ts';
 import { emailProblem } from './members.ts';
-import { FAILURES_BEFORE_LOCKOUT, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS } from './timers.ts';
+import { FAILURES_BEFORE_LOCKOUT, FINISHED_SIGN_IN_REMEMBERED_MS, LOCKOUT_MS, PENDING_SIGN_IN_MS, SESSION_LIMIT_MS } from './timers.ts';
 
 type SignInDeps = Pick<Deps, 'database' | 'wallClock' | 'vault' | 'config'>;
 
@@ -152,10 +152,13 @@ export async function completeSecondFactor(
 /**
  * The pending session ends; an active one with a new token replaces it. Signing in with a code
  * does not count as re-authentication (a sensitive action asks again); enrolling a second factor
- * at sign-in does (`reauthenticated`), as the member has just typed its password and a code.
+ * at sign-in does (`reauthenticated`), as the member has just typed its password and a code. The
+ * pending session is remembered as finished, in the same transaction, so a step sent again with
+ * its cookie is told from one of a sign-in that expired, by any process (isFinishedSignIn).
  */
 export async function promote(tx: Tx, pending: PortalSessionRow, member: PortalUserRow, at: Date, options: { reauthenticated?: boolean } = {}): Promise<string> {
   SESSION_MACHINE.move(pending.status, 'active');
   await deleteSession(tx, pending.id);
+  await insertFinishedSignIn(tx, pending.id, new Date(at.getTime() + FINISHED_SIGN_IN_REMEMBERED_MS));
   return openSession(tx, member, 'active', at, options.reauthenticated ?? false);
 }

@@ -1,10 +1,11 @@
 // Portal sessions: the row's key is the SHA-256 of the cookie's token. A session's status
-// (second factor due, enrolment due, active) moves only by a Transition of SESSION_MACHINE.
-import { and, eq, ne, sql } from 'drizzle-orm';
+// (second factor due, enrolment due, active) moves only by a Transition of SESSION_MACHINE. Also
+// the sign-ins finished lately: the pending sessions their last step replaced, by the same key.
+import { and, eq, gt, lte, ne, sql } from 'drizzle-orm';
 import type { SessionStatus } from '../../domain/members.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
 import type { Executor } from '../client.ts';
-import { merchants, portalSessions, portalUsers, type PortalSessionRow, type PortalUserRow } from '../schema.ts';
+import { merchants, portalFinishedSignIns, portalSessions, portalUsers, type PortalSessionRow, type PortalUserRow } from '../schema.ts';
 
 export async function insertSession(
   db: Executor,
@@ -110,5 +111,25 @@ export async function deleteExpiredSessions(db: Executor, at: Date, idleMs: numb
     .delete(portalSessions)
     .where(sql`${portalSessions.expiresAt} <= ${at} OR ${portalSessions.lastSeenAt} <= ${new Date(at.getTime() - idleMs)}`)
     .returning({ id: portalSessions.id });
+  return rows.length;
+}
+
+/** Remembers that the pending session `id` was replaced by the signed-in one its sign-in's last step opened. */
+export async function insertFinishedSignIn(db: Executor, id: string, rememberedUntil: Date): Promise<void> {
+  await db.insert(portalFinishedSignIns).values({ id, rememberedUntil });
+}
+
+/** Whether the pending session `id` finished its sign-in (was replaced) and is still remembered at `at`. */
+export async function isFinishedSignIn(db: Executor, id: string, at: Date): Promise<boolean> {
+  const rows = await db
+    .select({ id: portalFinishedSignIns.id })
+    .from(portalFinishedSignIns)
+    .where(and(eq(portalFinishedSignIns.id, id), gt(portalFinishedSignIns.rememberedUntil, at)));
+  return rows.length === 1;
+}
+
+/** Finished sign-ins no longer remembered at `at`, for the periodic clean-up. */
+export async function deleteForgottenSignIns(db: Executor, at: Date): Promise<number> {
+  const rows = await db.delete(portalFinishedSignIns).where(lte(portalFinishedSignIns.rememberedUntil, at)).returning({ id: portalFinishedSignIns.id });
   return rows.length;
 }

@@ -8,7 +8,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../../app/context.ts';
 import { linkMember, setPasswordWithLink } from '../../app/portal/links.ts';
 import { PortalRefusal } from '../../app/portal/refusal.ts';
-import { confirmEnrolment, endReplacedSession, enrolmentOf, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
+import { confirmEnrolment, endReplacedSession, enrolmentOf, finishedSignIn, reauthenticate, signOut, type OpenSession } from '../../app/portal/sessions.ts';
 import { completeSecondFactor, secondsUntil, signIn } from '../../app/portal/sign-in.ts';
 import { redirect, sendPage } from '../../http/page.ts';
 import { FailureLimiter, gatewayShare } from '../../http/plugins/rate-limit.ts';
@@ -21,6 +21,12 @@ import { enrolForm, enrolmentTakenPage, linkGonePage, recoveryCodesPage, secondF
 import type { PortalOptions } from './plugin.ts';
 
 const HOME = '/portal/transactions';
+/** The sign-in page's notice, by the `ended` of a redirect to it (/portal/sign-in?ended=…). */
+const ENDED_NOTICES: ReadonlyMap<string, string> = new Map([
+  ['everywhere', 'You are signed out on every device.'],
+  ['password', 'Your password is set: sign in with it.'],
+  ['expired', 'Your sign-in has expired: sign in again.'],
+]);
 
 /** Enrolment at sign-in (required for owners and admins), or a signed-in member's own choice (confirmed by password). */
 function enrolMode(open: OpenSession) {
@@ -34,14 +40,19 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
   const csrf = (request: FastifyRequest, reply: FastifyReply) => reply.generateCsrf({ userInfo: request.portal?.session.id ?? 'anonymous' });
   const post = { preHandler: checkPost(app, deps) };
   // A sign-in step (the second factor, or enrolment at sign-in) sent with the cookie of a session
-  // that is no more: another sending of the same form finished the sign-in first, and the session
-  // it came with was replaced (its token with it), or the sign-in ended. The form's CSRF token was
-  // bound to that session, so it would be refused as expired: it is answered as done instead,
+  // that is no more. The form's CSRF token was bound to that session, so it would be refused as
+  // "This form has expired"; the database says instead which it was. Another sending of the same
+  // form finished the sign-in lately, replacing the session it came with: answered as done,
   // changing nothing and leaving the cookie the other answer set, which a browser that shows this
-  // answer last must keep. (Enrolment from My account carries the password: not a sign-in step.)
+  // answer last must keep. Otherwise the sign-in expired or ended (or the cookie never opened
+  // one): the member signs in again, told why; the cookie is left too, as it opens nothing, and the
+  // sign-in page leads a browser holding a newer one to the portal. (Enrolment from My account
+  // carries the password: not a sign-in step.)
   const stepGone = async (request: FastifyRequest, reply: FastifyReply) => {
-    if (request.portal || request.cookies[SESSION_COOKIE] === undefined || formOf(request)._reauth_password !== undefined) return;
-    return page(reply, 'Already done', signInStepDonePage(), 409);
+    const token = request.cookies[SESSION_COOKIE];
+    if (request.portal || token === undefined || formOf(request)._reauth_password !== undefined) return;
+    if (await finishedSignIn(deps, token)) return page(reply, 'Already done', signInStepDonePage(), 409);
+    return redirect(reply, '/portal/sign-in?ended=expired');
   };
   const signInStep = { preHandler: checkPost(app, deps, stepGone) };
   // Each gateway holds its part of an address's budget, as for the API's failed authentications.
@@ -57,7 +68,7 @@ export function authRoutes(app: FastifyInstance, deps: Deps, options: PortalOpti
 
   app.get<{ Querystring: { ended?: string } }>('/sign-in', async (request, reply) => {
     if (request.portal?.session.status === 'active') return redirect(reply, HOME);
-    const notice = request.query.ended === 'everywhere' ? 'You are signed out on every device.' : request.query.ended === 'password' ? 'Your password is set: sign in with it.' : undefined;
+    const notice = ENDED_NOTICES.get(request.query.ended ?? '');
     return page(reply, 'Sign in', signInForm({ csrfToken: csrf(request, reply), ...(notice ? { notice } : {}) }));
   });
 

@@ -70,10 +70,10 @@ export function enrolmentTakenPage(): Html {
 <p><a class="button" href="/portal/account">My account</a></p>`;
 }
 
-/** A sign-in step sent again after another sending finished the sign-in (or after it ended): nothing done by this one. */
+/** A sign-in step sent again after another sending finished the sign-in: nothing done by this one. */
 export function signInStepDonePage(): Html {
   return html`<h1>Already done</h1>
-<p>This step of signing in was already completed by another sending of the same form (the form sent twice, say), or the sign-in has ended: nothing was done by this one. If it was the confirmation of two-step verification, that answer showed your recovery codes; if you did not keep them, replace the key from My account to get ten new ones.</p>
+<p>This step of signing in was already completed by another sending of the same form (the form sent twice, say): nothing was done by this one. If it was the confirmation of two-step verification, that answer showed your recovery codes; if you did not keep them, replace the key from My account to get ten new ones.</p>
 <p><a class="button" href="/portal">Continue</a></p>`;
 }
 
