@@ -143,9 +143,13 @@ describe('one TOTP code, many requests at once', () => {
     await client.get('/portal/second-factor');
     const codes = [nextCode(owner, wall), ...recovery.slice(0, 4)];
     const answers = await Promise.all(codes.map((code) => client.post('/portal/second-factor', { code })));
-    // Each good code read the pending sign-in before the first finished it; one finishes it, and
-    // the others, finding it gone, open nothing, spend no recovery code and count no failure.
-    expect(answers.map((a) => [a.status, a.location])).toEqual(codes.map(() => [303, '/portal/transactions']));
+    // One code finishes the sign-in. The others open nothing, spend no recovery code and count no
+    // failure: those that read the pending sign-in before it was finished find it gone and are sent
+    // on as signed in; one that arrives after it was finished is answered 409 "Already done" (how
+    // many of each depends on when each request reaches the database).
+    const outcomes = answers.map((a) => [a.status, a.location]);
+    for (const outcome of outcomes) expect([[303, '/portal/transactions'], [409, undefined]]).toContainEqual(outcome);
+    expect(outcomes.filter(([status]) => status === 303).length).toBeGreaterThanOrEqual(1);
     expect(answers.filter((a) => String(a.headers['set-cookie'] ?? '').includes('acquiro_portal='))).toHaveLength(1);
     const [sessions] = await gw.database.query<{ n: number }>(`SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1 AND status = 'active'`, [owner.userId]);
     expect(sessions!.n).toBe(2); // the enrolment's, and this one
