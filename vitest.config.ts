@@ -8,12 +8,15 @@ import { ProcessesFirstSequencer } from './test/support/sequencer.ts';
 // once, in Chromium, on PGlite.
 const throughTheInterface = ['test/api/**/*.test.ts', 'test/cli/**/*.test.ts', 'test/db/**/*.test.ts', 'src/app/**/*.test.ts'];
 
-// Test files wait on PostgreSQL, child processes and Chromium, so one worker more than the cores
-// keeps them busy. More cost more than they give: each worker compiles and warms its own embedded
-// engine (some 15 s of CPU per PGlite worker over a run): on two cores the API tests on PGlite
-// took 125 s of CPU with three workers and 145 to 166 s with four, and the suite 380 to 403 s
-// against 419 to 439 s. ACQUIRO_TEST_WORKERS overrides.
-const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max(2, availableParallelism() + 1));
+// Test files wait on PostgreSQL, child processes and Chromium, so more workers than cores keep the
+// cores busy while a process test waits (the restart and chaos tests wait 20 to 35 s each). Each
+// worker also compiles and warms its own embedded engine (some 15 s of CPU per PGlite worker over a
+// run), which weighs more on a slower machine: on one half as fast, three workers ran the suite in
+// 380 to 403 s against four's 419 to 439 s (before process files were grouped by project). On the
+// fifteenth session's machine, with the suite as it is, four took 279.8 and 278.1 s against three's
+// 299.4 and 301.6 s (alternate runs; 412 and 412 s of CPU against 396 and 394). ACQUIRO_TEST_WORKERS
+// overrides.
+const workers = Number(process.env.ACQUIRO_TEST_WORKERS) || Math.min(8, Math.max(2, availableParallelism() + 2));
 
 export default defineConfig({
   test: {
