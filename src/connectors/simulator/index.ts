@@ -55,10 +55,15 @@ export function createSimulator(options: SimulatorOptions): Connector {
   // is sent to (the gateway keeps that URL and checks the token on every visit and answer).
   const session = () => randomBytes(24).toString('base64url');
 
-  function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome {
+  /**
+   * An approval answered at once. It names no time (the port reads it as the time it arrived), so
+   * that it is the same answer whenever the same key is sent again; an approval remembered to be
+   * told later (`remembered`) says when it was given.
+   */
+  function approve(request: AuthoriseRequest, threeDS?: string): AuthoriseOutcome & { status: 'approved' } {
     return approval(request.idempotencyKey, request.capture, threeDS);
   }
-  function approval(key: string, captured: boolean, threeDS?: string): AuthoriseOutcome {
+  function approval(key: string, captured: boolean, threeDS?: string): AuthoriseOutcome & { status: 'approved' } {
     return {
       status: 'approved',
       reference: reference(key),
@@ -66,11 +71,11 @@ export function createSimulator(options: SimulatorOptions): Connector {
       authCode: key.replace(/[^0-9A-Za-z]/g, '').slice(-6),
       // The card network's id of this charge, which a later merchant-initiated charge quotes.
       networkTransactionId: `simnt_${key}`,
-      // On the gateway's clock, as the sandbox's other dates: a status answer given later says it.
-      authorisedAt: now(),
       ...(threeDS ? { threeDS } : {}),
     };
   }
+  /** On the gateway's clock, as the sandbox's other dates: a status answer given later says it. */
+  const remembered = (outcome: AuthoriseOutcome & { status: 'approved' }): AuthoriseOutcome => ({ ...outcome, authorisedAt: now() });
 
   /**
    * Idempotency, as a real acquirer honours it: a key it has answered gets that charge's answer as
@@ -145,7 +150,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
         });
       case 'timeout':
         // Remembered before the answer is lost: a crash in between leaves no charge unknown to us.
-        await lost.remember(key, approve(request));
+        await lost.remember(key, remembered(approve(request)));
         return err({ kind: 'timeout', message: 'the sandbox processor did not answer in time' });
     }
   }
@@ -217,7 +222,7 @@ export function createSimulator(options: SimulatorOptions): Connector {
       // A dispute card's sale is remembered for its dispute, so its status says what the dispute
       // feed will say: charged (asked by the sweeper when the gateway died before recording it).
       const disputedSale = await disputed.capturedReference(request.paymentId);
-      if (disputedSale) return ok({ ...approval(request.idempotencyKey, true), reference: disputedSale });
+      if (disputedSale) return ok(remembered({ ...approval(request.idempotencyKey, true), reference: disputedSale }));
       if (request.reference) return err({ kind: 'unsupported', message: 'the sandbox answers status only for lost answers and dispute cards’ sales' });
       return ok({ status: 'declined', reason: 'processor_error', message: 'the processor has no record of this payment' });
     },
