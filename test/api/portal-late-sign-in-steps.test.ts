@@ -58,6 +58,21 @@ function expectSentToSignIn(answer: PortalAnswer, path: string) {
   expect(setsSessionCookie(answer)).toBe(false);
 }
 
+/**
+ * The step sent again with the finished sign-in's cookie (`late`), on either route, is answered
+ * 409 "Already done", sets no cookie and changes nothing; the new session (`client`) still works.
+ */
+async function expectAlreadyDone(owner: TestMember, client: PortalClient, late: PortalClient, code: string): Promise<void> {
+  const before = await stateOf(owner);
+  for (const path of STEPS) {
+    const again = await late.post(path, { code });
+    expect([path, again.status, again.body]).toEqual([path, 409, expect.stringContaining('Already done')]);
+    expect(setsSessionCookie(again)).toBe(false);
+  }
+  expect(await stateOf(owner)).toEqual(before);
+  expect((await client.get('/portal/transactions')).status).toBe(200);
+}
+
 describe('a sign-in step posted with a session that is no more', () => {
   it('answers the second factor sent again after it finished the sign-in as already done, on either step, changing nothing', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
@@ -68,14 +83,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     const code = nextCode(owner, wall);
     const first = await client.post('/portal/second-factor', { code });
     expect([first.status, first.location]).toEqual([303, '/portal/transactions']);
-    const before = await stateOf(owner);
-    for (const path of STEPS) {
-      const again = await late.post(path, { code });
-      expect([path, again.status, again.body]).toEqual([path, 409, expect.stringContaining('Already done')]);
-      expect(setsSessionCookie(again)).toBe(false);
-    }
-    expect(await stateOf(owner)).toEqual(before);
-    expect((await client.get('/portal/transactions')).status).toBe(200);
+    await expectAlreadyDone(owner, client, late, code);
     wall.advance(MINUTE);
   });
 
@@ -86,14 +94,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     const late = sameForm(client);
     const code = nextCode(owner, wall);
     expect((await client.post('/portal/enrol', { code })).body).toContain('id="recovery-codes"');
-    const before = await stateOf(owner);
-    for (const path of STEPS) {
-      const again = await late.post(path, { code });
-      expect([path, again.status, again.body]).toEqual([path, 409, expect.stringContaining('Already done')]);
-      expect(setsSessionCookie(again)).toBe(false);
-    }
-    expect(await stateOf(owner)).toEqual(before);
-    expect((await client.get('/portal/transactions')).status).toBe(200);
+    await expectAlreadyDone(owner, client, late, code);
     wall.advance(MINUTE);
   });
 
