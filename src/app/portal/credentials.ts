@@ -58,6 +58,14 @@ export function tokenId(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** Longer than any token newToken makes (43 characters): a client's text past it is no token of ours, and is not hashed. */
+const LONGEST_TOKEN = 100;
+
+/** The id of a token a client sent (a cookie's, a link's), or undefined for none or text that cannot be one. */
+export function sentTokenId(token: string | undefined): string | undefined {
+  return token && token.length <= LONGEST_TOKEN ? tokenId(token) : undefined;
+}
+
 const RECOVERY_ALPHABET = 'abcdefghjkmnpqrstuvwxyz23456789';
 
 /** Ten codes of 16 characters (about 79 bits each), shown once as xxxx-xxxx-xxxx-xxxx. */

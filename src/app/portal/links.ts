@@ -8,15 +8,16 @@ import type { PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { appendAudit } from './audit.ts';
-import { hashPassword, passwordProblem, tokenId } from './credentials.ts';
+import { hashPassword, passwordProblem, sentTokenId, tokenId } from './credentials.ts';
 import { PortalRefusal } from './refusal.ts';
 
 type LinkDeps = Pick<Deps, 'database' | 'wallClock' | 'config'>;
 
 /** The member a link is for while it is usable (the page asks before showing the form). */
 export async function linkMember(deps: LinkDeps, token: string | undefined): Promise<PortalUserRow | undefined> {
-  if (!token || token.length > 100) return undefined;
-  const userId = await linkHolder(deps.database.db, tokenId(token), deps.wallClock.now());
+  const id = sentTokenId(token);
+  if (!id) return undefined;
+  const userId = await linkHolder(deps.database.db, id, deps.wallClock.now());
   const member = userId ? await memberById(deps.database.db, userId) : undefined;
   return member?.status === 'disabled' ? undefined : member;
 }

@@ -9,7 +9,7 @@ import type { PortalSessionRow, PortalUserRow } from '../../db/schema.ts';
 import { runUnitOfWork } from '../../db/unit-of-work.ts';
 import type { Deps } from '../context.ts';
 import { appendAudit, recordAudit } from './audit.ts';
-import { newRecoveryCodes, newTotpSecret, passwordMatches, recoveryCodeHash, tokenId, totpStep, totpUri } from './credentials.ts';
+import { newRecoveryCodes, newTotpSecret, passwordMatches, recoveryCodeHash, sentTokenId, totpStep, totpUri } from './credentials.ts';
 import type { Actor } from './refusal.ts';
 import { afterVerdict, isLocked, isRecoveryCode, promote } from './sign-in.ts';
 import { IDLE_TIMEOUT_MS, REAUTH_FRESH_MS, TOUCH_EVERY_MS } from './timers.ts';
@@ -23,8 +23,9 @@ export interface OpenSession {
 
 /** The session the token opens, or undefined (unknown, idle too long, past its limit, member or merchant not active). */
 export async function sessionOf(deps: SessionDeps, token: string | undefined): Promise<OpenSession | undefined> {
-  if (!token || token.length > 100) return undefined;
-  const found = await sessionWithMember(deps.database.db, tokenId(token));
+  const id = sentTokenId(token);
+  if (!id) return undefined;
+  const found = await sessionWithMember(deps.database.db, id);
   if (!found) return undefined;
   const now = deps.wallClock.now().getTime();
   const { session, member, merchantActive } = found;
@@ -41,8 +42,8 @@ export async function sessionOf(deps: SessionDeps, token: string | undefined): P
  * a signed-in session), rather than one that expired, ended or never was (docs/portal.md, "Signing in").
  */
 export async function finishedSignIn(deps: Pick<Deps, 'database' | 'wallClock'>, token: string | undefined): Promise<boolean> {
-  if (!token || token.length > 100) return false;
-  return isFinishedSignIn(deps.database.db, tokenId(token), deps.wallClock.now());
+  const id = sentTokenId(token);
+  return id !== undefined && (await isFinishedSignIn(deps.database.db, id, deps.wallClock.now()));
 }
 
 /** Deletes the rows of sessions past their limits, and of finished sign-ins no longer remembered (the periodic task); answers how many. */
