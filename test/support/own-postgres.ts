@@ -6,8 +6,7 @@ import { chownSync, rmSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import pg from 'pg';
-import { freePort } from './processes.ts';
+import { acceptsConnections, freePort, whileRunning } from './processes.ts';
 import { tempDir } from './temp.ts';
 import { until } from './until.ts';
 
@@ -66,19 +65,7 @@ export async function createOwnPostgres(): Promise<OwnPostgres> {
     child.stdout!.on('data', (chunk) => (output += chunk));
     child.stderr!.on('data', (chunk) => (output += chunk));
     server = { child, exited };
-    const accepting = () => {
-      const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
-      return client.connect().then(
-        () => client.end().then(() => true),
-        () => false,
-      );
-    };
-    await until('postgres accepting connections', accepting, {
-      withinMs: 60_000,
-      everyMs: 100,
-      abandonIf: () => (running() ? undefined : 'postgres exited'),
-      detail: () => output,
-    });
+    await until('postgres accepting connections', () => acceptsConnections(url), { withinMs: 60_000, everyMs: 100, ...whileRunning({ child, output: () => output }) });
   }
 
   async function stop(mode: 'immediate' | 'fast' = 'immediate'): Promise<void> {

@@ -5,8 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { freePort } from './processes.ts';
+import { acceptsConnections, freePort, whileRunning } from './processes.ts';
 import { tempDir } from './temp.ts';
 import { until } from './until.ts';
 
@@ -51,20 +50,7 @@ export async function startPgBouncer(upstream: string, schema: string): Promise<
   child.stderr!.on('data', (chunk) => (output += chunk));
   process.once('exit', () => child.kill('SIGKILL'));
   const url = `postgresql://${server.username}@127.0.0.1:${port}/acquiro`;
-  const accepting = () => {
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', () => {});
-    return client.connect().then(
-      () => client.end().then(() => true),
-      () => false,
-    );
-  };
-  await until('pgbouncer accepting connections', accepting, {
-    withinMs: 15_000,
-    everyMs: 100,
-    abandonIf: () => (child.exitCode === null ? undefined : `pgbouncer exited (${child.exitCode})`),
-    detail: () => output,
-  });
+  await until('pgbouncer accepting connections', () => acceptsConnections(url), { withinMs: 15_000, everyMs: 100, ...whileRunning({ child, output: () => output }) });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {
     url,

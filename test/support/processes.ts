@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, cpSync, existsSync, openSync, readdirSync, readFileSync, renameSync } from 'node:fs';
 import net from 'node:net';
+import pg from 'pg';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { COMMAND_FLAGS, COMPILE_CACHE, serverFlags } from './child-node.ts';
@@ -167,6 +168,16 @@ export async function acquiroJson(args: readonly string[], env: Record<string, s
   return JSON.parse(run.stdout) as Record<string, any>;
 }
 
+/** Whether a PostgreSQL server (or a pooler in front of one) at `url` accepts a connection now; for until(). */
+export function acceptsConnections(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2_000 });
+  client.on('error', () => {});
+  return client.connect().then(
+    () => client.end().then(() => true),
+    () => false,
+  );
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
     const server = net.createServer().listen(0, '127.0.0.1', () => {
@@ -282,8 +293,8 @@ export function startWorker(env: Record<string, string>): RunningWorker {
   };
 }
 
-/** Options for until() that end the wait once `running` has exited, and show its output when the wait fails. */
-export function whileRunning(running: RunningServer | RunningWorker): UntilOptions {
+/** Options for until() that end the wait once `running` has exited (by a signal too), and show its output when the wait fails. */
+export function whileRunning(running: { readonly child: ChildProcess; output(): string }): UntilOptions {
   return {
     abandonIf: () => {
       const { exitCode, signalCode } = running.child;
