@@ -31,14 +31,6 @@ async function passwordStep(member: TestMember): Promise<PortalClient> {
   return client;
 }
 
-/** Another sending of the same form: the cookies and the CSRF token the client has now. */
-function sameForm(client: PortalClient): PortalClient {
-  const copy = new PortalClient(gw.gateway.server.app);
-  for (const [name, value] of client.cookies) copy.cookies.set(name, value);
-  copy.csrf = client.csrf;
-  return copy;
-}
-
 /** Everything a step could change: the member's row, its recovery codes, its sessions still open, the audit log. */
 async function stateOf(member: TestMember) {
   const query = gw.database.query.bind(gw.database);
@@ -79,7 +71,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     await signIn(gw, owner, { clock: wall });
     wall.advance(MINUTE);
     const client = await passwordStep(owner);
-    const late = sameForm(client);
+    const late = client.sameForm();
     const code = nextCode(owner, wall);
     const first = await client.post('/portal/second-factor', { code });
     expect([first.status, first.location]).toEqual([303, '/portal/transactions']);
@@ -91,7 +83,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
     owner.totpSecret = /id="totp-secret">([^<]+)</.exec((await client.get('/portal/enrol')).body)![1]!.replace(/\s/g, '');
-    const late = sameForm(client);
+    const late = client.sameForm();
     const code = nextCode(owner, wall);
     expect((await client.post('/portal/enrol', { code })).body).toContain('id="recovery-codes"');
     await expectAlreadyDone(owner, client, late, code);
@@ -104,7 +96,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     const client = await passwordStep(owner);
     wall.advance(11 * MINUTE); // the password step is good for 10 minutes
     const before = await stateOf(owner);
-    for (const path of STEPS) expectSentToSignIn(await sameForm(client).post(path, { code: nextCode(owner, wall) }), path);
+    for (const path of STEPS) expectSentToSignIn(await client.sameForm().post(path, { code: nextCode(owner, wall) }), path);
     expect(await stateOf(owner)).toEqual(before);
     const page = await client.follow(await client.post('/portal/second-factor', { code: '000000' }));
     expect([page.status, page.body]).toEqual([200, expect.stringContaining('Your sign-in has expired: sign in again.')]);
@@ -117,7 +109,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     owner.totpSecret = /id="totp-secret">([^<]+)</.exec((await client.get('/portal/enrol')).body)![1]!.replace(/\s/g, '');
     wall.advance(11 * MINUTE);
     const before = await stateOf(owner);
-    for (const path of STEPS) expectSentToSignIn(await sameForm(client).post(path, { code: nextCode(owner, wall) }), path);
+    for (const path of STEPS) expectSentToSignIn(await client.sameForm().post(path, { code: nextCode(owner, wall) }), path);
     expect(await stateOf(owner)).toEqual(before);
     expect(before.member[0]).toMatchObject({ totp_secret: null });
   });
@@ -134,7 +126,7 @@ describe('a sign-in step posted with a session that is no more', () => {
     await signIn(gw, owner, { clock: wall });
     wall.advance(MINUTE);
     const client = await passwordStep(owner);
-    const late = sameForm(client);
+    const late = client.sameForm();
     expect((await client.post('/portal/second-factor', { code: nextCode(owner, wall) })).status).toBe(303);
     const remembered = () => gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_finished_sign_ins').then((rows) => rows[0]!.n);
     expect(await remembered()).toBeGreaterThan(0);

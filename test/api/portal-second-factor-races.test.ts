@@ -118,9 +118,7 @@ describe('one TOTP code, many requests at once', () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
     owner.totpSecret = secretOn((await client.get('/portal/enrol')).body);
-    const late = new PortalClient(gw.gateway.server.app);
-    for (const [name, value] of client.cookies) late.cookies.set(name, value);
-    late.csrf = client.csrf;
+    const late = client.sameForm();
     const code = nextCode(owner, wall);
     const first = await client.post('/portal/enrol', { code });
     expect(first.status).toBe(200);

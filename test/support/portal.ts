@@ -80,6 +80,14 @@ export class PortalClient {
     this.#remoteAddress = options.remoteAddress;
   }
 
+  /** Another sending of the page's form: a client with the cookies and CSRF token this one has now, kept apart from then on. */
+  sameForm(): PortalClient {
+    const copy = new PortalClient(this.#app, this.#remoteAddress ? { remoteAddress: this.#remoteAddress } : {});
+    for (const [name, value] of this.cookies) copy.cookies.set(name, value);
+    copy.csrf = this.csrf;
+    return copy;
+  }
+
   #cookieHeader(): string {
     return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
   }
