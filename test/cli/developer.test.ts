@@ -12,7 +12,7 @@ import { COMPILE_CACHE } from '../support/child-node.ts';
 import { sign } from '../../src/domain/signature.ts';
 import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway.ts';
 import { moduleLog } from '../support/loaded-modules.ts';
-import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, type RunningServer } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir, startServer, tempDataDir, whileRunning, type RunningServer } from '../support/processes.ts';
 import { until } from '../support/until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
@@ -285,8 +285,7 @@ it.runIf(TEST_DB === 'pglite')('logs lines a person reads when its output is a t
     await until('acquiro is ready', () => output.includes('acquiro is ready'), {
       withinMs: 60_000,
       everyMs: 100,
-      abandonIf: () => (child.exitCode === null ? undefined : `it exited (${child.exitCode})`),
-      detail: () => output,
+      ...whileRunning({ child, output: () => output }),
     });
     // eslint-disable-next-line no-control-regex
     const plain = output.replace(/\u001b\[[0-9;]*m/g, '');

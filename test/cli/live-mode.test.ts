@@ -49,8 +49,7 @@ async function serveOnce(env: Record<string, string>): Promise<string> {
     await until('acquiro serve answering GET /health', () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), {
       withinMs: 60_000,
       everyMs: 100,
-      abandonIf: () => (child.exitCode === null ? undefined : 'acquiro serve exited early'),
-      detail: () => output,
+      ...whileRunning({ child, output: () => output }),
     });
     return output;
   } finally {

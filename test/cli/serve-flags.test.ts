@@ -4,10 +4,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { COMPILE_CACHE, serverFlags } from '../support/child-node.ts';
-import { acquiro, freePort, migratedDataDir } from '../support/processes.ts';
+import { acquiro, freePort, migratedDataDir, whileRunning } from '../support/processes.ts';
 import pg from 'pg';
 import { openTestDatabase, POSTGRES_URL, TEST_DB } from '../support/gateway.ts';
-import { until, type UntilOptions } from '../support/until.ts';
+import { until } from '../support/until.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 
@@ -25,7 +25,7 @@ async function serveOnce(args: readonly string[], env: Record<string, string>): 
   try {
     // 90 s for both waits.
     const deadline = Date.now() + 90_000;
-    const serving: UntilOptions = { abandonIf: () => (child.exitCode === null ? undefined : 'acquiro serve exited early'), detail: () => output };
+    const serving = whileRunning({ child, output: () => output });
     await until('acquiro serve answering GET /health', () => fetch(`http://127.0.0.1:${port}/health`).then((r) => r.ok, () => false), { ...serving, withinMs: 90_000, everyMs: 100 });
     // The ready line follows /health's first 200 by a moment.
     await until('the ready line', () => output.includes('acquiro is ready'), { ...serving, withinMs: deadline - Date.now(), everyMs: 50 });
