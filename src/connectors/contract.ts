@@ -5,7 +5,7 @@
 // gives one answer while another attempt's key is answered on its own card, and a call whose
 // deadline has passed (its abort signal) ends soon.
 import { describe, expect, it } from 'vitest';
-import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector, DeclineReason } from './port.ts';
+import type { AuthoriseOutcome, AuthoriseRequest, CardDetails, Connector, Credentials, DeclineReason } from './port.ts';
 
 export interface ContractFixtures {
   /** Cards this processor's test environment approves, declines, and challenges (3-D Secure). */
@@ -14,6 +14,8 @@ export interface ContractFixtures {
   readonly challengeCard?: CardDetails;
   /** A payment method the connector offers as a redirect, if any. */
   readonly redirectMethod?: string;
+  /** The test environment's merchant connection, for a connector that polls disputes by credentials (`disputesBy`). */
+  readonly credentials?: Credentials;
 }
 
 const DECLINE_REASONS: readonly DeclineReason[] = [
@@ -193,7 +195,10 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
     });
 
     it.runIf(Boolean(connector.disputes))('answers a dispute poll with reports the core can place and a cursor to start the next from', async () => {
-      const first = await connector.disputes!({ cursor: null, signal: new AbortController().signal });
+      expect([undefined, 'connector', 'credentials']).toContain(connector.disputesBy);
+      // A feed per merchant connection is asked with its credentials; a connector's one feed with none.
+      const credentials = connector.disputesBy === 'credentials' ? (fixtures.credentials ?? {}) : {};
+      const first = await connector.disputes!({ cursor: null, credentials, signal: new AbortController().signal });
       if (!first.ok) return;
       expect(typeof first.value.cursor).toBe('string');
       for (const report of first.value.reports) {
@@ -202,7 +207,7 @@ export function connectorContract(name: string, make: () => Connector, fixtures:
         expect(Number.isSafeInteger(report.amount.minor) && report.amount.minor > 0).toBe(true);
       }
       // Its own cursor is one it reads again.
-      expect(typeof (await connector.disputes!({ cursor: first.value.cursor, signal: new AbortController().signal })).ok).toBe('boolean');
+      expect(typeof (await connector.disputes!({ cursor: first.value.cursor, credentials, signal: new AbortController().signal })).ok).toBe('boolean');
     });
   });
 }

@@ -180,9 +180,13 @@ export interface DisputeReport {
   readonly at: Date;
 }
 
-/** Asks for the dispute reports after `cursor` (null: from the first the acquirer keeps). */
-export interface DisputesRequest {
-  /** What the connector answered last time, kept by the core; opaque to it. */
+/**
+ * Asks for the dispute reports of one feed after `cursor` (null: from the first the acquirer
+ * keeps). `credentials`: the merchant connection's, when the connector's disputes come by
+ * credentials (`disputesBy`); empty for a connector's one feed.
+ */
+export interface DisputesRequest extends Deadlined {
+  /** What the connector answered last time for this feed, kept by the core; opaque to it. */
   readonly cursor: string | null;
   readonly signal: AbortSignal;
 }
@@ -336,6 +340,13 @@ export interface Connector {
    * `poll-disputes` task asks; docs/connectors.md, Disputes). Stateless: the cursor is the core's.
    */
   disputes?(request: DisputesRequest): Promise<Result<DisputeReports>>;
+  /**
+   * How its acquirer hands disputes out: `connector` (one feed for every merchant, asked without
+   * credentials; the default) or `credentials` (a feed per merchant connection: asked once for each
+   * distinct set of credentials stored on the accounts routed to it, with them, each feed with a
+   * cursor of its own).
+   */
+  readonly disputesBy?: 'connector' | 'credentials';
 }
 
 /**

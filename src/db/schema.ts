@@ -495,7 +495,19 @@ export const disputeCursors = pgTable('dispute_cursors', {
   createdAt: createdAt(),
 });
 
-/** Dispute reports not yet placed (docs/chargebacks.md, "Reports held"), tried again on each poll of their connector. */
+/** A merchant connection's dispute feed (a connector with `disputesBy: 'credentials'`): its id is a MAC of the connector and the credentials. */
+export const disputeFeeds = pgTable('dispute_feeds', {
+  id: text('id').primaryKey(),
+  connector: text('connector').notNull(),
+  cursor: text('cursor'),
+  /** Wall time; NULL: due at once. Also the lease of the worker polling (lease_token). */
+  nextPollAt: time('next_poll_at'),
+  leaseToken: text('lease_token'),
+  polledAt: time('polled_at'),
+  createdAt: createdAt(),
+});
+
+/** Dispute reports not yet placed (docs/chargebacks.md, "Reports held"), tried again on each poll of the feed that brought them. */
 export const heldDisputeReports = pgTable(
   'held_dispute_reports',
   {
@@ -513,6 +525,8 @@ export const heldDisputeReports = pgTable(
     /** Wall time of the poll that first held it, and of the last try. */
     heldAt: time('held_at').notNull(),
     triedAt: time('tried_at').notNull(),
+    /** The feed that brought it: '' for the connector's one feed, else a dispute_feeds id. */
+    feed: text('feed').notNull().default(''),
   },
   (t) => [primaryKey({ columns: [t.connector, t.connectorDisputeId, t.stage] })],
 );

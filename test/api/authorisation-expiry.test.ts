@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expireAuthorisations } from '../../src/app/capture/expire-authorisations.ts';
-import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { booksOf, capture, eventTypes, expectLedgerBalanced, orderOf, pay, paymentRow, scriptedProcessor } from '../support/lifecycle.ts';
+import { routeAccount } from '../support/routing.ts';
 
 const DAY = 86_400_000;
 const clock = new FakeClock(new Date());
@@ -105,11 +105,7 @@ describe('an account routed to another connector since', () => {
 
   it('still has its holds on the old connector voided on that connector\'s schedule', async () => {
     const shop = await alone.merchant({ captureMode: 'manual' });
-    const route = async (connector: string) => {
-      const routed = await runCommand(['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector], alone.gateway.deps);
-      expect(routed.exitCode, routed.stderr).toBe(0);
-      alone.gateway.server.directory.forget();
-    };
+    const route = (connector: string) => routeAccount(alone, shop, connector);
     // Taken on `capped`, which no account uses once this one is routed back to the simulator.
     await route('capped');
     const held = await pay(shop, { amount: '12.00' });

@@ -1,19 +1,29 @@
-// Disputes (chargebacks) and where each connector's next poll for them starts. A dispute row is
+// Disputes (chargebacks) and where each feed's next poll for them starts. A dispute row is
 // written only from its machine's Entry or Transition (DISPUTE_MACHINE), where the row still is in
-// the move's `from` state. The cursor row of a connector is leased by the worker polling it
-// (leaseDue on DISPUTE_POLLS), and moved on only by the transaction that records the reports the
-// poll brought, and only while that worker still holds it.
-import { and, eq, inArray, sql } from 'drizzle-orm';
+// the move's `from` state. The cursor row of a feed is leased by the worker polling it (leaseDue
+// on DISPUTE_POLLS or DISPUTE_FEED_POLLS), and moved on only by the transaction that records the
+// reports the poll brought, and only while that worker still holds it.
+import { and, asc, eq, inArray, isNotNull, sql, type SQL } from 'drizzle-orm';
 import type { DisputeStatus } from '../../domain/disputes.ts';
 import type { Entry, Transition } from '../../domain/state-machine.ts';
-import type { Executor } from '../client.ts';
-import { accounts, disputeCursors, disputes, payments, type DisputeRow, type PaymentRow } from '../schema.ts';
+import { rowsOf, type Executor } from '../client.ts';
+import { accounts, disputeCursors, disputeFeeds, disputes, payments, type AccountRow, type DisputeRow, type PaymentRow } from '../schema.ts';
 import { lease, leaseDue, type LeaseClocks, type LeaseQueue } from './leases.ts';
 
 /**
- * One row per connector, due at once (next_poll_at NULL) unless a worker's lease holds it: the
- * task's own interval paces the polls. Kept out of QUEUES on purpose: a cursor is always due,
- * and /metrics reads QUEUES as backlogs that should drain.
+ * Where a dispute feed's cursor lives (migration 0035): a connector's one feed in `dispute_cursors`,
+ * by connector; a merchant connection's (`disputesBy: 'credentials'`) in `dispute_feeds`, by the
+ * MAC that names its credentials. `key` is '' for the connector's one feed.
+ */
+export interface DisputeFeed {
+  readonly connector: string;
+  readonly key: string;
+}
+
+/**
+ * One row per feed, due at once (next_poll_at NULL) unless a worker's lease holds it: the task's
+ * own interval paces the polls. Kept out of QUEUES on purpose: a cursor is always due, and
+ * /metrics reads QUEUES as backlogs that should drain.
  */
 export const DISPUTE_POLLS = {
   table: 'dispute_cursors',
@@ -26,6 +36,14 @@ export const DISPUTE_POLLS = {
   countsAttempts: false,
   scopeColumn: 'connector',
 } as const satisfies LeaseQueue;
+
+export const DISPUTE_FEED_POLLS = { ...DISPUTE_POLLS, table: 'dispute_feeds', keyColumn: 'id', scopeColumn: 'id' } as const satisfies LeaseQueue;
+
+/** The feed's queue and the key of its row there. */
+function rowOf(feed: DisputeFeed): { queue: LeaseQueue; table: SQL; key: SQL; id: string } {
+  const queue = feed.key === '' ? DISPUTE_POLLS : DISPUTE_FEED_POLLS;
+  return { queue, table: sql.raw(queue.table), key: sql.raw(queue.keyColumn), id: feed.key === '' ? feed.connector : feed.key };
+}
 
 /** The ids of the connector's payments with these references (a reference no payment has is left out). */
 export async function paymentIdsByReference(db: Executor, connector: string, references: readonly string[]): Promise<Map<string, string>> {
@@ -43,38 +61,47 @@ export async function connectorsInUse(db: Executor): Promise<string[]> {
   return rows.map((row) => row.connector).sort();
 }
 
-/** The connector's cursor row, made on its first poll (no cursor: from the first report). */
-export async function ensureCursor(db: Executor, connector: string): Promise<void> {
-  await db.insert(disputeCursors).values({ connector }).onConflictDoNothing();
+/** The accounts routed to `connector` that store credentials (sealed, as stored): each names the feed its credentials open to. */
+export async function accountsWithCredentials(db: Executor, connector: string): Promise<AccountRow[]> {
+  return db
+    .select()
+    .from(accounts)
+    .where(and(eq(accounts.connector, connector), isNotNull(accounts.connectorCredentials)))
+    .orderBy(asc(accounts.id));
 }
 
-/** Leases the connector's cursor for `leaseMs` of wall time; null when another worker holds it. */
-export async function leaseCursor(db: Executor, clocks: LeaseClocks, connector: string, leaseMs: number, token: string): Promise<{ cursor: string | null } | null> {
-  const [row] = await leaseDue<{ cursor: string | null }>(db, DISPUTE_POLLS, lease(clocks, leaseMs, token), 1, { scope: connector });
+/** The feed's cursor row, made on its first poll (no cursor: from the first report). */
+export async function ensureCursor(db: Executor, feed: DisputeFeed): Promise<void> {
+  if (feed.key === '') await db.insert(disputeCursors).values({ connector: feed.connector }).onConflictDoNothing();
+  else await db.insert(disputeFeeds).values({ id: feed.key, connector: feed.connector }).onConflictDoNothing();
+}
+
+/** Leases the feed's cursor for `leaseMs` of wall time; null when another worker holds it. */
+export async function leaseCursor(db: Executor, clocks: LeaseClocks, feed: DisputeFeed, leaseMs: number, token: string): Promise<{ cursor: string | null } | null> {
+  const { queue, id } = rowOf(feed);
+  const [row] = await leaseDue<{ cursor: string | null }>(db, queue, lease(clocks, leaseMs, token), 1, { scope: id });
   return row ?? null;
 }
 
 /** Locks the cursor while `token` still holds it; false when the lease ran out and another took it. */
-export async function lockOwnCursor(tx: Executor, connector: string, token: string): Promise<boolean> {
-  const rows = await tx
-    .select({ connector: disputeCursors.connector })
-    .from(disputeCursors)
-    .where(and(eq(disputeCursors.connector, connector), eq(disputeCursors.leaseToken, token)))
-    .for('update');
+export async function lockOwnCursor(tx: Executor, feed: DisputeFeed, token: string): Promise<boolean> {
+  const { table, key, id } = rowOf(feed);
+  const rows = await rowsOf(tx, sql`SELECT 1 FROM ${table} WHERE ${key} = ${id} AND lease_token = ${token} FOR UPDATE`);
   return rows.length > 0;
 }
 
 /** Holds the lease `until` then, while `token` still holds it (a poll recording part by part). */
-export async function renewCursorLease(tx: Executor, connector: string, token: string, until: Date): Promise<void> {
-  await tx
-    .update(disputeCursors)
-    .set({ nextPollAt: until })
-    .where(and(eq(disputeCursors.connector, connector), eq(disputeCursors.leaseToken, token)));
+export async function renewCursorLease(tx: Executor, feed: DisputeFeed, token: string, until: Date): Promise<void> {
+  const { table, key, id } = rowOf(feed);
+  await tx.execute(sql`UPDATE ${table} SET next_poll_at = ${until.toISOString()}::timestamptz WHERE ${key} = ${id} AND lease_token = ${token}`);
 }
 
 /** Moves the cursor on and lets go of the lease (due again at once). */
-export async function advanceCursor(tx: Executor, connector: string, cursor: string, polledAt: Date): Promise<void> {
-  await tx.update(disputeCursors).set({ cursor, nextPollAt: null, leaseToken: null, polledAt }).where(eq(disputeCursors.connector, connector));
+export async function advanceCursor(tx: Executor, feed: DisputeFeed, cursor: string, polledAt: Date): Promise<void> {
+  const { table, key, id } = rowOf(feed);
+  await tx.execute(
+    sql`UPDATE ${table} SET cursor = ${cursor}, next_poll_at = NULL, lease_token = NULL, polled_at = ${polledAt.toISOString()}::timestamptz WHERE ${key} = ${id}`,
+  );
 }
 
 /** Locks the payment a report names by its reference at the processor; null when none has it. */

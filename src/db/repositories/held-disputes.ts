@@ -1,32 +1,34 @@
 // Dispute reports the gateway could not place when their poll brought them (docs/chargebacks.md,
 // "Reports held"). The acquirer hands each report out once, so one the core skips is kept here, in
-// the transaction that moves the cursor past it, and offered again with each later poll of its
-// connector. Only the worker holding the connector's cursor writes them (under its lock).
+// the transaction that moves the cursor past it, and offered again with each later poll of the feed
+// that brought it. Only the worker holding that feed's cursor writes them (under its lock).
 import { and, asc, eq, sql } from 'drizzle-orm';
 import type { DisputeReport } from '../../connectors/port.ts';
 import type { Executor } from '../client.ts';
+import type { DisputeFeed } from './disputes.ts';
 import { heldDisputeReports, type HeldDisputeReportRow } from '../schema.ts';
 
 /**
- * The connector's held reports that a poll offers again with its own: the longest untried first,
- * so that each is tried in its turn however many stay held (a try moves it to the back).
+ * The feed's held reports that a poll offers again with its own: the longest untried first, so
+ * that each is tried in its turn however many stay held (a try moves it to the back).
  */
-export async function heldReports(db: Executor, connector: string, limit: number): Promise<DisputeReport[]> {
+export async function heldReports(db: Executor, feed: DisputeFeed, limit: number): Promise<DisputeReport[]> {
   const rows = await db
     .select()
     .from(heldDisputeReports)
-    .where(eq(heldDisputeReports.connector, connector))
+    .where(and(eq(heldDisputeReports.connector, feed.connector), eq(heldDisputeReports.feed, feed.key)))
     .orderBy(asc(heldDisputeReports.triedAt), asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connectorDisputeId), asc(heldDisputeReports.stage))
     .limit(limit);
   return rows.map(reportOf);
 }
 
-/** Holds a report the core skipped, or counts one more try of one held already. */
-export async function holdReport(tx: Executor, connector: string, report: DisputeReport, skipReason: string, now: Date): Promise<void> {
+/** Holds a report the core skipped, or counts one more try of one held already (by the feed that first held it). */
+export async function holdReport(tx: Executor, feed: DisputeFeed, report: DisputeReport, skipReason: string, now: Date): Promise<void> {
   await tx
     .insert(heldDisputeReports)
     .values({
-      connector,
+      connector: feed.connector,
+      feed: feed.key,
       connectorDisputeId: report.disputeId,
       stage: report.stage,
       paymentReference: report.paymentReference,

@@ -35,7 +35,7 @@ export interface Lease {
 }
 
 export interface LeaseQueue {
-  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts' | 'dispute_cursors';
+  readonly table: 'payments' | 'payment_operations' | 'refunds' | 'events' | 'subscriptions' | 'subscription_charges' | 'payouts' | 'dispute_cursors' | 'dispute_feeds';
   /** The table's key column; `id` when absent. */
   readonly keyColumn?: string;
   /**
