@@ -211,6 +211,26 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
     await pollDisputes(deps());
     expect(acmePolls(from).map((poll) => poll.key)).toEqual(['ak_live_connection_a_rotated', B.api_key]);
     expect(gw.logs.text).toMatch(new RegExp(`"accountId":"${broken.ids.account_id}","connector":"acme".*its dispute feed is not polled`));
+
+    // The operator's view: each feed with its accounts and last poll, and the account left out.
+    const listed = await runCommand(['disputes', 'feeds', '--json'], deps());
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    const { feeds, unopened } = JSON.parse(listed.stdout) as { feeds: { connector: string; by: string; feed: string | null; accounts: string[]; polled_at: string | null }[]; unopened: unknown[] };
+    const rotated = { api_key: 'ak_live_connection_a_rotated', region: 'eu' };
+    const inOrder = <T extends { connector: string; feed: string | null }>(list: T[]) => list.sort((a, b) => `${a.connector} ${a.feed}`.localeCompare(`${b.connector} ${b.feed}`));
+    expect(inOrder(feeds.map(({ connector, by, feed, accounts }) => ({ connector, by, feed, accounts: [...accounts].sort() })))).toEqual(
+      inOrder([
+        { connector: 'acme', by: 'credentials', feed: feedKey(deps().vault, 'acme', rotated), accounts: [shopA.ids.account_id, shopA2.ids.account_id].sort() },
+        { connector: 'acme', by: 'credentials', feed: feedKey(deps().vault, 'acme', B), accounts: [shopB.ids.account_id] },
+        { connector: 'simulator', by: 'connector', feed: null, accounts: [] },
+      ]),
+    );
+    expect(feeds.every((feed) => feed.polled_at !== null)).toBe(true);
+    expect(unopened).toEqual([{ connector: 'acme', account_id: broken.ids.account_id, error: 'vault key retired-key is not configured' }]);
+    expect(listed.stdout).not.toContain('ak_live');
+    const human = await runCommand(['disputes', 'feeds'], deps());
+    expect(human.stdout).toContain(`${feedKey(deps().vault, 'acme', B).slice(0, 12)}…`);
+    expect(human.stdout).toContain(`account ${broken.ids.account_id} on acme: its credentials cannot be opened (vault key retired-key is not configured); its feed is not polled`);
   });
 });
 

@@ -3,7 +3,7 @@
 // merchant connection's disputes apart (`disputesBy: 'credentials'`), one feed per distinct set of
 // credentials stored on the accounts routed to it, asked with them.
 import type { Connector, Credentials } from '../../connectors/port.ts';
-import { accountsWithCredentials, type DisputeFeed } from '../../db/repositories/disputes.ts';
+import { accountsWithCredentials, connectorsInUse, cursorOf, type DisputeFeed } from '../../db/repositories/disputes.ts';
 import type { Deps } from '../context.ts';
 import { credentialsFor } from '../merchants/connector.ts';
 import type { Vault } from '../vault.ts';
@@ -12,28 +12,39 @@ import type { Vault } from '../vault.ts';
 export interface PolledFeed {
   readonly feed: DisputeFeed;
   readonly credentials: Credentials;
+  /** The accounts whose credentials name it (none listed for a connector's one feed: all of its accounts). */
+  readonly accounts: readonly string[];
 }
 
 const NONE: Credentials = Object.freeze({});
 
-/** The connector's feeds, in the order of their keys. */
-export async function feedsOf(deps: Pick<Deps, 'database' | 'vault' | 'log'>, name: string, connector: Connector): Promise<PolledFeed[]> {
-  if (connector.disputesBy !== 'credentials') return [{ feed: { connector: name, key: '' }, credentials: NONE }];
-  const feeds = new Map<string, PolledFeed>();
+/** The connector's feeds, in the order of their keys, and the accounts whose credentials could not be opened. */
+export interface Feeds {
+  readonly feeds: readonly PolledFeed[];
+  /** Sealed under a vault key no longer configured, or damaged: their feed cannot be asked. */
+  readonly unopened: readonly { readonly accountId: string; readonly error: unknown }[];
+}
+
+export async function feedsOf(deps: Pick<Deps, 'database' | 'vault'>, name: string, connector: Connector): Promise<Feeds> {
+  if (connector.disputesBy !== 'credentials') return { feeds: [{ feed: { connector: name, key: '' }, credentials: NONE, accounts: [] }], unopened: [] };
+  const feeds = new Map<string, PolledFeed & { accounts: string[] }>();
+  const unopened: { accountId: string; error: unknown }[] = [];
   for (const account of await accountsWithCredentials(deps.database.db, name)) {
     let credentials: Credentials;
     try {
       credentials = credentialsFor(deps, account, name);
     } catch (error) {
-      // One account sealed under a vault key no longer configured must not stop every other feed.
-      deps.log.error({ accountId: account.id, connector: name, err: error }, "the account's connector credentials could not be opened: its dispute feed is not polled");
+      // One account that cannot be opened must not stop every other feed.
+      unopened.push({ accountId: account.id, error });
       continue;
     }
     if (Object.keys(credentials).length === 0) continue;
     const key = feedKey(deps.vault, name, credentials);
-    if (!feeds.has(key)) feeds.set(key, { feed: { connector: name, key }, credentials });
+    const known = feeds.get(key);
+    if (known) known.accounts.push(account.id);
+    else feeds.set(key, { feed: { connector: name, key }, credentials, accounts: [account.id] });
   }
-  return [...feeds.values()].sort((a, b) => (a.feed.key < b.feed.key ? -1 : 1));
+  return { feeds: [...feeds.values()].sort((a, b) => (a.feed.key < b.feed.key ? -1 : 1)), unopened };
 }
 
 /**
@@ -43,4 +54,43 @@ export async function feedsOf(deps: Pick<Deps, 'database' | 'vault' | 'log'>, na
 export function feedKey(vault: Pick<Vault, 'mac'>, connector: string, credentials: Credentials): string {
   const entries = Object.entries(credentials).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   return vault.mac('dispute feed', JSON.stringify([connector, entries]));
+}
+
+/** A feed as `acquiro disputes feeds` shows it: its accounts and its cursor row's times, never its credentials. */
+export interface FeedView {
+  readonly connector: string;
+  /** `connector`: the connector's one feed; `credentials`: a merchant connection's. */
+  readonly by: 'connector' | 'credentials';
+  /** The MAC that names a merchant connection's feed (its `dispute_feeds` row); null for a connector's one feed. */
+  readonly feed: string | null;
+  readonly accounts: readonly string[];
+  /** When its cursor last moved on (null: never polled with an answer yet). */
+  readonly polled_at: Date | null;
+  /** While a worker is polling it: until when its lease holds. */
+  readonly leased_until: Date | null;
+}
+
+/** Every feed the poll asks now, connector by connector, and the accounts left out (`acquiro disputes feeds`). */
+export async function listFeeds(deps: Pick<Deps, 'database' | 'vault' | 'connectors' | 'wallClock'>): Promise<{ feeds: FeedView[]; unopened: { connector: string; account_id: string; error: string }[] }> {
+  const views: FeedView[] = [];
+  const left: { connector: string; account_id: string; error: string }[] = [];
+  const now = deps.wallClock.now();
+  for (const name of await connectorsInUse(deps.database.db)) {
+    const connector = deps.connectors.get(name);
+    if (!connector?.disputes) continue;
+    const { feeds, unopened } = await feedsOf(deps, name, connector);
+    for (const { feed, accounts } of feeds) {
+      const row = await cursorOf(deps.database.db, feed);
+      views.push({
+        connector: name,
+        by: feed.key === '' ? 'connector' : 'credentials',
+        feed: feed.key === '' ? null : feed.key,
+        accounts,
+        polled_at: row?.polledAt ?? null,
+        leased_until: row?.nextPollAt && row.nextPollAt > now ? row.nextPollAt : null,
+      });
+    }
+    left.push(...unopened.map(({ accountId, error }) => ({ connector: name, account_id: accountId, error: error instanceof Error ? error.message : String(error) })));
+  }
+  return { feeds: views, unopened: left };
 }

@@ -38,7 +38,11 @@ export async function pollDisputes(deps: Deps, perTransaction = REPORTS_PER_TRAN
     const connector = deps.connectors.get(name);
     if (!connector?.disputes) continue;
     const poll = connector.disputes.bind(connector);
-    for (const feed of await feedsOf(deps, name, connector)) recorded += await pollFeed(deps, feed, poll, perTransaction);
+    const { feeds, unopened } = await feedsOf(deps, name, connector);
+    for (const { accountId, error } of unopened) {
+      deps.log.error({ accountId, connector: name, err: error }, "the account's connector credentials could not be opened: its dispute feed is not polled");
+    }
+    for (const feed of feeds) recorded += await pollFeed(deps, feed, poll, perTransaction);
   }
   return recorded;
 }

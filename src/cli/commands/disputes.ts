@@ -1,7 +1,7 @@
 // `acquiro disputes held`: the dispute reports the gateway could not place against a payment yet
-// (docs/chargebacks.md, "Reports held"). Each poll of their connector offers them again; one that
-// stays is for the operator to take up with the acquirer, and `disputes forget` lets go of it
-// once that is settled.
+// (docs/chargebacks.md, "Reports held"). Each poll of their feed offers them again; one that stays
+// is for the operator to take up with the acquirer, and `disputes forget` lets go of it once that
+// is settled. `acquiro disputes feeds`: the feeds the poll asks (docs/connectors.md, "Disputes").
 import { CommanderError, type Command } from 'commander';
 import { formatAmount } from '../../domain/money.ts';
 import { show, table, type CommandContext } from '../io.ts';
@@ -31,6 +31,28 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
         tried_at: row.triedAt.toISOString(),
       }));
       show(ctx, Boolean(opts.json), rows, () => (rows.length === 0 ? 'no dispute report is held' : table(rows)));
+    });
+  disputes
+    .command('feeds')
+    .description("list the dispute feeds the poll asks: each connector's one, or one per merchant connection's credentials, with their accounts and when each was last polled")
+    .option('--json', 'print JSON')
+    .action(async (opts: { json?: boolean }) => {
+      const deps = await ctx.deps();
+      if (!deps.connectors) throw new Error('the connectors are not loaded');
+      const { listFeeds } = await import('../../app/disputes/feeds.ts');
+      const listed = await listFeeds({ ...deps, connectors: deps.connectors });
+      const { feeds, unopened } = listed;
+      const rows = feeds.map((feed) => ({
+        connector: feed.connector,
+        // The MAC's first characters tell feeds apart on a screen; --json gives it whole.
+        feed: feed.feed === null ? "(the connector's)" : `${feed.feed.slice(0, 12)}…`,
+        accounts: feed.by === 'connector' ? '(all)' : feed.accounts.join(', '),
+        polled_at: feed.polled_at ?? 'never',
+        leased_until: feed.leased_until ?? '',
+      }));
+      const left = unopened.map((account) => `account ${account.account_id} on ${account.connector}: its credentials cannot be opened (${account.error}); its feed is not polled`);
+      const human = () => [rows.length === 0 ? 'no connector in use polls disputes' : table(rows), ...left].join('\n');
+      show(ctx, Boolean(opts.json), listed, human);
     });
   disputes
     .command('forget')

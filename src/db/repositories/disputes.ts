@@ -76,6 +76,14 @@ export async function ensureCursor(db: Executor, feed: DisputeFeed): Promise<voi
   else await db.insert(disputeFeeds).values({ id: feed.key, connector: feed.connector }).onConflictDoNothing();
 }
 
+/** The feed's cursor row as it stands (null before its first poll). */
+export async function cursorOf(db: Executor, feed: DisputeFeed): Promise<{ polledAt: Date | null; nextPollAt: Date | null } | null> {
+  const { table, key, id } = rowOf(feed);
+  const [row] = await rowsOf<{ polled_at: Date | string | null; next_poll_at: Date | string | null }>(db, sql`SELECT polled_at, next_poll_at FROM ${table} WHERE ${key} = ${id}`);
+  const date = (value: Date | string | null) => (value === null ? null : new Date(value));
+  return row ? { polledAt: date(row.polled_at), nextPollAt: date(row.next_poll_at) } : null;
+}
+
 /** Leases the feed's cursor for `leaseMs` of wall time; null when another worker holds it. */
 export async function leaseCursor(db: Executor, clocks: LeaseClocks, feed: DisputeFeed, leaseMs: number, token: string): Promise<{ cursor: string | null } | null> {
   const { queue, id } = rowOf(feed);
