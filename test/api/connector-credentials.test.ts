@@ -2,8 +2,6 @@
 // reach its connector on every call made for it: the authorisation, the capture, the refund
 // (docs/connectors.md, Credentials). Another account's calls carry its own, or none; a payment
 // taken on the connector an account was routed away from never gets the new connector's keys.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Connectors } from '../../src/app/context.ts';
 import type { Connector, Credentials } from '../../src/connectors/port.ts';
@@ -12,7 +10,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import type { SignedClient } from '../support/client.ts';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
 import { capture, pay, refund } from '../support/lifecycle.ts';
-import { tempDir } from '../support/temp.ts';
+import { setConnector } from '../support/routing.ts';
 import { until } from '../support/until.ts';
 
 /** Every call a connector was handed, by its name and the payment it was for, with its credentials. */
@@ -46,16 +44,9 @@ beforeAll(async () => {
 afterAll(() => gw?.close());
 
 async function route(shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<string> {
-  const argv = ['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector];
-  if (credentials) {
-    const path = join(tempDir('acquiro-creds-'), 'credentials.json');
-    writeFileSync(path, JSON.stringify(credentials), { mode: 0o600 });
-    argv.push('--credentials-file', path);
-  }
-  const set = await runCommand(argv, gw.gateway.deps);
-  expect([set.exitCode, set.stderr]).toEqual([0, '']);
+  const printed = await setConnector(gw, shop, connector, credentials);
   await seenByGateway(shop);
-  return set.stdout;
+  return printed;
 }
 
 /**

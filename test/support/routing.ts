@@ -10,7 +10,8 @@ import type { SignedClient } from './client.ts';
 import type { TestGateway } from './gateway.ts';
 import { tempDir } from './temp.ts';
 
-export async function routeAccount(gw: TestGateway, shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<void> {
+/** `acquiro accounts connector set` for the account, checked to succeed; answers what it printed. */
+export async function setConnector(gw: TestGateway, shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<string> {
   const argv = ['accounts', 'connector', 'set', '--merchant-id', shop.ids.merchant_id, '--account-id', shop.ids.account_id, '--connector', connector];
   if (credentials) {
     const path = join(tempDir('acquiro-creds-'), 'credentials.json');
@@ -19,5 +20,11 @@ export async function routeAccount(gw: TestGateway, shop: SignedClient, connecto
   }
   const routed = await runCommand(argv, gw.gateway.deps);
   expect([routed.exitCode, routed.stderr]).toEqual([0, '']);
+  return routed.stdout;
+}
+
+/** setConnector, then the gateway's account cache emptied: its next request is routed as stored. */
+export async function routeAccount(gw: TestGateway, shop: SignedClient, connector: string, credentials?: Record<string, string>): Promise<void> {
+  await setConnector(gw, shop, connector, credentials);
   gw.gateway.server.directory.forget();
 }
