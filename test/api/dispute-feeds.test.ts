@@ -185,18 +185,32 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
     expect(forgot.stdout).toContain('forgot 1 held report(s) of dispute dp-unplaced');
   });
 
-  it('starts a new feed from the first report when the credentials change, and no longer asks the old one', async () => {
+  it('starts a new feed from the first report when the credentials change, and no longer asks the old one; its held reports are offered still', async () => {
+    // Held on A's feed, which the rotation below leaves unpolled.
+    const a0 = await pay(shopA);
+    const report = await disputeAt(A.api_key, a0, 'dp-held-before-rotation');
+    atAcquirer.set(A.api_key, [...atAcquirer.get(A.api_key)!.slice(0, -1), { ...report, paymentReference: 'not-yet-known' }]);
+    await pollDisputes(deps());
+    const held = () => gw.database.query<{ feed: string; attempts: number }>(`SELECT feed, attempts FROM held_dispute_reports WHERE connector_dispute_id = 'dp-held-before-rotation'`);
+    expect(await held()).toEqual([{ feed: feedKey(deps().vault, 'acme', A), attempts: 1 }]);
+
     const rotated = { api_key: 'ak_live_connection_a_rotated', region: 'eu' };
     await routeAccount(gw, shopA, 'acme', rotated);
     await routeAccount(gw, shopA2, 'acme', rotated);
-    // The same merchant connection at the acquirer, under a new key: the reports it kept so far.
-    atAcquirer.set(rotated.api_key, [...atAcquirer.get(A.api_key)!]);
+    // The same merchant connection at the acquirer, under a new key: the reports it kept so far,
+    // but for the one held, which only the adopting poll can bring back.
+    atAcquirer.set(rotated.api_key, atAcquirer.get(A.api_key)!.filter((kept) => kept.disputeId !== 'dp-held-before-rotation'));
     const from = asked.length;
     expect(await pollDisputes(deps())).toBe(0);
     expect(acmePolls(from)).toEqual([
       { key: rotated.api_key, cursor: null },
       { key: B.api_key, cursor: '4' },
     ]);
+    // Offered again by a feed still polled, and that feed's from now on.
+    const [adopted] = await held();
+    expect(adopted!.attempts).toBe(2);
+    expect([feedKey(deps().vault, 'acme', rotated), feedKey(deps().vault, 'acme', B)]).toContain(adopted!.feed);
+    await runCommand(['disputes', 'forget', '--connector', 'acme', '--dispute-id', 'dp-held-before-rotation'], deps());
     const a = await pay(shopA);
     await disputeAt(rotated.api_key, a);
     expect(await pollDisputes(deps())).toBe(1);

@@ -42,12 +42,20 @@ export async function pollDisputes(deps: Deps, perTransaction = REPORTS_PER_TRAN
     for (const { accountId, error } of unopened) {
       deps.log.error({ accountId, connector: name, err: error }, "the account's connector credentials could not be opened: its dispute feed is not polled");
     }
-    for (const feed of feeds) recorded += await pollFeed(deps, feed, poll, perTransaction);
+    // The first feed's poll also offers the held reports of feeds no longer polled (heldReports).
+    const current = feeds.map(({ feed }) => feed.key);
+    for (const [i, feed] of feeds.entries()) recorded += await pollFeed(deps, feed, poll, perTransaction, i === 0 ? current : undefined);
   }
   return recorded;
 }
 
-async function pollFeed(deps: Deps, { feed, credentials }: PolledFeed, poll: NonNullable<Connector['disputes']>, perTransaction: number): Promise<number> {
+async function pollFeed(
+  deps: Deps,
+  { feed, credentials }: PolledFeed,
+  poll: NonNullable<Connector['disputes']>,
+  perTransaction: number,
+  adopting?: readonly string[],
+): Promise<number> {
   const db = deps.database.db;
   const { connector } = feed;
   // The feed's name (a MAC, never the credentials) says which merchant connection a line is about.
@@ -63,7 +71,7 @@ async function pollFeed(deps: Deps, { feed, credentials }: PolledFeed, poll: Non
     return 0;
   }
   // Held reports go before the poll's own: they came first (an opening held before its reversal).
-  const kept = await heldReports(db, feed, HELD_PER_POLL);
+  const kept = await heldReports(db, feed, HELD_PER_POLL, adopting);
   const offered = [...kept.map((report) => ({ report, held: true })), ...answer.value.reports.map((report) => ({ report, held: false }))];
   // Recorded in their payments' id order, the order the refund batch's statements lock several
   // payments in (its claim and its lock, ORDER BY p.id): in the acquirer's order, this transaction

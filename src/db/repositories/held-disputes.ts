@@ -2,7 +2,7 @@
 // "Reports held"). The acquirer hands each report out once, so one the core skips is kept here, in
 // the transaction that moves the cursor past it, and offered again with each later poll of the feed
 // that brought it. Only the worker holding that feed's cursor writes them (under its lock).
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, notInArray, or, sql } from 'drizzle-orm';
 import type { DisputeReport } from '../../connectors/port.ts';
 import type { Executor } from '../client.ts';
 import type { DisputeFeed } from './disputes.ts';
@@ -10,19 +10,23 @@ import { heldDisputeReports, type HeldDisputeReportRow } from '../schema.ts';
 
 /**
  * The feed's held reports that a poll offers again with its own: the longest untried first, so
- * that each is tried in its turn however many stay held (a try moves it to the back).
+ * that each is tried in its turn however many stay held (a try moves it to the back). `adopting`:
+ * the keys of the connector's feeds polled now, when this poll also takes the held reports of its
+ * connector's other feeds, those no account's credentials name any more (rotated keys): they
+ * would otherwise never be offered again.
  */
-export async function heldReports(db: Executor, feed: DisputeFeed, limit: number): Promise<DisputeReport[]> {
+export async function heldReports(db: Executor, feed: DisputeFeed, limit: number, adopting?: readonly string[]): Promise<DisputeReport[]> {
+  const ofFeed = eq(heldDisputeReports.feed, feed.key);
   const rows = await db
     .select()
     .from(heldDisputeReports)
-    .where(and(eq(heldDisputeReports.connector, feed.connector), eq(heldDisputeReports.feed, feed.key)))
+    .where(and(eq(heldDisputeReports.connector, feed.connector), adopting ? or(ofFeed, notInArray(heldDisputeReports.feed, [...adopting])) : ofFeed))
     .orderBy(asc(heldDisputeReports.triedAt), asc(heldDisputeReports.heldAt), asc(heldDisputeReports.connectorDisputeId), asc(heldDisputeReports.stage))
     .limit(limit);
   return rows.map(reportOf);
 }
 
-/** Holds a report the core skipped, or counts one more try of one held already (by the feed that first held it). */
+/** Holds a report the core skipped, or counts one more try of one held already, as the feed's that tried it. */
 export async function holdReport(tx: Executor, feed: DisputeFeed, report: DisputeReport, skipReason: string, now: Date): Promise<void> {
   await tx
     .insert(heldDisputeReports)
@@ -43,7 +47,8 @@ export async function holdReport(tx: Executor, feed: DisputeFeed, report: Disput
     })
     .onConflictDoUpdate({
       target: [heldDisputeReports.connector, heldDisputeReports.connectorDisputeId, heldDisputeReports.stage],
-      set: { skipReason, attempts: sql`${heldDisputeReports.attempts} + 1`, triedAt: now },
+      // Tried by another feed than the one that held it (one adopted, heldReports): now that one's.
+      set: { skipReason, attempts: sql`${heldDisputeReports.attempts} + 1`, triedAt: now, feed: feed.key },
     });
 }
 
