@@ -6,7 +6,8 @@
 // lock's own tests are in src/db/data-dir-lock.test.ts). The directory's files are readable by
 // their owner only. Directories start migrated (migratedDataDir) except where the files a first
 // start creates are checked. (PostgreSQL has locks of its own: these tests concern the embedded
-// database only.)
+// database only.) Each test has a data directory of its own, so they run at once: most of each is
+// waiting for a process to start or for a lease to run out.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -74,8 +75,8 @@ function modes(dir: string): [string, number][] {
   return found;
 }
 
-describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
-  it('holds against processes in another network and PID namespace: a command and a server here are refused, the data stays whole', async () => {
+describe.runIf(TEST_DB === 'pglite').concurrent('the data directory lock', () => {
+  it('holds against processes in another network and PID namespace: a command and a server here are refused, the data stays whole', async ({ expect }) => {
     const dataDir = await migratedDataDir();
     const owner = await serverInOtherNamespaces(dataDir);
     const token = readFileSync(join(dataDir, 'admin.token'), 'utf8');
@@ -103,7 +104,7 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
     }
   }, 240_000);
 
-  it('respects a lock that is being renewed, and takes it over only once its lease has run out', async () => {
+  it('respects a lock that is being renewed, and takes it over only once its lease has run out', async ({ expect }) => {
     const dataDir = await migratedDataDir();
     const first = await acquiro(['merchants', 'create', '--name', 'First', '--json'], { ACQUIRO_DATA_DIR: dataDir });
     expect(first.code).toBe(0);
@@ -138,7 +139,7 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
     expect(existsSync(lockOf(dataDir))).toBe(false); // released by the command when done
   }, 180_000);
 
-  it('is taken over from a killed server, whose data is all there', async () => {
+  it('is taken over from a killed server, whose data is all there', async ({ expect }) => {
     const dataDir = await migratedDataDir();
     const killed = await startServer({ ACQUIRO_DATA_DIR: dataDir, ...QUICK_TIMERS });
     // Its lock states the lease it renews within (ACQUIRO_DATA_DIR_LEASE), the one a taker waits out.
@@ -151,7 +152,7 @@ describe.runIf(TEST_DB === 'pglite')('the data directory lock', () => {
     expect(existsSync(lockOf(dataDir))).toBe(false);
   }, 180_000);
 
-  it('keeps every file of the directory readable by its owner only, while serving and after', async () => {
+  it('keeps every file of the directory readable by its owner only, while serving and after', async ({ expect }) => {
     const dataDir = tempDataDir();
     const server = await startServer({ ACQUIRO_DATA_DIR: dataDir });
     try {

@@ -1,17 +1,21 @@
-// Test file order: the files that start processes, a browser or a PostgreSQL of their own first,
-// longest first within each project; then vitest's order for the rest (project by project, failed
-// and slow files first once it has timings). A long file that starts last decides when the whole
-// run ends: the batch test that stops its own PostgreSQL waits a minute on a loaded machine.
+// Test file order: each project's files together, the projects one after the other; within a
+// project, the files that start processes, a browser or a PostgreSQL of their own first, longest
+// first, then vitest's order for the rest (failed and slow files first once it has timings). A long
+// file that starts last decides when the whole run ends: the batch test that stops its own
+// PostgreSQL waits a minute on a loaded machine.
 //
-// Files of one project run one after the other, not interleaved with another project's: vitest
-// keeps a worker (its loaded modules, its embedded databases) for the next file only when that
-// file is of the same project, and starts a new one otherwise. Interleaved, every process file
-// paid a new worker (1 to 4 s of CPU each, some forty of them a run, on a machine whose two cores
-// the suite keeps busy). The projects' process files go in the order of their total duration,
-// longest first, so that the postgres project's long restart tests do not start last.
+// Vitest keeps a worker (its loaded modules, its embedded databases) for the next file only when
+// that file is of the same project, and starts a new one otherwise: every change of project costs
+// each worker a new start (some 1.7 s of CPU to load the gateway's modules, and on PGlite a new
+// embedded database), on a machine whose two cores the suite keeps busy from start to end.
+// Interleaved, every process file paid one (some forty a run); with each project's process files
+// together but its other files after every project's process files, each project still started
+// its workers twice. The projects go in the order of their longest file, longest first, so that no
+// long file (a browser test, the postgres project's restart tests) starts near the end.
 //
 // Vitest's timings of a file are per project. A file it has none for (a fresh clone, a new file)
-// goes first within its project, as vitest does, larger files before smaller.
+// goes first within its project, as vitest does, larger files before smaller; on a fresh clone the
+// projects with more process files go first.
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -25,24 +29,22 @@ function startsProcesses(spec: TestSpecification): boolean {
 
 export class ProcessesFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const sorted = await super.sort(files);
-    const processes = sorted.filter(startsProcesses);
-    const rest = sorted.filter((spec) => !processes.includes(spec));
-    return [...(await this.byProject(processes)), ...rest];
+    const projects = new Map<string, TestSpecification[]>();
+    for (const spec of await super.sort(files)) projects.set(spec.project.name, [...(projects.get(spec.project.name) ?? []), spec]);
+    const longest = (specs: TestSpecification[]) => Math.max(0, ...specs.map((spec) => this.duration(spec) ?? 0));
+    const processFiles = (specs: TestSpecification[]) => specs.filter(startsProcesses).length;
+    const groups = [...projects.values()].sort((a, b) => longest(b) - longest(a) || processFiles(b) - processFiles(a));
+    const ordered = await Promise.all(
+      groups.map(async (group) => {
+        const processes = group.filter(startsProcesses);
+        return [...(await this.longestFirst(processes)), ...group.filter((spec) => !processes.includes(spec))];
+      }),
+    );
+    return ordered.flat();
   }
 
   private duration(spec: TestSpecification): number | undefined {
     return this.ctx.cache.getTestSpecificationResult(spec)?.duration;
-  }
-
-  /** Each project's files together, longest first; the projects by their files' total duration. */
-  private async byProject(files: TestSpecification[]): Promise<TestSpecification[]> {
-    const projects = new Map<string, TestSpecification[]>();
-    for (const spec of files) projects.set(spec.project.name, [...(projects.get(spec.project.name) ?? []), spec]);
-    const total = (specs: TestSpecification[]) => specs.reduce((sum, spec) => sum + (this.duration(spec) ?? 0), 0);
-    // On a fresh clone nothing has a duration yet: the project with more such files first.
-    const groups = [...projects.values()].sort((a, b) => total(b) - total(a) || b.length - a.length);
-    return (await Promise.all(groups.map((group) => this.longestFirst(group)))).flat();
   }
 
   /** Files without timings first (larger first), then the others by their last duration, longest first. */
