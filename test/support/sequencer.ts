@@ -15,7 +15,7 @@
 //
 // Vitest's timings of a file are per project. A file it has none for (a fresh clone, a new file)
 // goes first within its project, as vitest does, larger files before smaller; on a fresh clone the
-// projects with more process files go first.
+// browser's project goes first, then the projects with more process files.
 import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
@@ -32,8 +32,11 @@ export class ProcessesFirstSequencer extends BaseSequencer {
     const projects = new Map<string, TestSpecification[]>();
     for (const spec of await super.sort(files)) projects.set(spec.project.name, [...(projects.get(spec.project.name) ?? []), spec]);
     const longest = (specs: TestSpecification[]) => Math.max(0, ...specs.map((spec) => this.duration(spec) ?? 0));
+    // Without timings (a fresh clone, as in CI): the projects made of process files only (the
+    // browser's) first, whose files are long, then those with more process files.
     const processFiles = (specs: TestSpecification[]) => specs.filter(startsProcesses).length;
-    const groups = [...projects.values()].sort((a, b) => longest(b) - longest(a) || processFiles(b) - processFiles(a));
+    const share = (specs: TestSpecification[]) => processFiles(specs) / specs.length;
+    const groups = [...projects.values()].sort((a, b) => longest(b) - longest(a) || share(b) - share(a) || processFiles(b) - processFiles(a));
     const ordered = await Promise.all(
       groups.map(async (group) => {
         const processes = group.filter(startsProcesses);
