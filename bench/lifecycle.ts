@@ -85,7 +85,7 @@ export async function lifecycleLatencies(
   url: string,
   account: Account,
   rounds = { refund: 100, query: 200 },
-  vacuum: () => Promise<void> = async () => {},
+  betweenPhases: () => Promise<void> = async () => {},
 ): Promise<LifecycleFigures> {
   const orders = await prepareOrders(url, account);
   // The query first: the refund rounds update the same payment rows thousands of times. Each
@@ -93,10 +93,10 @@ export async function lifecycleLatencies(
   // path the server has not run yet pay its compilation and the engine's first plans (on PGlite
   // the first refund batch took twice the p50, and its p99 of 100 was the second one's).
   await queryTimes(url, account, orders, WARM_ROUNDS);
-  await vacuum();
+  await betweenPhases();
   const query = await queryTimes(url, account, orders, rounds.query);
   await refundTimes(url, account, orders, WARM_ROUNDS);
-  await vacuum();
+  await betweenPhases();
   const refund = await refundTimes(url, account, orders, rounds.refund);
   const figures = (times: number[]) => ({ p50: percentile(times, 50), p99: percentile(times, 99), rounds: times.length });
   return { refund: figures(refund), query: figures(query) };

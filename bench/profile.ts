@@ -75,7 +75,7 @@ async function profileBatches(target: BenchTarget): Promise<string> {
   const rounds = Number(process.env.BENCH_ROUNDS ?? (LOAD === 'refund' ? 100 : 200));
   const run = (n: number) => (LOAD === 'refund' ? refundTimes(url, account, orders, n) : queryTimes(url, account, orders, n));
   await run(10); // warm
-  await target.vacuum();
+  await target.betweenPhases();
   target.server.child.kill('SIGUSR2');
   const cpuBefore = cpuSeconds(target.server.child.pid!);
   const times = await run(rounds);

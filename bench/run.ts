@@ -176,9 +176,9 @@ async function twoProcesses(target: BenchTarget): Promise<number | undefined> {
   try {
     await peakRate(second.url, bodies(ids, secret, 2 * MOST_PER_SECOND), 2, CONNECTIONS); // warm the second process
     for (let round = 1; round <= ROUNDS; round++) {
-      await target.vacuum();
+      await target.betweenPhases();
       one.push(await peakRate(target.url, bodies(ids, secret, SECONDS * MOST_PER_SECOND), SECONDS, CONNECTIONS));
-      await target.vacuum();
+      await target.betweenPhases();
       two.push(await pairRate([target.url, second.url], ids, secret));
       log(`  round ${round}: one gateway ${one.at(-1)!.toFixed(0)}/s, two gateways ${two.at(-1)!.toFixed(0)}/s`);
     }
@@ -197,9 +197,9 @@ async function lifecyclePhase(target: BenchTarget): Promise<LifecycleFigures> {
   const { url, ids, secret } = target;
   const ips = await acquiro(['ips', 'add', '--merchant-id', ids.merchant_id, '--account-id', ids.account_id, '--cidr', '127.0.0.1'], target.env);
   if (ips.code !== 0) throw new Error(`acquiro ips add failed: ${ips.stderr}`);
-  await target.vacuum();
+  await target.betweenPhases();
   freshConnections();
-  const { result: lifecycle, p99, max } = await ownEventLoopDelay(() => lifecycleLatencies(url, { ...ids, secret }, undefined, target.vacuum));
+  const { result: lifecycle, p99, max } = await ownEventLoopDelay(() => lifecycleLatencies(url, { ...ids, secret }, undefined, target.betweenPhases));
   log(`  refund batch of 50, one at a time: p50 ${ms(lifecycle.refund.p50)} ms, p99 ${ms(lifecycle.refund.p99)} ms (${lifecycle.refund.rounds} batches)`);
   log(`  query of 100 orders, one at a time: p50 ${ms(lifecycle.query.p50)} ms, p99 ${ms(lifecycle.query.p99)} ms (${lifecycle.query.rounds} queries)`);
   log(`    the load generator's own event-loop delay meanwhile: p99 ${ms(p99)} ms, max ${ms(max)} ms`);
@@ -236,7 +236,7 @@ async function main() {
     const raws = { coalesced: new RawFigures(), alone: new RawFigures() };
     const pid = target.server.child.pid!;
     for (let round = 1; round <= ROUNDS; round++) {
-      await target.vacuum();
+      await target.betweenPhases();
       const payloads = bodies(ids, secret, SECONDS * MOST_PER_SECOND);
       const meter = cpuMeter(pid);
       const counted = await serverHotPath(url);
@@ -247,7 +247,7 @@ async function main() {
       databaseCpu.push(used.database);
       httpShared.push(perStatement(counted, await serverHotPath(url)));
       for (const sending of SENDINGS) {
-        await target.vacuum();
+        await target.betweenPhases();
         const client = cpuMeter();
         const counted = rawHotPath(raw);
         const rate = await rawRate(raw, ids, sending);
@@ -284,7 +284,7 @@ async function main() {
     const halves = { http: new HalfRate(), coalesced: new HalfRate(), alone: new HalfRate() };
     const delays: string[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      await target.vacuum();
+      await target.betweenPhases();
       const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
       freshConnections();
       const server = cpuMeter(pid);
@@ -292,7 +292,7 @@ async function main() {
       halves.http.add(result.result, p99, server(result.result.sent));
       delays.push(result.delay);
       for (const sending of SENDINGS) {
-        await target.vacuum();
+        await target.betweenPhases();
         const client = cpuMeter();
         const measured = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
         halves[sending].add(measured.result, measured.p99, client(measured.result.sent));

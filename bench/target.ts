@@ -28,13 +28,16 @@ export interface BenchTarget {
   readonly logFile: string;
   /** The same engine, raw, for the yardstick: PostgreSQL's schema, or PGlite's copy. */
   readonly raw: Database;
-  /** Reclaims dead rows between phases where nothing else would (PostgreSQL without autovacuum). */
-  vacuum(): Promise<void>;
+  /**
+   * Before each measured phase: reclaims dead rows where nothing else would (PostgreSQL without
+   * autovacuum), and starts every phase of PostgreSQL from a finished checkpoint (postgresTarget).
+   */
+  betweenPhases(): Promise<void>;
   /**
    * The raw phases are over. PGlite's copy is closed: it keeps its planner statistics as the
    * server's engine does, in rounds that hold the engine, and with it this process (the load
    * generator), for tens of milliseconds in its first idle moments, which were the batch phases.
-   * PostgreSQL's connection stays open for `vacuum`.
+   * PostgreSQL's connection stays open for `betweenPhases`.
    */
   rawDone(): Promise<void>;
   readonly notes: readonly string[];
@@ -100,6 +103,18 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
   const { ids, secret } = await createBenchMerchant(env);
   const raw = await openDatabase({ url: DATABASE_URL, searchPath: schema, poolSize: Number(poolSize) });
   const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'on';
+  // At full rate the phases write some 20 MB of WAL a second, so PostgreSQL starts a checkpoint
+  // every 25 s or so (max_wal_size's default 1 GB), on whichever phase is running; and each page
+  // first written after a checkpoint starts puts its whole image in the WAL. The phase a start
+  // falls on pays for it, at random: the raw statements' half-rate p99 went from 12 ms to 25-44 ms
+  // in the rounds one fell on. A checkpoint before every phase gives each side the same start,
+  // and a 6 s phase writes too little to reach the next one (the server's log then shows none
+  // but the bench's). docs/performance.md, "a sixteenth session". Needs a superuser or
+  // pg_checkpoint.
+  const checkpoints = await admin.query('CHECKPOINT').then(
+    () => true,
+    () => false,
+  );
   return {
     kind: 'postgres',
     url: server.url,
@@ -112,11 +127,15 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
     raw,
     // Without autovacuum, the phases' dead rows slow the next ones: vacuum between them, as
     // autovacuum would in any production database.
-    vacuum: async () => {
+    betweenPhases: async () => {
       if (!autovacuum) await raw.query('VACUUM payments, refunds, events, ledger_entries');
+      if (checkpoints) await raw.query('CHECKPOINT');
     },
     rawDone: async () => {},
-    notes: autovacuum ? [] : ['autovacuum is off on this PostgreSQL; the bench vacuums its tables between phases'],
+    notes: [
+      ...(autovacuum ? [] : ['autovacuum is off on this PostgreSQL; the bench vacuums its tables between phases']),
+      checkpoints ? 'each phase starts from a checkpoint' : 'CHECKPOINT refused (neither superuser nor pg_checkpoint): a phase may meet one that PostgreSQL starts',
+    ],
     cleanup: async () => {
       await raw.close();
       await server.stop();
@@ -153,7 +172,7 @@ async function pgliteTarget(options: TargetOptions): Promise<BenchTarget> {
     logFile,
     raw,
     // PGlite has no autovacuum either; the server's copy is out of reach while it runs, so neither is vacuumed.
-    vacuum: async () => {},
+    betweenPhases: async () => {},
     rawDone: closeRaw,
     notes: ['PGlite: one engine per process, no vacuum between phases; raw SQL runs on a copy of the data directory in the bench process'],
     cleanup: async () => {
