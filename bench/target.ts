@@ -104,11 +104,11 @@ async function postgresTarget(options: TargetOptions): Promise<BenchTarget> {
   const raw = await openDatabase({ url: DATABASE_URL, searchPath: schema, poolSize: Number(poolSize) });
   const autovacuum = (await admin.query<{ autovacuum: string }>('SHOW autovacuum')).rows[0]!.autovacuum === 'on';
   // At full rate the phases write some 20 MB of WAL a second, so PostgreSQL starts a checkpoint
-  // every 25 s or so (max_wal_size's default 1 GB), on whichever phase is running; and each page
-  // first written after a checkpoint starts puts its whole image in the WAL. The phase a start
-  // falls on pays for it, at random: the raw statements' half-rate p99 went from 12 ms to 25-44 ms
-  // in the rounds one fell on. A checkpoint before every phase gives each side the same start,
-  // and a 6 s phase writes too little to reach the next one (the server's log then shows none
+  // every 25 s or so (max_wal_size's default 1 GB) and runs one through most phases, on whichever
+  // side: each page first written after it starts puts its whole image in the WAL, and its closing
+  // fsyncs share the disk with the WAL's. The raw statements' half-rate p99 went from 12 ms to
+  // 25-44 ms in some rounds one ran in. A checkpoint before every phase gives each side the same
+  // start, and a 6 s phase writes too little to start another (the server's log then shows none
   // but the bench's). docs/performance.md, "a sixteenth session". Needs a superuser or
   // pg_checkpoint.
   const checkpoints = await admin.query('CHECKPOINT').then(
