@@ -90,6 +90,13 @@ async function disputeAt(apiKey: string, txn: Txn, id = `dp-${txn.transaction_id
   return report;
 }
 
+/** A dispute of `txn` in the feed of `apiKey` that names a reference no payment has: the poll holds it. */
+async function unplaceableAt(apiKey: string, txn: Txn, id: string): Promise<void> {
+  const report = await disputeAt(apiKey, txn, id);
+  atAcquirer.set(apiKey, [...atAcquirer.get(apiKey)!.slice(0, -1), { ...report, paymentReference: `no-payment-${id}` }]);
+}
+const heldReport = (id: string) => gw.database.query<{ feed: string; attempts: number }>('SELECT feed, attempts FROM held_dispute_reports WHERE connector_dispute_id = $1', [id]);
+
 const disputesOf = (txn: Txn) =>
   gw.database.query<{ merchant_id: string; connector_dispute_id: string; amount: number }>(
     'SELECT merchant_id, connector_dispute_id, amount::int AS amount FROM disputes WHERE payment_id = $1',
@@ -172,27 +179,21 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
   });
 
   it('holds a report its feed cannot place and offers it again only with the polls of that feed', async () => {
-    const b = await pay(shopB);
-    const report = await disputeAt(B.api_key, b, 'dp-unplaced');
-    atAcquirer.set(B.api_key, [...atAcquirer.get(B.api_key)!.slice(0, -1), { ...report, paymentReference: 'no-such-reference' }]);
+    await unplaceableAt(B.api_key, await pay(shopB), 'dp-unplaced');
     await pollDisputes(deps());
-    const held = () => gw.database.query<{ feed: string; attempts: number }>(`SELECT feed, attempts FROM held_dispute_reports WHERE connector_dispute_id = 'dp-unplaced'`);
-    expect(await held()).toEqual([{ feed: feedKey(deps().vault, 'acme', B), attempts: 1 }]);
+    expect(await heldReport('dp-unplaced')).toEqual([{ feed: feedKey(deps().vault, 'acme', B), attempts: 1 }]);
     // One round polls both feeds; only B's offers it again.
     await pollDisputes(deps());
-    expect(await held()).toEqual([{ feed: feedKey(deps().vault, 'acme', B), attempts: 2 }]);
+    expect(await heldReport('dp-unplaced')).toEqual([{ feed: feedKey(deps().vault, 'acme', B), attempts: 2 }]);
     const forgot = await runCommand(['disputes', 'forget', '--connector', 'acme', '--dispute-id', 'dp-unplaced'], deps());
     expect(forgot.stdout).toContain('forgot 1 held report(s) of dispute dp-unplaced');
   });
 
   it('starts a new feed from the first report when the credentials change, and no longer asks the old one; its held reports are offered still', async () => {
     // Held on A's feed, which the rotation below leaves unpolled.
-    const a0 = await pay(shopA);
-    const report = await disputeAt(A.api_key, a0, 'dp-held-before-rotation');
-    atAcquirer.set(A.api_key, [...atAcquirer.get(A.api_key)!.slice(0, -1), { ...report, paymentReference: 'not-yet-known' }]);
+    await unplaceableAt(A.api_key, await pay(shopA), 'dp-held-before-rotation');
     await pollDisputes(deps());
-    const held = () => gw.database.query<{ feed: string; attempts: number }>(`SELECT feed, attempts FROM held_dispute_reports WHERE connector_dispute_id = 'dp-held-before-rotation'`);
-    expect(await held()).toEqual([{ feed: feedKey(deps().vault, 'acme', A), attempts: 1 }]);
+    expect(await heldReport('dp-held-before-rotation')).toEqual([{ feed: feedKey(deps().vault, 'acme', A), attempts: 1 }]);
 
     const rotated = { api_key: 'ak_live_connection_a_rotated', region: 'eu' };
     await routeAccount(gw, shopA, 'acme', rotated);
@@ -207,7 +208,7 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
       { key: B.api_key, cursor: '4' },
     ]);
     // Offered again by a feed still polled, and that feed's from now on.
-    const [adopted] = await held();
+    const [adopted] = await heldReport('dp-held-before-rotation');
     expect(adopted!.attempts).toBe(2);
     expect([feedKey(deps().vault, 'acme', rotated), feedKey(deps().vault, 'acme', B)]).toContain(adopted!.feed);
     await runCommand(['disputes', 'forget', '--connector', 'acme', '--dispute-id', 'dp-held-before-rotation'], deps());
