@@ -5,7 +5,7 @@
 // two gateway processes.)
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+import { createMember, nextCode, PortalClient, signIn, totpSecretOn, type TestMember } from '../support/portal.ts';
 
 const N = 10;
 let gw: TestGateway;
@@ -17,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-const secretOn = (page: string) => /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, '');
 
 /**
  * The key each of N loads of the enrolment page, sent at once, shows. Pages that read the session
@@ -28,7 +27,7 @@ async function keysOfLoadsAtOnce(client: PortalClient): Promise<string[]> {
   await Promise.all(Array.from({ length: N }, () => client.get('/portal/sign-in')));
   const pages = await Promise.all(Array.from({ length: N }, () => client.get('/portal/enrol')));
   expect(pages.map((page) => page.status)).toEqual(pages.map(() => 200));
-  return pages.map((page) => secretOn(page.body));
+  return pages.map((page) => totpSecretOn(page.body));
 }
 
 describe('the enrolment page loaded several times at once', () => {

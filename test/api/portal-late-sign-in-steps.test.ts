@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newToken } from '../../src/app/portal/credentials.ts';
 import { endExpiredSessions } from '../../src/app/portal/sessions.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, type PortalAnswer, type TestMember } from '../support/portal.ts';
+import { atSignInStep, createMember, nextCode, PortalClient, signIn, totpSecretOn, type PortalAnswer, type TestMember } from '../support/portal.ts';
 
 const MINUTE = 60_000;
 const STEPS = ['/portal/second-factor', '/portal/enrol'] as const;
@@ -22,14 +22,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-async function passwordStep(member: TestMember): Promise<PortalClient> {
-  const client = new PortalClient(gw.gateway.server.app);
-  await client.get('/portal/sign-in');
-  const answer = await client.post('/portal/sign-in', { email: member.email, password: member.password });
-  expect(answer.location).toMatch(/^\/portal\/(second-factor|enrol)$/);
-  await client.get(answer.location!);
-  return client;
-}
+const passwordStep = (member: TestMember) => atSignInStep(gw, member);
 
 /** Everything a step could change: the member's row, its recovery codes, its sessions still open, the audit log. */
 async function stateOf(member: TestMember) {
@@ -82,7 +75,7 @@ describe('a sign-in step posted with a session that is no more', () => {
   it('answers the enrolment sent again after it finished the sign-in as already done, on either step, changing nothing', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
-    owner.totpSecret = /id="totp-secret">([^<]+)</.exec((await client.get('/portal/enrol')).body)![1]!.replace(/\s/g, '');
+    owner.totpSecret = totpSecretOn((await client.get('/portal/enrol')).body);
     const late = client.sameForm();
     const code = nextCode(owner, wall);
     expect((await client.post('/portal/enrol', { code })).body).toContain('id="recovery-codes"');
@@ -106,7 +99,7 @@ describe('a sign-in step posted with a session that is no more', () => {
   it('sends an enrolment at a sign-in that expired to sign in again, changing nothing', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
-    owner.totpSecret = /id="totp-secret">([^<]+)</.exec((await client.get('/portal/enrol')).body)![1]!.replace(/\s/g, '');
+    owner.totpSecret = totpSecretOn((await client.get('/portal/enrol')).body);
     wall.advance(11 * MINUTE);
     const before = await stateOf(owner);
     for (const path of STEPS) expectSentToSignIn(await client.sameForm().post(path, { code: nextCode(owner, wall) }), path);

@@ -4,7 +4,8 @@
 // the lock ends after 15 minutes of wall-clock time like a sign-in's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
+import type { PortalClient} from '../support/portal.ts';
+import { createMember, nextCode, sendPassword, signIn, staleReauth, totpSecretOn, type TestMember } from '../support/portal.ts';
 
 const MINUTE = 60_000;
 const LOCKED = 'Too many failed attempts: this account is locked';
@@ -17,11 +18,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-async function passwordStep(member: TestMember, password = member.password) {
-  const client = new PortalClient(gw.gateway.server.app);
-  await client.get('/portal/sign-in');
-  return client.post('/portal/sign-in', { email: member.email, password });
-}
+const passwordStep = async (member: TestMember, password = member.password) => (await sendPassword(gw, member, { password })).answer;
 
 /** An owner signed in, whose last confirmation is old: inviting asks for the password and a code. */
 async function staleOwner() {
@@ -112,7 +109,7 @@ describe('re-authentication and the lockout', () => {
     const operator = await createMember(gw, merchantId, 'operator');
     const client = await signIn(gw, operator, { clock: wall });
     const page = await client.get('/portal/enrol');
-    operator.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    operator.totpSecret = totpSecretOn(page.body);
     for (let i = 0; i < 4; i++) {
       const wrong = await client.post('/portal/enrol', { code: nextCode({ ...operator }, wall), _reauth_password: `wrong ${i}` });
       expect(wrong.status).toBe(400);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recoveryCodeHash } from '../../src/app/portal/credentials.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
+import { atSignInStep, createMember, nextCode, signIn, staleReauth, totpSecretOn, type TestMember } from '../support/portal.ts';
 
 const N = 10;
 let gw: TestGateway;
@@ -17,16 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-const secretOn = (page: string) => /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, '');
 const shownCodes = (page: string) => [...page.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
 
-async function passwordStep(member: TestMember): Promise<PortalClient> {
-  const client = new PortalClient(gw.gateway.server.app);
-  await client.get('/portal/sign-in');
-  const answer = await client.post('/portal/sign-in', { email: member.email, password: member.password });
-  expect(answer.location).toMatch(/^\/portal\/(second-factor|enrol)$/);
-  return client;
-}
+// The step's page is not loaded: each test loads the pages it races itself.
+const passwordStep = (member: TestMember) => atSignInStep(gw, member, { load: false });
 
 describe('one TOTP code, many requests at once', () => {
   it(`accepts the same code once among ${N} concurrent second-factor steps, each of its own sign-in`, async () => {
@@ -71,7 +65,7 @@ describe('one TOTP code, many requests at once', () => {
   it(`confirms an enrolment from My account once among ${N} concurrent confirmations with the same code`, async () => {
     const operator = await createMember(gw, merchantId, 'operator');
     const client = await signIn(gw, operator, { clock: wall });
-    operator.totpSecret = secretOn((await client.get('/portal/enrol')).body);
+    operator.totpSecret = totpSecretOn((await client.get('/portal/enrol')).body);
     const code = nextCode(operator, wall);
     const answers = await Promise.all(Array.from({ length: N }, () => client.post('/portal/enrol', { code, _reauth_password: operator.password })));
     const confirmed = answers.filter((a) => a.status === 200 && a.body.includes('id="recovery-codes"'));
@@ -95,7 +89,7 @@ describe('one TOTP code, many requests at once', () => {
   it(`confirms an enrolment at sign-in once among ${N} concurrent confirmations with the same code`, async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
-    owner.totpSecret = secretOn((await client.get('/portal/enrol')).body);
+    owner.totpSecret = totpSecretOn((await client.get('/portal/enrol')).body);
     const code = nextCode(owner, wall);
     const answers = await Promise.all(Array.from({ length: N }, () => client.post('/portal/enrol', { code })));
     expect(answers.filter((a) => a.status === 200 && a.body.includes('id="recovery-codes"'))).toHaveLength(1);
@@ -117,7 +111,7 @@ describe('one TOTP code, many requests at once', () => {
   it('answers a confirmation sent with the sign-in it finished, after it finished, as already confirmed', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const client = await passwordStep(owner);
-    owner.totpSecret = secretOn((await client.get('/portal/enrol')).body);
+    owner.totpSecret = totpSecretOn((await client.get('/portal/enrol')).body);
     const late = client.sameForm();
     const code = nextCode(owner, wall);
     const first = await client.post('/portal/enrol', { code });
@@ -134,7 +128,7 @@ describe('one TOTP code, many requests at once', () => {
   it('opens one session for one pending sign-in sent a TOTP code and recovery codes at once', async () => {
     const owner = await createMember(gw, merchantId, 'owner');
     const enrolling = await passwordStep(owner);
-    owner.totpSecret = secretOn((await enrolling.get('/portal/enrol')).body);
+    owner.totpSecret = totpSecretOn((await enrolling.get('/portal/enrol')).body);
     const recovery = shownCodes((await enrolling.post('/portal/enrol', { code: nextCode(owner, wall) })).body);
     wall.advance(60_000);
     const client = await passwordStep(owner);

@@ -3,7 +3,7 @@
 // merchant's ids exactly as unknown ones, and the budget of failed passwords per client address.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, staleReauth, type TestMember } from '../support/portal.ts';
+import { createMember, nextCode, PortalClient, sendPassword, signIn, staleReauth, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
 let merchantId: string;
@@ -17,11 +17,7 @@ beforeAll(async () => {
 });
 afterAll(() => gw?.close());
 
-async function passwordStep(member: TestMember, password: string, remoteAddress?: string) {
-  const client = new PortalClient(gw.gateway.server.app, remoteAddress ? { remoteAddress } : {});
-  await client.get('/portal/sign-in');
-  return client.post('/portal/sign-in', { email: member.email, password });
-}
+const passwordStep = async (member: TestMember, password: string, remoteAddress?: string) => (await sendPassword(gw, member, { password, ...(remoteAddress ? { remoteAddress } : {}) })).answer;
 
 const sessionsOf = async (member: TestMember) =>
   (await gw.database.query<{ n: number }>('SELECT count(*)::int AS n FROM portal_sessions WHERE user_id = $1', [member.userId]))[0]!.n;

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCommand } from '../../src/cli/commands.ts';
 import { FakeClock, startTestGateway, type TestGateway } from '../support/gateway.ts';
-import { createMember, nextCode, PortalClient, signIn, type TestMember } from '../support/portal.ts';
+import { createMember, nextCode, PortalClient, sendPassword, signIn, totpSecretOn, type TestMember } from '../support/portal.ts';
 
 let gw: TestGateway;
 let merchantId: string;
@@ -19,18 +19,14 @@ afterAll(() => gw?.close());
 
 const MINUTE = 60_000;
 
-async function passwordStep(member: TestMember, password = member.password) {
-  const client = new PortalClient(gw.gateway.server.app);
-  await client.get('/portal/sign-in');
-  return { client, answer: await client.post('/portal/sign-in', { email: member.email, password }) };
-}
+const passwordStep = (member: Pick<TestMember, 'email' | 'password'>, password = member.password) => sendPassword(gw, member, { password });
 
 /** An owner enrolled in TOTP, with the ten recovery codes enrolment showed. */
 async function enrolledOwner() {
   const member = await createMember(gw, merchantId, 'owner');
   const { client } = await passwordStep(member);
   const page = await client.get('/portal/enrol');
-  member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+  member.totpSecret = totpSecretOn(page.body);
   const shown = await client.post('/portal/enrol', { code: nextCode(member, wall) });
   const codes = [...shown.body.matchAll(/<li>([a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4}-[a-z2-9]{4})<\/li>/g)].map((match) => match[1]!);
   return { member, codes };
@@ -76,7 +72,7 @@ describe('portal sign-in', () => {
     planted.cookies.set('acquiro_portal', 'planted-token-planted-token-planted-token');
     expect((await planted.get('/portal/transactions')).location).toBe('/portal/sign-in');
     const page = await client.get('/portal/enrol');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    member.totpSecret = totpSecretOn(page.body);
     const enrolled = await client.post('/portal/enrol', { code: nextCode(member, wall) });
     expect(enrolled.status).toBe(200);
     expect(enrolled.body).toContain('recovery-codes');
@@ -146,7 +142,7 @@ describe('portal sign-in', () => {
     expect(enrol.body).toContain('or a recovery code');
     expect(enrol.body).not.toMatch(/name="_reauth_code"[^>]*maxlength="7"/);
     const oldSecret = member.totpSecret;
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(enrol.body)![1]!.replace(/\s/g, '');
+    member.totpSecret = totpSecretOn(enrol.body);
     member.lastStep = undefined;
     const replaced = await lost.client.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password, _reauth_code: codes[1]! });
     expect(replaced.status, replaced.body).toBe(200);
@@ -159,7 +155,7 @@ describe('portal sign-in', () => {
     expect((await signIn(gw, member, { clock: wall })).csrf).toBeDefined();
     const again = await lost.client.get('/portal/enrol');
     member.lastStep = undefined;
-    const reused = await lost.client.post('/portal/enrol', { code: nextCode({ ...member, totpSecret: /id="totp-secret">([^<]+)</.exec(again.body)![1]!.replace(/\s/g, '') }, wall), _reauth_password: member.password, _reauth_code: codes[1]! });
+    const reused = await lost.client.post('/portal/enrol', { code: nextCode({ ...member, totpSecret: totpSecretOn(again.body) }, wall), _reauth_password: member.password, _reauth_code: codes[1]! });
     expect(reused.status).toBe(400);
   });
 
@@ -170,9 +166,9 @@ describe('portal sign-in', () => {
     const other = await passwordStep(member);
     expect([own.answer.location, other.answer.location]).toEqual(['/portal/enrol', '/portal/enrol']);
     const otherPage = await other.client.get('/portal/enrol');
-    const otherSecret = /id="totp-secret">([^<]+)</.exec(otherPage.body)![1]!.replace(/\s/g, '');
+    const otherSecret = totpSecretOn(otherPage.body);
     const ownPage = await own.client.get('/portal/enrol');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(ownPage.body)![1]!.replace(/\s/g, '');
+    member.totpSecret = totpSecretOn(ownPage.body);
     expect((await own.client.post('/portal/enrol', { code: nextCode(member, wall) })).status).toBe(200);
     const [enrolled] = await gw.database.query<{ totp_secret: string }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
     // The other session enrols its own key: refused, the member's factor and sessions as they were.
@@ -190,7 +186,7 @@ describe('portal sign-in', () => {
     const client = await signIn(gw, member, { clock: wall });
     const page = await client.get('/portal/enrol');
     expect(page.body).toContain('Your password');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    member.totpSecret = totpSecretOn(page.body);
     const code = nextCode(member, wall);
     expect((await client.post('/portal/enrol', { code, _reauth_password: 'not the password' })).status).toBe(400);
     const [before] = await gw.database.query<{ totp_secret: string | null }>('SELECT totp_secret FROM portal_users WHERE id = $1', [member.userId]);
@@ -210,7 +206,7 @@ describe('portal sign-in', () => {
       // Replacing asks for a code from the current app too.
       const current: Record<string, string> = member.totpSecret ? { _reauth_code: nextCode(member, wall) } : {};
       const page = await here.get('/portal/enrol');
-      member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+      member.totpSecret = totpSecretOn(page.body);
       expect((await here.post('/portal/enrol', { code: nextCode(member, wall), _reauth_password: member.password, ...current })).status).toBe(200);
     };
     await enrol();

@@ -24,6 +24,7 @@ import { openTestDatabase, TEST_DB, type TestDatabase } from '../support/gateway
 import { batch, orderOf, pay } from '../support/lifecycle.ts';
 import { payoutBody } from '../support/payouts.ts';
 import { subscribe, subscribing } from '../support/subscriptions.ts';
+import { totpSecretOn } from '../support/portal.ts';
 import { acquiro, acquiroJson, startServer, startWorker, takeFleetLock, type RunningServer, type RunningWorker } from '../support/processes.ts';
 import { until } from '../support/until.ts';
 
@@ -278,7 +279,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     const owner = await portalMember('owner');
     // The owner's first sign-in enrols its factor with the code of this time step.
     const first = await portalPassword(urls[0]!, owner);
-    const secret = /id="totp-secret">([^<]+)</.exec(await first.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const secret = totpSecretOn(await first.get('/portal/enrol'));
     const step = Math.floor(Date.now() / 1000 / TOTP_PERIOD_SECONDS);
     expect((await first.post('/portal/enrol', { code: totpCode(secret, new Date(step * TOTP_PERIOD_SECONDS * 1000)) })).status).toBe(200);
     // Ten sign-ins past their password, half on each gateway, then the next step's code in all ten at once.
@@ -293,7 +294,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     // An operator turns a factor on from My account: ten confirmations at once over both, one sets it.
     const operator = await portalMember('operator');
     const signedIn = await portalPassword(urls[0]!, operator);
-    const key = /id="totp-secret">([^<]+)</.exec(await signedIn.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const key = totpSecretOn(await signedIn.get('/portal/enrol'));
     const confirm = totpCode(key, new Date());
     const confirmations = await Promise.all(Array.from({ length: 10 }, (_, i) => signedIn.post('/portal/enrol', { code: confirm, _reauth_password: operator.password }, urls[i % 2]!)));
     const shown = confirmations.filter((a) => a.status === 200 && a.body.includes('id="recovery-codes"'));
@@ -307,7 +308,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
     const owner = await portalMember('owner');
     const browser = await portalPassword(urls[0]!, owner);
     const pages = await Promise.all(Array.from({ length: 10 }, (_, i) => browser.get('/portal/enrol', urls[i % 2])));
-    const keys = pages.map((page) => /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, ''));
+    const keys = pages.map((page) => totpSecretOn(page));
     expect(new Set(keys).size).toBe(1);
     expect((await browser.post('/portal/enrol', { code: totpCode(keys[0]!, new Date()) })).status).toBe(200);
   });
@@ -315,7 +316,7 @@ describe.runIf(TEST_DB === 'postgres')('two gateways and two workers on one Post
   it('answers a sign-in step sent again on the other gateway after the sign-in finished as already done, and one of an expired sign-in as expired', async () => {
     const owner = await portalMember('owner');
     const browser = await portalPassword(urls[0]!, owner);
-    const secret = /id="totp-secret">([^<]+)</.exec(await browser.get('/portal/enrol'))![1]!.replace(/\s/g, '');
+    const secret = totpSecretOn(await browser.get('/portal/enrol'));
     const late = browser.fork();
     const code = totpCode(secret, new Date());
     expect((await browser.post('/portal/enrol', { code })).status).toBe(200);

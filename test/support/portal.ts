@@ -5,6 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Page } from 'playwright-core';
 import qs from 'qs';
+import { expect } from 'vitest';
 import { systemClock, type Clock } from '../../src/app/context.ts';
 import { totpCode, TOTP_PERIOD_SECONDS } from '../../src/app/portal/credentials.ts';
 import { runCommand } from '../../src/cli/commands.ts';
@@ -153,13 +154,13 @@ export const anyFormKey: () => string = newFormKey;
  * owner or admin signing in the first time). The client is left on the transactions page.
  */
 export async function signIn(gw: TestGateway, member: TestMember, options: { clock?: Clock } = {}): Promise<PortalClient> {
-  const client = new PortalClient(gw.gateway.server.app);
-  await client.get('/portal/sign-in');
-  let answer = await client.post('/portal/sign-in', { email: member.email, password: member.password });
+  const sent = await sendPassword(gw, member);
+  const { client } = sent;
+  let { answer } = sent;
   if (answer.status !== 303) throw new Error(`sign-in refused: ${answer.status}`);
   if (answer.location === '/portal/enrol') {
     const page = await client.get('/portal/enrol');
-    member.totpSecret = /id="totp-secret">([^<]+)</.exec(page.body)![1]!.replace(/\s/g, '');
+    member.totpSecret = totpSecretOn(page.body);
     answer = await client.post('/portal/enrol', { code: nextCode(member, options.clock) });
     if (answer.status !== 200) throw new Error(`enrolment refused: ${answer.status}`);
   } else if (answer.location === '/portal/second-factor') {
@@ -170,6 +171,36 @@ export async function signIn(gw: TestGateway, member: TestMember, options: { clo
   const home = await client.get('/portal/transactions');
   if (home.status !== 200) throw new Error(`not signed in: ${home.status}`);
   return client;
+}
+
+/**
+ * A new client loads the sign-in page and sends the member's e-mail with `password` (the member's
+ * own by default), from `remoteAddress` when given: the client and the gateway's answer.
+ */
+export async function sendPassword(
+  gw: TestGateway,
+  member: Pick<TestMember, 'email' | 'password'>,
+  options: { password?: string; remoteAddress?: string } = {},
+): Promise<{ client: PortalClient; answer: PortalAnswer }> {
+  const client = new PortalClient(gw.gateway.server.app, options.remoteAddress ? { remoteAddress: options.remoteAddress } : {});
+  await client.get('/portal/sign-in');
+  return { client, answer: await client.post('/portal/sign-in', { email: member.email, password: options.password ?? member.password }) };
+}
+
+/**
+ * sendPassword, checked to lead to a sign-in step (the second factor, or enrolment), whose page
+ * the client then loads unless `load` is false: a sign-in waiting for its last step.
+ */
+export async function atSignInStep(gw: TestGateway, member: TestMember, { load = true } = {}): Promise<PortalClient> {
+  const { client, answer } = await sendPassword(gw, member);
+  expect(answer.location).toMatch(/^\/portal\/(second-factor|enrol)$/);
+  if (load) await client.get(answer.location!);
+  return client;
+}
+
+/** The TOTP key the enrolment page shows the member to scan (`#totp-secret`, its spaces left out). */
+export function totpSecretOn(page: string): string {
+  return /id="totp-secret">([^<]+)</.exec(page)![1]!.replace(/\s/g, '');
 }
 
 /** The same in Chromium: the page ends on the transactions page. */
