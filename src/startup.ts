@@ -103,11 +103,11 @@ export function databaseOptions(config: Config): DatabaseOptions {
   };
 }
 
-/** Opens the configured database and checks it answers, or explains which setting is wrong. */
-export async function openReachableDatabase(config: Config): Promise<Database> {
+/** Opens the configured database and checks it answers, or explains which setting is wrong; `brief` for a one-shot command (DatabaseOptions). */
+export async function openReachableDatabase(config: Config, brief = false): Promise<Database> {
   let database: Database | undefined;
   try {
-    database = await openDatabase(databaseOptions(config));
+    database = await openDatabase({ ...databaseOptions(config), brief });
     await database.ping();
     return database;
   } catch (error) {

@@ -76,6 +76,12 @@ export interface DatabaseOptions {
   readonly searchPath?: string;
   /** An open PGlite to work on instead of creating one (tests share one per worker); close() leaves it open. */
   readonly pglite?: PGlite;
+  /**
+   * A one-shot command's database: the embedded engine starts with 16 MB of shared buffers, not
+   * its 128 MB, which a command's few statements never fill and whose setting up was a fifth of
+   * the engine's start (docs/performance.md, "Process start-up"). PostgreSQL's are the server's own.
+   */
+  readonly brief?: boolean;
 }
 
 export async function openDatabase(options: DatabaseOptions): Promise<Database> {
@@ -194,7 +200,8 @@ function naming(text: string, name: string | undefined) {
 
 async function openPglite(options: DatabaseOptions): Promise<Database> {
   const { drizzle: drizzlePglite } = await import('drizzle-orm/pglite');
-  const engine = options.pglite ?? (await (await import('@electric-sql/pglite')).PGlite.create(options.dataDir));
+  const { PGlite } = await import('@electric-sql/pglite');
+  const engine = options.pglite ?? (await PGlite.create(options.dataDir, options.brief ? { startParams: [...PGlite.defaultStartParams, '-c', 'shared_buffers=16MB'] } : {}));
   const activity = new EngineActivity();
   const client = watchedClient(engine, activity);
   // PGlite sets its own file modes (0666 for many); the directory's files are the owner's only.
