@@ -23,7 +23,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../src/db/client.ts';
 import { acquiro } from '../test/support/processes.ts';
 import { lifecycleLatencies, type LifecycleFigures } from './lifecycle.ts';
-import { perStatement, rawHotPath, serverHotPath } from './hot-path.ts';
+import { meanWaits, perStatement, rawHotPath, serverHotPath, type HotPathCounts } from './hot-path.ts';
 import { authorise, bodies, cpuSeconds, evenLatency, freshConnections, median, MOST_PER_SECOND, ownEventLoopDelay, peakRate } from './load.ts';
 import { rawAuthorisation, type RawSending } from './raw-authorise.ts';
 import { startBenchTarget, startSecondServer, type BenchTarget, type Ids } from './target.ts';
@@ -128,6 +128,16 @@ class HalfRate {
     this.ownCpu.push(cpu.own);
     this.databaseCpu.push(cpu.database);
   }
+  /** The coalesced statements' figures over the phase (src/db/coalesce.ts): claims and outcomes per statement, and their mean waits. */
+  readonly shared: number[] = [];
+  readonly toGo: number[] = [];
+  readonly toAnswer: number[] = [];
+  addStatements(before: HotPathCounts, after: HotPathCounts): void {
+    const waits = meanWaits(before, after);
+    this.shared.push(perStatement(before, after));
+    this.toGo.push(waits.toGo);
+    this.toAnswer.push(waits.toAnswer);
+  }
   medians(): { p50: number; p99: number; generatorDelay: number; ownCpu: number; databaseCpu: number } {
     return {
       p50: median(this.p50s),
@@ -136,6 +146,10 @@ class HalfRate {
       ownCpu: median(this.ownCpu),
       databaseCpu: median(this.databaseCpu),
     };
+  }
+  /** The statements' medians over the rounds, as a line's part. */
+  statements(): string {
+    return `${ms2(median(this.toGo))} ms to go, ${ms2(median(this.toAnswer))} ms to the answer, ${ms(median(this.shared))} a statement`;
   }
 }
 
@@ -288,14 +302,18 @@ async function main() {
       const halfPayloads = bodies(ids, secret, Math.round((peak / 2) * (SECONDS + 3)));
       freshConnections();
       const server = cpuMeter(pid);
+      const counted = await serverHotPath(url);
       const { result, p99 } = await ownEventLoopDelay(() => eventLoopDuring(target, () => evenLatency(peak / 2, SECONDS, (i) => authorise(url, halfPayloads[i]!))));
       halves.http.add(result.result, p99, server(result.result.sent));
+      halves.http.addStatements(counted, await serverHotPath(url));
       delays.push(result.delay);
       for (const sending of SENDINGS) {
         await target.betweenPhases();
         const client = cpuMeter();
+        const counted = rawHotPath(raw);
         const measured = await ownEventLoopDelay(() => evenLatency(peak / 2, SECONDS, () => rawAuthorisation(raw, ids.account_id, ids.merchant_id, sending)));
         halves[sending].add(measured.result, measured.p99, client(measured.result.sent));
+        if (sending === 'coalesced') halves.coalesced.addStatements(counted, rawHotPath(raw));
       }
       log(
         `  at half rate, round ${round}: HTTP p99 ${ms(halves.http.p99s.at(-1)!)} ms; raw SQL, the gateway's statements p99 ${ms(halves.coalesced.p99s.at(-1)!)} ms, ` +
@@ -318,6 +336,9 @@ async function main() {
           ? `; PostgreSQL's processes ${ms2(half.databaseCpu)} ms during HTTP, ${ms2(rawHalf.databaseCpu)} ms during the gateway's statements raw`
           : ' (the engine included)'),
     );
+    // Where a claim or outcome waits (means, medians of the rounds): for the rest of its event
+    // loop's turn before its statement goes, then for the database and the loop that reads the answer.
+    log(`    a claim or outcome's mean wait at that rate: over HTTP ${halves.http.statements()}; raw SQL (the gateway's statements) ${halves.coalesced.statements()}`);
     log(
       `    the load generator's own event-loop delay p99: ${ms(half.generatorDelay)} ms sending HTTP, ` +
         SENDINGS.map((sending) => `${ms(rawHalves[sending].generatorDelay)} ms sending raw SQL ${RAW_NAMES[sending]}`).join(', '),

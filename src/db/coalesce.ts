@@ -2,7 +2,10 @@
 // an executor start and a commit, and the server a protocol exchange: under load those, not the
 // rows, are most of an authorisation's cost (docs/performance.md, "Coalesced statements"). A
 // request waits for no company: what arrived in one turn of the event loop goes together at the
-// end of that turn, and a lone request goes alone, as its own statement.
+// end of that turn, and a lone request goes alone, as its own statement. It also sums how long its
+// requests waited for their statement to go and then for its answer: the first is the server's own
+// event loop (the rest of the turn), the second the database and, again, the loop that reads the
+// answer (/metrics; docs/performance.md, "a seventeenth session").
 import { setImmediate } from 'node:timers';
 import { errorChain } from './error-chain.ts';
 import { isDatabaseUnavailable } from './unavailable.ts';
@@ -20,6 +23,8 @@ export interface CoalescingOptions<In, Out> {
 
 interface Waiting<In, Out> {
   readonly item: In;
+  /** performance.now() when it was queued. */
+  readonly queuedAt: number;
   readonly resolve: (out: Out) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -31,6 +36,10 @@ export interface CoalescingStats {
   fallbacks: number;
   /** Requests answered with nothing (a claim's order already taken, an outcome's payment moved on). */
   empty: number;
+  /** Seconds the requests waited from being queued to their statement going out, summed. */
+  waitSeconds: number;
+  /** Seconds from their statement going out to its answer reaching them, summed (a refused batch's requests: to their own answers). */
+  answerSeconds: number;
 }
 
 export interface Coalesced<In, Out> {
@@ -41,7 +50,7 @@ export interface Coalesced<In, Out> {
 export function coalescing<In, Out>(options: CoalescingOptions<In, Out>): Coalesced<In, Out> {
   let queue: Waiting<In, Out>[] = [];
   let scheduled = false;
-  const stats: CoalescingStats = { requests: 0, statements: 0, fallbacks: 0, empty: 0 };
+  const stats: CoalescingStats = { requests: 0, statements: 0, fallbacks: 0, empty: 0, waitSeconds: 0, answerSeconds: 0 };
 
   const flush = () => {
     scheduled = false;
@@ -57,18 +66,21 @@ export function coalescing<In, Out>(options: CoalescingOptions<In, Out>): Coales
     }
     queue = later;
     if (queue.length > 0) schedule();
-    void send(batch);
+    const sentAt = performance.now();
+    for (const waiting of batch) stats.waitSeconds += (sentAt - waiting.queuedAt) / 1000;
+    void send(batch, sentAt);
   };
   const schedule = () => {
     if (scheduled) return;
     scheduled = true;
     setImmediate(flush);
   };
-  const answer = (waiting: Waiting<In, Out>, out: Out) => {
-    if (out === undefined) stats.empty += 1;
-    waiting.resolve(out);
-  };
-  const send = async (batch: Waiting<In, Out>[]) => {
+  const send = async (batch: Waiting<In, Out>[], sentAt: number) => {
+    const answer = (waiting: Waiting<In, Out>, out: Out) => {
+      stats.answerSeconds += (performance.now() - sentAt) / 1000;
+      if (out === undefined) stats.empty += 1;
+      waiting.resolve(out);
+    };
     stats.requests += batch.length;
     stats.statements += 1;
     if (batch.length === 1) return settle(batch[0]!, () => options.one(batch[0]!.item), answer);
@@ -92,7 +104,7 @@ export function coalescing<In, Out>(options: CoalescingOptions<In, Out>): Coales
 
   const coalesced = (item: In) =>
     new Promise<Out>((resolve, reject) => {
-      queue.push({ item, resolve, reject });
+      queue.push({ item, queuedAt: performance.now(), resolve, reject });
       schedule();
     });
   return Object.assign(coalesced, { stats });

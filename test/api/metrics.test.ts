@@ -41,14 +41,23 @@ describe('GET /metrics', () => {
     expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
   });
 
-  it("counts the hot path's claims and outcomes, and the statements they shared", async () => {
+  it("counts the hot path's claims and outcomes, the statements they shared, and their waits", async () => {
     const client = await test.merchant({ rateLimitPerSecond: 1_000 });
     const before = (await scrape()).body;
     const claims = sample(before, 'acquiro_hot_path_requests_total', { statement: 'claim' }) ?? 0;
     const statements = sample(before, 'acquiro_hot_path_statements_total', { statement: 'claim' }) ?? 0;
+    const waited = (text: string, name: string) => sample(text, `acquiro_hot_path_${name}_seconds_total`, { statement: 'claim' }) ?? 0;
+    const started = performance.now();
     const answers = await Promise.all(Array.from({ length: 10 }, () => client.post('/v1/authorise', cardPayment(client.ids))));
+    const seconds = (performance.now() - started) / 1000;
     expect(answers.every((answer) => answer.status === 200)).toBe(true);
     const text = (await scrape()).body;
+    // Ten claims' waits, each within its own request's lifetime: in seconds, and summed.
+    const toGo = waited(text, 'wait') - waited(before, 'wait');
+    const toAnswer = waited(text, 'answer') - waited(before, 'answer');
+    expect(toGo).toBeGreaterThanOrEqual(0);
+    expect(toAnswer).toBeGreaterThan(0);
+    expect(toGo + toAnswer).toBeLessThanOrEqual(10 * seconds);
     expect(sample(text, 'acquiro_hot_path_requests_total', { statement: 'claim' })).toBe(claims + 10);
     expect(sample(text, 'acquiro_hot_path_requests_total', { statement: 'outcome' })).toBeGreaterThanOrEqual(10);
     const shared = sample(text, 'acquiro_hot_path_statements_total', { statement: 'claim' })! - statements;

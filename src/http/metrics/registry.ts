@@ -78,17 +78,21 @@ export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connector
     : undefined;
 
   // The hot path's coalescing (src/db/coalesce.ts), counted in memory: requests, and the statements
-  // they went out in. Their ratio is the statements per claim (or outcome) under this load.
+  // they went out in. Their ratio is the statements per claim (or outcome) under this load; each of
+  // the two sums of seconds over the requests is their mean wait for the event loop's turn, and for
+  // the answer.
   const hot = hotPath(deps.database);
   const hotCounters = {
     requests: new Counter({ name: 'acquiro_hot_path_requests_total', help: 'Authorisation claims and outcomes written, by statement', labelNames: ['statement'] as const, registers: [registry] }),
     statements: new Counter({ name: 'acquiro_hot_path_statements_total', help: 'Statements those went out in (concurrent ones share one), by statement', labelNames: ['statement'] as const, registers: [registry] }),
     fallbacks: new Counter({ name: 'acquiro_hot_path_fallbacks_total', help: 'Shared statements the database refused, whose requests were sent again one at a time', labelNames: ['statement'] as const, registers: [registry] }),
+    waitSeconds: new Counter({ name: 'acquiro_hot_path_wait_seconds_total', help: "Seconds claims and outcomes waited for their statement to go (the rest of the event loop's turn), summed, by statement", labelNames: ['statement'] as const, registers: [registry] }),
+    answerSeconds: new Counter({ name: 'acquiro_hot_path_answer_seconds_total', help: 'Seconds from their statement going to its answer reaching them (the database, then the event loop), summed, by statement', labelNames: ['statement'] as const, registers: [registry] }),
   };
-  const counted = { claim: { requests: 0, statements: 0, fallbacks: 0 }, outcome: { requests: 0, statements: 0, fallbacks: 0 } };
+  const counted = Object.fromEntries((['claim', 'outcome'] as const).map((statement) => [statement, { requests: 0, statements: 0, fallbacks: 0, waitSeconds: 0, answerSeconds: 0 }])) as Record<'claim' | 'outcome', Record<keyof typeof hotCounters, number>>;
   const countHotPath = () => {
     for (const statement of ['claim', 'outcome'] as const) {
-      for (const key of ['requests', 'statements', 'fallbacks'] as const) {
+      for (const key of Object.keys(hotCounters) as (keyof typeof hotCounters)[]) {
         const now = hot[statement].stats[key];
         hotCounters[key].inc({ statement }, now - counted[statement][key]);
         counted[statement][key] = now;
