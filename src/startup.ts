@@ -104,7 +104,7 @@ export function databaseOptions(config: Config): DatabaseOptions {
 }
 
 /** Opens the configured database and checks it answers, or explains which setting is wrong; `brief` for a one-shot command (DatabaseOptions). */
-export async function openReachableDatabase(config: Config, brief = false): Promise<Database> {
+export async function openReachableDatabase(config: Config, { brief = false } = {}): Promise<Database> {
   let database: Database | undefined;
   try {
     database = await openDatabase({ ...databaseOptions(config), brief });

@@ -69,7 +69,7 @@ class DatabaseOnFirstUse {
       import('../app/clock/database-clock.ts'),
       import('../db/client.ts'),
     ]);
-    const database = await openReachableDatabase(this.config, true);
+    const database = await openReachableDatabase(this.config, { brief: true });
     try {
       // Before createDeps (which finds nothing left to apply): `acquiro migrate` names what was applied.
       const migrated = await migrate(database);

@@ -89,7 +89,8 @@ export function createMetrics(deps: Pick<Deps, 'database' | 'clock' | 'connector
     waitSeconds: new Counter({ name: 'acquiro_hot_path_wait_seconds_total', help: "Seconds claims and outcomes waited for their statement to go (the rest of the event loop's turn), summed, by statement", labelNames: ['statement'] as const, registers: [registry] }),
     answerSeconds: new Counter({ name: 'acquiro_hot_path_answer_seconds_total', help: 'Seconds from their statement going to its answer reaching them (the database, then the event loop), summed, by statement', labelNames: ['statement'] as const, registers: [registry] }),
   };
-  const counted = Object.fromEntries((['claim', 'outcome'] as const).map((statement) => [statement, { requests: 0, statements: 0, fallbacks: 0, waitSeconds: 0, answerSeconds: 0 }])) as Record<'claim' | 'outcome', Record<keyof typeof hotCounters, number>>;
+  const none = () => ({ requests: 0, statements: 0, fallbacks: 0, waitSeconds: 0, answerSeconds: 0 });
+  const counted = { claim: none(), outcome: none() };
   const countHotPath = () => {
     for (const statement of ['claim', 'outcome'] as const) {
       for (const key of Object.keys(hotCounters) as (keyof typeof hotCounters)[]) {
