@@ -207,6 +207,14 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
       { key: rotated.api_key, cursor: null },
       { key: B.api_key, cursor: '4' },
     ]);
+    // The operator sees the old feed as no longer asked, by its name only.
+    const listed = await runCommand(['disputes', 'feeds', '--json'], deps());
+    const { retired } = JSON.parse(listed.stdout) as { retired: { connector: string; feed: string; polled_at: string | null }[] };
+    expect(retired.map(({ connector, feed }) => ({ connector, feed }))).toEqual([{ connector: 'acme', feed: feedKey(deps().vault, 'acme', A) }]);
+    expect(retired[0]!.polled_at).not.toBeNull();
+    const human = (await runCommand(['disputes', 'feeds'], deps())).stdout;
+    expect(human).toContain(`feed ${feedKey(deps().vault, 'acme', A).slice(0, 12)}… on acme: no account's credentials name it now (last polled ${retired[0]!.polled_at}); not asked, its cursor kept`);
+    expect(human + listed.stdout).not.toContain('ak_live');
     // Offered again by a feed still polled, and that feed's from now on.
     const [adopted] = await heldReport('dp-held-before-rotation');
     expect(adopted!.attempts).toBe(2);
@@ -230,7 +238,13 @@ describe('a connector whose acquirer hands out disputes per merchant connection'
     // The operator's view: each feed with its accounts and last poll, and the account left out.
     const listed = await runCommand(['disputes', 'feeds', '--json'], deps());
     expect(listed.exitCode, listed.stderr).toBe(0);
-    const { feeds, unopened } = JSON.parse(listed.stdout) as { feeds: { connector: string; by: string; feed: string | null; accounts: string[]; polled_at: string | null }[]; unopened: unknown[] };
+    const { feeds, unopened, retired } = JSON.parse(listed.stdout) as {
+      feeds: { connector: string; by: string; feed: string | null; accounts: string[]; polled_at: string | null }[];
+      unopened: unknown[];
+      retired: unknown[];
+    };
+    // With one account's credentials unreadable, no feed of its connector can be called retired: it may be that account's.
+    expect(retired).toEqual([]);
     const rotated = { api_key: 'ak_live_connection_a_rotated', region: 'eu' };
     const inOrder = <T extends { connector: string; feed: string | null }>(list: T[]) => list.sort((a, b) => `${a.connector} ${a.feed}`.localeCompare(`${b.connector} ${b.feed}`));
     expect(inOrder(feeds.map(({ connector, by, feed, accounts }) => ({ connector, by, feed, accounts: [...accounts].sort() })))).toEqual(

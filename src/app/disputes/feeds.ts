@@ -3,7 +3,7 @@
 // merchant connection's disputes apart (`disputesBy: 'credentials'`), one feed per distinct set of
 // credentials stored on the accounts routed to it, asked with them.
 import type { Connector, Credentials } from '../../connectors/port.ts';
-import { accountsWithCredentials, connectorsInUse, cursorOf, type DisputeFeed } from '../../db/repositories/disputes.ts';
+import { accountsWithCredentials, connectorsInUse, cursorOf, feedRows, type DisputeFeed } from '../../db/repositories/disputes.ts';
 import type { Deps } from '../context.ts';
 import { credentialsFor } from '../merchants/connector.ts';
 import type { Vault } from '../vault.ts';
@@ -70,10 +70,29 @@ export interface FeedView {
   readonly leased_until: Date | null;
 }
 
-/** Every feed the poll asks now, connector by connector, and the accounts left out (`acquiro disputes feeds`). */
-export async function listFeeds(deps: Pick<Deps, 'database' | 'vault' | 'connectors' | 'wallClock'>): Promise<{ feeds: FeedView[]; unopened: { connector: string; account_id: string; error: string }[] }> {
+/**
+ * A merchant connection's feed that no account's credentials name any more (rotated, or its
+ * accounts routed elsewhere): no longer asked. Its row and cursor stay, so the feed goes on from
+ * there if those credentials come back; the reports it held are offered with the connector's
+ * first feed (docs/connectors.md, "Disputes").
+ */
+export interface RetiredFeedView {
+  readonly connector: string;
+  readonly feed: string;
+  readonly polled_at: Date | null;
+}
+
+export interface FeedListing {
+  readonly feeds: FeedView[];
+  readonly unopened: { connector: string; account_id: string; error: string }[];
+  readonly retired: RetiredFeedView[];
+}
+
+/** Every feed the poll asks now, connector by connector, the accounts left out, and the feeds no longer asked (`acquiro disputes feeds`). */
+export async function listFeeds(deps: Pick<Deps, 'database' | 'vault' | 'connectors' | 'wallClock'>): Promise<FeedListing> {
   const views: FeedView[] = [];
   const left: { connector: string; account_id: string; error: string }[] = [];
+  const retired: RetiredFeedView[] = [];
   const now = deps.wallClock.now();
   for (const name of await connectorsInUse(deps.database.db)) {
     const connector = deps.connectors.get(name);
@@ -91,6 +110,12 @@ export async function listFeeds(deps: Pick<Deps, 'database' | 'vault' | 'connect
       });
     }
     left.push(...unopened.map(({ accountId, error }) => ({ connector: name, account_id: accountId, error: error instanceof Error ? error.message : String(error) })));
+    // A feed of an account whose credentials cannot be opened is not retired: it is that account's still.
+    if (connector.disputesBy !== 'credentials' || unopened.length > 0) continue;
+    const asked = new Set(feeds.map(({ feed }) => feed.key));
+    for (const row of await feedRows(deps.database.db, name)) {
+      if (!asked.has(row.id)) retired.push({ connector: name, feed: row.id, polled_at: row.polledAt });
+    }
   }
-  return { feeds: views, unopened: left };
+  return { feeds: views, unopened: left, retired };
 }

@@ -41,7 +41,7 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
       if (!deps.connectors) throw new Error('the connectors are not loaded');
       const { listFeeds } = await import('../../app/disputes/feeds.ts');
       const listed = await listFeeds({ ...deps, connectors: deps.connectors });
-      const { feeds, unopened } = listed;
+      const { feeds, unopened, retired } = listed;
       const rows = feeds.map((feed) => ({
         connector: feed.connector,
         // The MAC's first characters tell feeds apart on a screen; --json gives it whole.
@@ -51,7 +51,10 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
         leased_until: feed.leased_until ?? '',
       }));
       const left = unopened.map((account) => `account ${account.account_id} on ${account.connector}: its credentials cannot be opened (${account.error}); its feed is not polled`);
-      const human = () => [rows.length === 0 ? 'no connector in use polls disputes' : table(rows), ...left].join('\n');
+      const unasked = retired.map(
+        (feed) => `feed ${feed.feed.slice(0, 12)}… on ${feed.connector}: no account's credentials name it now (last polled ${feed.polled_at?.toISOString() ?? 'never'}); not asked, its cursor kept`,
+      );
+      const human = () => [rows.length === 0 ? 'no connector in use polls disputes' : table(rows), ...left, ...unasked].join('\n');
       show(ctx, Boolean(opts.json), listed, human);
     });
   disputes

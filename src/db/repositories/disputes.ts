@@ -76,6 +76,11 @@ export async function ensureCursor(db: Executor, feed: DisputeFeed): Promise<voi
   else await db.insert(disputeFeeds).values({ id: feed.key, connector: feed.connector }).onConflictDoNothing();
 }
 
+/** The connector's merchant-connection feeds that have a cursor row, by id: those polled at least once. */
+export async function feedRows(db: Executor, connector: string): Promise<{ id: string; polledAt: Date | null }[]> {
+  return db.select({ id: disputeFeeds.id, polledAt: disputeFeeds.polledAt }).from(disputeFeeds).where(eq(disputeFeeds.connector, connector)).orderBy(asc(disputeFeeds.id));
+}
+
 /** The feed's cursor row as it stands (null before its first poll). */
 export async function cursorOf(db: Executor, feed: DisputeFeed): Promise<{ polledAt: Date | null; nextPollAt: Date | null } | null> {
   const { table, key, id } = rowOf(feed);
