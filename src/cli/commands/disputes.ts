@@ -34,7 +34,7 @@ export function disputeCommands(program: Command, ctx: CommandContext): void {
     });
   disputes
     .command('feeds')
-    .description("list the dispute feeds the poll asks: each connector's one, or one per merchant connection's credentials, with their accounts and when each was last polled")
+    .description("list the dispute feeds the poll asks: each connector's one, or one per merchant connection's credentials, with their accounts and when each was last polled, and those no account's credentials name any more")
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
       const deps = await ctx.deps();
